@@ -41,276 +41,276 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityConfigurePCSampling: typeof Activity.cuptiActivityConfigurePCSampling;
-/** `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityConfigureUnifiedMemoryCounter: typeof Activity.cuptiActivityConfigureUnifiedMemoryCounter;
-/** `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityDisable: typeof Activity.cuptiActivityDisable;
-/** `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityDisableContext: typeof Activity.cuptiActivityDisableContext;
-/** `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityEnable: typeof Activity.cuptiActivityEnable;
-/** `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityEnableAndDump: typeof Activity.cuptiActivityEnableAndDump;
-/** `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityEnableContext: typeof Activity.cuptiActivityEnableContext;
-/** `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityEnableLatencyTimestamps: typeof Activity.cuptiActivityEnableLatencyTimestamps;
-/** `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityEnableLaunchAttributes: typeof Activity.cuptiActivityEnableLaunchAttributes;
-/** `CUptiResult cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityFlush: typeof Activity.cuptiActivityFlush;
-/** `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityFlushAll: typeof Activity.cuptiActivityFlushAll;
-/** `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityFlushPeriod: typeof Activity.cuptiActivityFlushPeriod;
-/** `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityGetAttribute: typeof Activity.cuptiActivityGetAttribute;
-/** `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityGetNextRecord: typeof Activity.cuptiActivityGetNextRecord;
-/** `CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityGetNumDroppedRecords: typeof Activity.cuptiActivityGetNumDroppedRecords;
-/** `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityPopExternalCorrelationId: typeof Activity.cuptiActivityPopExternalCorrelationId;
-/** `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityPushExternalCorrelationId: typeof Activity.cuptiActivityPushExternalCorrelationId;
-/** `CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)` · cupti_activity.h · CUDA 11.8 Takes a C callback `funcBufferRequested` (callbacks.CUpti_BuffersCallbackRequestFunc), `funcBufferCompleted` (callbacks.CUpti_BuffersCallbackCompleteFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)` · cupti_activity.h · CUDA 11.8 Takes a C callback `funcBufferRequested` (callbacks.CUpti_BuffersCallbackRequestFunc), `funcBufferCompleted` (callbacks.CUpti_BuffersCallbackCompleteFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityRegisterCallbacks: typeof Activity.cuptiActivityRegisterCallbacks;
-/** `CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)` · cupti_activity.h · CUDA 11.8 Takes a C callback `funcTimestamp` (callbacks.CUpti_TimestampCallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)` · cupti_activity.h · CUDA 11.8 Takes a C callback `funcTimestamp` (callbacks.CUpti_TimestampCallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivityRegisterTimestampCallback: typeof Activity.cuptiActivityRegisterTimestampCallback;
-/** `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiActivitySetAttribute: typeof Activity.cuptiActivitySetAttribute;
-/** `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiComputeCapabilitySupported: typeof Compute_Device.cuptiComputeCapabilitySupported;
-/** `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiDeviceEnumEventDomains: typeof Compute_Device.cuptiDeviceEnumEventDomains;
-/** `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiDeviceEnumMetrics: typeof Compute_Device.cuptiDeviceEnumMetrics;
-/** `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiDeviceGetAttribute: typeof Compute_Device.cuptiDeviceGetAttribute;
-/** `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiDeviceGetEventDomainAttribute: typeof Compute_Device.cuptiDeviceGetEventDomainAttribute;
-/** `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiDeviceGetNumEventDomains: typeof Compute_Device.cuptiDeviceGetNumEventDomains;
-/** `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiDeviceGetNumMetrics: typeof Compute_Device.cuptiDeviceGetNumMetrics;
-/** `CUptiResult cuptiDeviceGetTimestamp(CUcontext context, uint64_t *timestamp)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetTimestamp(CUcontext context, uint64_t *timestamp)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiDeviceGetTimestamp: typeof Compute_Device.cuptiDeviceGetTimestamp;
-/** `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiDeviceSupported: typeof Compute_Device.cuptiDeviceSupported;
-/** `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiDeviceVirtualizationMode: typeof Compute_Device.cuptiDeviceVirtualizationMode;
-/** `CUptiResult cuptiDisableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDisableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiDisableKernelReplayMode: typeof Disable_Event.cuptiDisableKernelReplayMode;
-/** `CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEnableAllDomains: typeof Disable_Event.cuptiEnableAllDomains;
-/** `CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEnableCallback: typeof Disable_Event.cuptiEnableCallback;
-/** `CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEnableDomain: typeof Disable_Event.cuptiEnableDomain;
-/** `CUptiResult cuptiEnableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEnableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEnableKernelReplayMode: typeof Disable_Event.cuptiEnableKernelReplayMode;
-/** `CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEnumEventDomains: typeof Disable_Event.cuptiEnumEventDomains;
-/** `CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEnumMetrics: typeof Disable_Event.cuptiEnumMetrics;
-/** `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventDomainEnumEvents: typeof Disable_Event.cuptiEventDomainEnumEvents;
-/** `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventDomainGetAttribute: typeof Disable_Event.cuptiEventDomainGetAttribute;
-/** `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventDomainGetNumEvents: typeof Disable_Event.cuptiEventDomainGetNumEvents;
-/** `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGetAttribute: typeof Disable_Event.cuptiEventGetAttribute;
-/** `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGetIdFromName: typeof Disable_Event.cuptiEventGetIdFromName;
-/** `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupAddEvent: typeof Disable_Event.cuptiEventGroupAddEvent;
-/** `CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupCreate: typeof Disable_Event.cuptiEventGroupCreate;
-/** `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupDestroy: typeof Disable_Event.cuptiEventGroupDestroy;
-/** `CUptiResult cuptiEventGroupDisable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupDisable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupDisable: typeof Disable_Event.cuptiEventGroupDisable;
-/** `CUptiResult cuptiEventGroupEnable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupEnable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupEnable: typeof Disable_Event.cuptiEventGroupEnable;
-/** `CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupGetAttribute: typeof Disable_Event.cuptiEventGroupGetAttribute;
-/** `CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupReadAllEvents: typeof Disable_Event.cuptiEventGroupReadAllEvents;
-/** `CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupReadEvent: typeof Disable_Event.cuptiEventGroupReadEvent;
-/** `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupRemoveAllEvents: typeof Disable_Event.cuptiEventGroupRemoveAllEvents;
-/** `CUptiResult cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupRemoveEvent: typeof Disable_Event.cuptiEventGroupRemoveEvent;
-/** `CUptiResult cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupResetAllEvents: typeof Disable_Event.cuptiEventGroupResetAllEvents;
-/** `CUptiResult cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupSetAttribute: typeof Disable_Event.cuptiEventGroupSetAttribute;
-/** `CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupSetDisable: typeof Disable_Event.cuptiEventGroupSetDisable;
-/** `CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupSetEnable: typeof Disable_Event.cuptiEventGroupSetEnable;
-/** `CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupSetsCreate: typeof Disable_Event.cuptiEventGroupSetsCreate;
-/** `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiEventGroupSetsDestroy: typeof Disable_Event.cuptiEventGroupSetsDestroy;
-/** `CUptiResult cuptiFinalize(void)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiFinalize(void)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiFinalize: typeof Finalize_Get.cuptiFinalize;
-/** `CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetAutoBoostState: typeof Finalize_Get.cuptiGetAutoBoostState;
-/** `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetCallbackName: typeof Finalize_Get.cuptiGetCallbackName;
-/** `CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetCallbackState: typeof Finalize_Get.cuptiGetCallbackState;
-/** `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetContextId: typeof Finalize_Get.cuptiGetContextId;
-/** `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetDeviceId: typeof Finalize_Get.cuptiGetDeviceId;
-/** `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetGraphId: typeof Finalize_Get.cuptiGetGraphId;
-/** `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetGraphNodeId: typeof Finalize_Get.cuptiGetGraphNodeId;
-/** `CUptiResult cuptiGetLastError(void)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetLastError(void)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetLastError: typeof Finalize_Get.cuptiGetLastError;
-/** `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetNumEventDomains: typeof Finalize_Get.cuptiGetNumEventDomains;
-/** `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetNumMetrics: typeof Finalize_Get.cuptiGetNumMetrics;
-/** `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_RESULT_API`. `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetResultString: typeof Finalize_Get.cuptiGetResultString;
-/** `CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetStreamId: typeof Finalize_Get.cuptiGetStreamId;
-/** `CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetStreamIdEx: typeof Finalize_Get.cuptiGetStreamIdEx;
-/** `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetThreadIdType: typeof Finalize_Get.cuptiGetThreadIdType;
-/** `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetTimestamp: typeof Finalize_Get.cuptiGetTimestamp;
-/** `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_VERSION_API`. `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiGetVersion: typeof Finalize_Get.cuptiGetVersion;
-/** `CUptiResult cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)` · cupti_events.h · CUDA 11.8 Takes a C callback `updateFunc` (callbacks.CUpti_KernelReplayUpdateFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)` · cupti_events.h · CUDA 11.8 Takes a C callback `updateFunc` (callbacks.CUpti_KernelReplayUpdateFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiKernelReplaySubscribeUpdate: typeof Kernel_Metric.cuptiKernelReplaySubscribeUpdate;
-/** `CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiMetricCreateEventGroupSets: typeof Kernel_Metric.cuptiMetricCreateEventGroupSets;
-/** `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiMetricEnumEvents: typeof Kernel_Metric.cuptiMetricEnumEvents;
-/** `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiMetricEnumProperties: typeof Kernel_Metric.cuptiMetricEnumProperties;
-/** `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiMetricGetAttribute: typeof Kernel_Metric.cuptiMetricGetAttribute;
-/** `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiMetricGetIdFromName: typeof Kernel_Metric.cuptiMetricGetIdFromName;
-/** `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiMetricGetNumEvents: typeof Kernel_Metric.cuptiMetricGetNumEvents;
-/** `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiMetricGetNumProperties: typeof Kernel_Metric.cuptiMetricGetNumProperties;
-/** `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiMetricGetRequiredEventGroupSets: typeof Kernel_Metric.cuptiMetricGetRequiredEventGroupSets;
-/** `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiMetricGetValue: typeof Kernel_Metric.cuptiMetricGetValue;
-/** `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiMetricGetValue2: typeof Kernel_Metric.cuptiMetricGetValue2;
-/** `CUptiResult cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiSetEventCollectionMode: typeof Set_Unsubscribe.cuptiSetEventCollectionMode;
-/** `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiSetThreadIdType: typeof Set_Unsubscribe.cuptiSetThreadIdType;
-/** `CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)` · cupti_callbacks.h · CUDA 11.8 Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)` · cupti_callbacks.h · CUDA 11.8 Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiSubscribe: typeof Set_Unsubscribe.cuptiSubscribe;
-/** `CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiSupportedDomains: typeof Set_Unsubscribe.cuptiSupportedDomains;
-/** `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cuptiUnsubscribe: typeof Set_Unsubscribe.cuptiUnsubscribe;

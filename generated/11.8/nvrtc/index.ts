@@ -25,54 +25,54 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcAddNameExpression: typeof Add_Get.nvrtcAddNameExpression;
-/** `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcCompileProgram: typeof Add_Get.nvrtcCompileProgram;
-/** `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcCreateProgram: typeof Add_Get.nvrtcCreateProgram;
-/** `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcDestroyProgram: typeof Add_Get.nvrtcDestroyProgram;
-/** `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetCUBIN: typeof Add_Get.nvrtcGetCUBIN;
-/** `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetCUBINSize: typeof Add_Get.nvrtcGetCUBINSize;
-/** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 11.8
+/** API group `error`. `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 11.8
  * @function */
 export declare const nvrtcGetErrorString: typeof Add_Get.nvrtcGetErrorString;
-/** `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetLoweredName: typeof Add_Get.nvrtcGetLoweredName;
-/** `nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetNVVM: typeof Add_Get.nvrtcGetNVVM;
-/** `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetNVVMSize: typeof Add_Get.nvrtcGetNVVMSize;
-/** `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `query`. `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetNumSupportedArchs: typeof Add_Get.nvrtcGetNumSupportedArchs;
-/** `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetPTX: typeof Add_Get.nvrtcGetPTX;
-/** `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetPTXSize: typeof Add_Get.nvrtcGetPTXSize;
-/** `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetProgramLog: typeof Add_Get.nvrtcGetProgramLog;
-/** `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetProgramLogSize: typeof Add_Get.nvrtcGetProgramLogSize;
-/** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `query`. `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetSupportedArchs: typeof Add_Get.nvrtcGetSupportedArchs;
-/** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `query`. `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcVersion: typeof Version.nvrtcVersion;

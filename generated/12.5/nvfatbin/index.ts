@@ -21,36 +21,36 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `nvFatbinResult nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvFatbinAddCubin: typeof Fatbin.nvFatbinAddCubin;
-/** `nvFatbinResult nvFatbinAddIndex(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinAddIndex(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvFatbinAddIndex: typeof Fatbin.nvFatbinAddIndex;
-/** `nvFatbinResult nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvFatbinAddLTOIR: typeof Fatbin.nvFatbinAddLTOIR;
-/** `nvFatbinResult nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvFatbinAddPTX: typeof Fatbin.nvFatbinAddPTX;
-/** `nvFatbinResult nvFatbinAddReloc(nvFatbinHandle handle, const void *code, size_t size)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinAddReloc(nvFatbinHandle handle, const void *code, size_t size)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvFatbinAddReloc: typeof Fatbin.nvFatbinAddReloc;
-/** `nvFatbinResult nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvFatbinCreate: typeof Fatbin.nvFatbinCreate;
-/** `nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvFatbinDestroy: typeof Fatbin.nvFatbinDestroy;
-/** `nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void *buffer)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void *buffer)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvFatbinGet: typeof Fatbin.nvFatbinGet;
-/** `const char *nvFatbinGetErrorString(nvFatbinResult result)` · nvFatbin.h · CUDA 12.5
+/** API group `error`. `const char *nvFatbinGetErrorString(nvFatbinResult result)` · nvFatbin.h · CUDA 12.5
  * @function */
 export declare const nvFatbinGetErrorString: typeof Fatbin.nvFatbinGetErrorString;
-/** `nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvFatbinSize: typeof Fatbin.nvFatbinSize;
-/** `nvFatbinResult nvFatbinVersion(unsigned int *major, unsigned int *minor)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinVersion(unsigned int *major, unsigned int *minor)` · nvFatbin.h · CUDA 12.5 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvFatbinVersion: typeof Fatbin.nvFatbinVersion;

@@ -73,10 +73,10 @@ export declare const curandGeneratePoissonMethod: typeof Create_Generate.curandG
 /** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const curandGenerateSeeds: typeof Create_Generate.curandGenerateSeeds;
-/** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `RandomGenerator.uniform` (objects layer). `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const curandGenerateUniform: typeof Create_Generate.curandGenerateUniform;
-/** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `RandomGenerator.uniform` (objects layer). `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const curandGenerateUniformDouble: typeof Create_Generate.curandGenerateUniformDouble;
 /** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.

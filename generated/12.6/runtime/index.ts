@@ -113,918 +113,918 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaArrayGetInfo: typeof Array_Create.cudaArrayGetInfo;
-/** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaArrayGetMemoryRequirements: typeof Array_Create.cudaArrayGetMemoryRequirements;
-/** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaArrayGetPlane: typeof Array_Create.cudaArrayGetPlane;
-/** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaArrayGetSparseProperties: typeof Array_Create.cudaArrayGetSparseProperties;
-/** `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaChooseDevice: typeof Array_Create.cudaChooseDevice;
-/** `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 12.6
+/** API group `CUDART_TEXTURE_OBJECT`. `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 12.6
  * @function */
 export declare const cudaCreateChannelDesc: typeof Array_Create.cudaCreateChannelDesc;
-/** `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_SURFACE_OBJECT`. `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaCreateSurfaceObject: typeof Array_Create.cudaCreateSurfaceObject;
-/** `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaCreateTextureObject: typeof Array_Create.cudaCreateTextureObject;
-/** `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaCtxResetPersistingL2Cache: typeof Ctx_Device.cudaCtxResetPersistingL2Cache;
-/** `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDestroyExternalMemory: typeof Ctx_Device.cudaDestroyExternalMemory;
-/** `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDestroyExternalSemaphore: typeof Ctx_Device.cudaDestroyExternalSemaphore;
-/** `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_SURFACE_OBJECT`. `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDestroySurfaceObject: typeof Ctx_Device.cudaDestroySurfaceObject;
-/** `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDestroyTextureObject: typeof Ctx_Device.cudaDestroyTextureObject;
-/** `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_PEER`. `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceCanAccessPeer: typeof Ctx_Device.cudaDeviceCanAccessPeer;
-/** `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_PEER`. `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceDisablePeerAccess: typeof Ctx_Device.cudaDeviceDisablePeerAccess;
-/** `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_PEER`. `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceEnablePeerAccess: typeof Ctx_Device.cudaDeviceEnablePeerAccess;
-/** `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceFlushGPUDirectRDMAWrites: typeof Ctx_Device.cudaDeviceFlushGPUDirectRDMAWrites;
-/** `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetAttribute: typeof Ctx_Device.cudaDeviceGetAttribute;
-/** `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetByPCIBusId: typeof Ctx_Device.cudaDeviceGetByPCIBusId;
-/** `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetCacheConfig: typeof Ctx_Device.cudaDeviceGetCacheConfig;
-/** `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetDefaultMemPool: typeof Ctx_Device.cudaDeviceGetDefaultMemPool;
-/** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetGraphMemAttribute: typeof Ctx_Device.cudaDeviceGetGraphMemAttribute;
-/** `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetLimit: typeof Ctx_Device.cudaDeviceGetLimit;
-/** `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetMemPool: typeof Ctx_Device.cudaDeviceGetMemPool;
-/** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetNvSciSyncAttributes: typeof Ctx_Device.cudaDeviceGetNvSciSyncAttributes;
-/** `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetP2PAttribute: typeof Ctx_Device.cudaDeviceGetP2PAttribute;
-/** `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetPCIBusId: typeof Ctx_Device.cudaDeviceGetPCIBusId;
-/** `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE_DEPRECATED`. `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetSharedMemConfig: typeof Ctx_Device.cudaDeviceGetSharedMemConfig;
-/** `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetStreamPriorityRange: typeof Ctx_Device.cudaDeviceGetStreamPriorityRange;
-/** `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGetTexture1DLinearMaxWidth: typeof Ctx_Device.cudaDeviceGetTexture1DLinearMaxWidth;
-/** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceGraphMemTrim: typeof Ctx_Device.cudaDeviceGraphMemTrim;
-/** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 12.6 Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 12.6 Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceRegisterAsyncNotification: typeof Ctx_Device.cudaDeviceRegisterAsyncNotification;
-/** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceReset: typeof Ctx_Device.cudaDeviceReset;
-/** `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceSetCacheConfig: typeof Ctx_Device.cudaDeviceSetCacheConfig;
-/** `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceSetGraphMemAttribute: typeof Ctx_Device.cudaDeviceSetGraphMemAttribute;
-/** `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceSetLimit: typeof Ctx_Device.cudaDeviceSetLimit;
-/** `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceSetMemPool: typeof Ctx_Device.cudaDeviceSetMemPool;
-/** `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE_DEPRECATED`. `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceSetSharedMemConfig: typeof Ctx_Device.cudaDeviceSetSharedMemConfig;
-/** `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceSynchronize: typeof Ctx_Device.cudaDeviceSynchronize;
-/** `cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDeviceUnregisterAsyncNotification: typeof Ctx_Device.cudaDeviceUnregisterAsyncNotification;
-/** `cudaError_t cudaDriverGetVersion(int *driverVersion)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART__VERSION`. `cudaError_t cudaDriverGetVersion(int *driverVersion)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaDriverGetVersion: typeof Driver_Event.cudaDriverGetVersion;
-/** `cudaError_t cudaEventCreate(cudaEvent_t *event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventCreate(cudaEvent_t *event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaEventCreate: typeof Driver_Event.cudaEventCreate;
-/** `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaEventCreateWithFlags: typeof Driver_Event.cudaEventCreateWithFlags;
-/** `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaEventDestroy: typeof Driver_Event.cudaEventDestroy;
-/** `cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaEventElapsedTime: typeof Driver_Event.cudaEventElapsedTime;
-/** `cudaError_t cudaEventQuery(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventQuery(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaEventQuery: typeof Driver_Event.cudaEventQuery;
-/** `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaEventRecord: typeof Driver_Event.cudaEventRecord;
-/** `cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaEventRecordWithFlags: typeof Driver_Event.cudaEventRecordWithFlags;
-/** `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaEventSynchronize: typeof Driver_Event.cudaEventSynchronize;
-/** `cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaExternalMemoryGetMappedBuffer: typeof External_Func.cudaExternalMemoryGetMappedBuffer;
-/** `cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaExternalMemoryGetMappedMipmappedArray: typeof External_Func.cudaExternalMemoryGetMappedMipmappedArray;
-/** `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaFree: typeof External_Func.cudaFree;
-/** `cudaError_t cudaFreeArray(cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaFreeArray(cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaFreeArray: typeof External_Func.cudaFreeArray;
-/** `cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaFreeAsync: typeof External_Func.cudaFreeAsync;
-/** `cudaError_t cudaFreeHost(void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaFreeHost(void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaFreeHost: typeof External_Func.cudaFreeHost;
-/** `cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaFreeMipmappedArray: typeof External_Func.cudaFreeMipmappedArray;
-/** `cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaFuncGetAttributes: typeof External_Func.cudaFuncGetAttributes;
-/** `cudaError_t cudaFuncGetName(const char **name, const void *func)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncGetName(const char **name, const void *func)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaFuncGetName: typeof External_Func.cudaFuncGetName;
-/** `cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaFuncGetParamInfo: typeof External_Func.cudaFuncGetParamInfo;
-/** `cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaFuncSetAttribute: typeof External_Func.cudaFuncSetAttribute;
-/** `cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaFuncSetCacheConfig: typeof External_Func.cudaFuncSetCacheConfig;
-/** `cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION_DEPRECATED`. `cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaFuncSetSharedMemConfig: typeof External_Func.cudaFuncSetSharedMemConfig;
-/** `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetChannelDesc: typeof Get.cudaGetChannelDesc;
-/** `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetDevice: typeof Get.cudaGetDevice;
-/** `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetDeviceCount: typeof Get.cudaGetDeviceCount;
-/** `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetDeviceFlags: typeof Get.cudaGetDeviceFlags;
-/** `cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetDeviceProperties: typeof Get.cudaGetDeviceProperties;
-/** `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DRIVER_ENTRY_POINT`. `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetDriverEntryPoint: typeof Get.cudaGetDriverEntryPoint;
-/** `cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DRIVER_ENTRY_POINT`. `cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetDriverEntryPointByVersion: typeof Get.cudaGetDriverEntryPointByVersion;
-/** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 12.6
+/** API group `CUDART_ERROR`. `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 12.6
  * @function */
 export declare const cudaGetErrorName: typeof Get.cudaGetErrorName;
-/** `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 12.6
+/** API group `CUDART_ERROR`. `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 12.6
  * @function */
 export declare const cudaGetErrorString: typeof Get.cudaGetErrorString;
 /** `cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetExportTable: typeof Get.cudaGetExportTable;
-/** `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DRIVER`. `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetFuncBySymbol: typeof Get.cudaGetFuncBySymbol;
-/** `cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DRIVER`. `cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetKernel: typeof Get.cudaGetKernel;
-/** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_ERROR`. `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetLastError: typeof Get.cudaGetLastError;
-/** `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetMipmappedArrayLevel: typeof Get.cudaGetMipmappedArrayLevel;
-/** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_SURFACE_OBJECT`. `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetSurfaceObjectResourceDesc: typeof Get.cudaGetSurfaceObjectResourceDesc;
-/** `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetSymbolAddress: typeof Get.cudaGetSymbolAddress;
-/** `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetSymbolSize: typeof Get.cudaGetSymbolSize;
-/** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetTextureObjectResourceDesc: typeof Get.cudaGetTextureObjectResourceDesc;
-/** `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetTextureObjectResourceViewDesc: typeof Get.cudaGetTextureObjectResourceViewDesc;
-/** `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGetTextureObjectTextureDesc: typeof Get.cudaGetTextureObjectTextureDesc;
-/** `cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddChildGraphNode: typeof GraphAdd.cudaGraphAddChildGraphNode;
-/** `cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddDependencies: typeof GraphAdd.cudaGraphAddDependencies;
-/** `cudaError_t cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddDependencies_v2: typeof GraphAdd.cudaGraphAddDependencies_v2;
-/** `cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddEmptyNode: typeof GraphAdd.cudaGraphAddEmptyNode;
-/** `cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddEventRecordNode: typeof GraphAdd.cudaGraphAddEventRecordNode;
-/** `cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddEventWaitNode: typeof GraphAdd.cudaGraphAddEventWaitNode;
-/** `cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddExternalSemaphoresSignalNode: typeof GraphAdd.cudaGraphAddExternalSemaphoresSignalNode;
-/** `cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddExternalSemaphoresWaitNode: typeof GraphAdd.cudaGraphAddExternalSemaphoresWaitNode;
-/** `cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddHostNode: typeof GraphAdd.cudaGraphAddHostNode;
-/** `cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddKernelNode: typeof GraphAdd.cudaGraphAddKernelNode;
-/** `cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddMemAllocNode: typeof GraphAdd.cudaGraphAddMemAllocNode;
-/** `cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddMemFreeNode: typeof GraphAdd.cudaGraphAddMemFreeNode;
-/** `cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddMemcpyNode: typeof GraphAdd.cudaGraphAddMemcpyNode;
-/** `cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddMemcpyNode1D: typeof GraphAdd.cudaGraphAddMemcpyNode1D;
-/** `cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddMemcpyNodeFromSymbol: typeof GraphAdd.cudaGraphAddMemcpyNodeFromSymbol;
-/** `cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddMemcpyNodeToSymbol: typeof GraphAdd.cudaGraphAddMemcpyNodeToSymbol;
-/** `cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddMemsetNode: typeof GraphAdd.cudaGraphAddMemsetNode;
-/** `cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddNode: typeof GraphAdd.cudaGraphAddNode;
-/** `cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphAddNode_v2: typeof GraphAdd.cudaGraphAddNode_v2;
-/** `cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphChildGraphNodeGetGraph: typeof GraphChild_GraphEvent.cudaGraphChildGraphNodeGetGraph;
-/** `cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphClone: typeof GraphChild_GraphEvent.cudaGraphClone;
-/** `cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphConditionalHandleCreate: typeof GraphChild_GraphEvent.cudaGraphConditionalHandleCreate;
-/** `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphCreate: typeof GraphChild_GraphEvent.cudaGraphCreate;
-/** `cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphDebugDotPrint: typeof GraphChild_GraphEvent.cudaGraphDebugDotPrint;
-/** `cudaError_t cudaGraphDestroy(cudaGraph_t graph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphDestroy(cudaGraph_t graph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphDestroy: typeof GraphChild_GraphEvent.cudaGraphDestroy;
-/** `cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphDestroyNode: typeof GraphChild_GraphEvent.cudaGraphDestroyNode;
-/** `cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphEventRecordNodeGetEvent: typeof GraphChild_GraphEvent.cudaGraphEventRecordNodeGetEvent;
-/** `cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphEventRecordNodeSetEvent: typeof GraphChild_GraphEvent.cudaGraphEventRecordNodeSetEvent;
-/** `cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphEventWaitNodeGetEvent: typeof GraphChild_GraphEvent.cudaGraphEventWaitNodeGetEvent;
-/** `cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphEventWaitNodeSetEvent: typeof GraphChild_GraphEvent.cudaGraphEventWaitNodeSetEvent;
-/** `cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecChildGraphNodeSetParams: typeof GraphExec.cudaGraphExecChildGraphNodeSetParams;
-/** `cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecDestroy: typeof GraphExec.cudaGraphExecDestroy;
-/** `cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecEventRecordNodeSetEvent: typeof GraphExec.cudaGraphExecEventRecordNodeSetEvent;
-/** `cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecEventWaitNodeSetEvent: typeof GraphExec.cudaGraphExecEventWaitNodeSetEvent;
-/** `cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecExternalSemaphoresSignalNodeSetParams: typeof GraphExec.cudaGraphExecExternalSemaphoresSignalNodeSetParams;
-/** `cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecExternalSemaphoresWaitNodeSetParams: typeof GraphExec.cudaGraphExecExternalSemaphoresWaitNodeSetParams;
-/** `cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecGetFlags: typeof GraphExec.cudaGraphExecGetFlags;
-/** `cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecHostNodeSetParams: typeof GraphExec.cudaGraphExecHostNodeSetParams;
-/** `cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecKernelNodeSetParams: typeof GraphExec.cudaGraphExecKernelNodeSetParams;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecMemcpyNodeSetParams: typeof GraphExec.cudaGraphExecMemcpyNodeSetParams;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecMemcpyNodeSetParams1D: typeof GraphExec.cudaGraphExecMemcpyNodeSetParams1D;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecMemcpyNodeSetParamsFromSymbol: typeof GraphExec.cudaGraphExecMemcpyNodeSetParamsFromSymbol;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecMemcpyNodeSetParamsToSymbol: typeof GraphExec.cudaGraphExecMemcpyNodeSetParamsToSymbol;
-/** `cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecMemsetNodeSetParams: typeof GraphExec.cudaGraphExecMemsetNodeSetParams;
-/** `cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecNodeSetParams: typeof GraphExec.cudaGraphExecNodeSetParams;
-/** `cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExecUpdate: typeof GraphExec.cudaGraphExecUpdate;
-/** `cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExternalSemaphoresSignalNodeGetParams: typeof GraphExternal_GraphGet.cudaGraphExternalSemaphoresSignalNodeGetParams;
-/** `cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExternalSemaphoresSignalNodeSetParams: typeof GraphExternal_GraphGet.cudaGraphExternalSemaphoresSignalNodeSetParams;
-/** `cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExternalSemaphoresWaitNodeGetParams: typeof GraphExternal_GraphGet.cudaGraphExternalSemaphoresWaitNodeGetParams;
-/** `cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphExternalSemaphoresWaitNodeSetParams: typeof GraphExternal_GraphGet.cudaGraphExternalSemaphoresWaitNodeSetParams;
-/** `cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, size_t *numEdges)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, size_t *numEdges)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphGetEdges: typeof GraphExternal_GraphGet.cudaGraphGetEdges;
-/** `cudaError_t cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphGetEdges_v2: typeof GraphExternal_GraphGet.cudaGraphGetEdges_v2;
-/** `cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphGetNodes: typeof GraphExternal_GraphGet.cudaGraphGetNodes;
-/** `cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphGetRootNodes: typeof GraphExternal_GraphGet.cudaGraphGetRootNodes;
-/** `cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphHostNodeGetParams: typeof GraphHost_GraphKernel.cudaGraphHostNodeGetParams;
-/** `cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphHostNodeSetParams: typeof GraphHost_GraphKernel.cudaGraphHostNodeSetParams;
-/** `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphInstantiate: typeof GraphHost_GraphKernel.cudaGraphInstantiate;
-/** `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphInstantiateWithFlags: typeof GraphHost_GraphKernel.cudaGraphInstantiateWithFlags;
-/** `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphInstantiateWithParams: typeof GraphHost_GraphKernel.cudaGraphInstantiateWithParams;
-/** `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphKernelNodeCopyAttributes: typeof GraphHost_GraphKernel.cudaGraphKernelNodeCopyAttributes;
-/** `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphKernelNodeGetAttribute: typeof GraphHost_GraphKernel.cudaGraphKernelNodeGetAttribute;
-/** `cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphKernelNodeGetParams: typeof GraphHost_GraphKernel.cudaGraphKernelNodeGetParams;
-/** `cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphKernelNodeSetAttribute: typeof GraphHost_GraphKernel.cudaGraphKernelNodeSetAttribute;
-/** `cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphKernelNodeSetParams: typeof GraphHost_GraphKernel.cudaGraphKernelNodeSetParams;
-/** `cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphLaunch: typeof GraphLaunch_GraphMemcpy.cudaGraphLaunch;
-/** `cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphMemAllocNodeGetParams: typeof GraphLaunch_GraphMemcpy.cudaGraphMemAllocNodeGetParams;
-/** `cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphMemFreeNodeGetParams: typeof GraphLaunch_GraphMemcpy.cudaGraphMemFreeNodeGetParams;
-/** `cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphMemcpyNodeGetParams: typeof GraphLaunch_GraphMemcpy.cudaGraphMemcpyNodeGetParams;
-/** `cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphMemcpyNodeSetParams: typeof GraphLaunch_GraphMemcpy.cudaGraphMemcpyNodeSetParams;
-/** `cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphMemcpyNodeSetParams1D: typeof GraphLaunch_GraphMemcpy.cudaGraphMemcpyNodeSetParams1D;
-/** `cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphMemcpyNodeSetParamsFromSymbol: typeof GraphLaunch_GraphMemcpy.cudaGraphMemcpyNodeSetParamsFromSymbol;
-/** `cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphMemcpyNodeSetParamsToSymbol: typeof GraphLaunch_GraphMemcpy.cudaGraphMemcpyNodeSetParamsToSymbol;
-/** `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphMemsetNodeGetParams: typeof GraphMemset_GraphNode.cudaGraphMemsetNodeGetParams;
-/** `cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphMemsetNodeSetParams: typeof GraphMemset_GraphNode.cudaGraphMemsetNodeSetParams;
-/** `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphNodeFindInClone: typeof GraphMemset_GraphNode.cudaGraphNodeFindInClone;
-/** `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphNodeGetDependencies: typeof GraphMemset_GraphNode.cudaGraphNodeGetDependencies;
-/** `cudaError_t cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphNodeGetDependencies_v2: typeof GraphMemset_GraphNode.cudaGraphNodeGetDependencies_v2;
-/** `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphNodeGetDependentNodes: typeof GraphMemset_GraphNode.cudaGraphNodeGetDependentNodes;
-/** `cudaError_t cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphNodeGetDependentNodes_v2: typeof GraphMemset_GraphNode.cudaGraphNodeGetDependentNodes_v2;
-/** `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphNodeGetEnabled: typeof GraphMemset_GraphNode.cudaGraphNodeGetEnabled;
-/** `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphNodeGetType: typeof GraphMemset_GraphNode.cudaGraphNodeGetType;
-/** `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphNodeSetEnabled: typeof GraphMemset_GraphNode.cudaGraphNodeSetEnabled;
-/** `cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphNodeSetParams: typeof GraphMemset_GraphNode.cudaGraphNodeSetParams;
-/** `cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphReleaseUserObject: typeof GraphRelease_Graphics.cudaGraphReleaseUserObject;
-/** `cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphRemoveDependencies: typeof GraphRelease_Graphics.cudaGraphRemoveDependencies;
-/** `cudaError_t cudaGraphRemoveDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphRemoveDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphRemoveDependencies_v2: typeof GraphRelease_Graphics.cudaGraphRemoveDependencies_v2;
-/** `cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphRetainUserObject: typeof GraphRelease_Graphics.cudaGraphRetainUserObject;
-/** `cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphUpload: typeof GraphRelease_Graphics.cudaGraphUpload;
-/** `cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphicsMapResources: typeof GraphRelease_Graphics.cudaGraphicsMapResources;
-/** `cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphicsResourceGetMappedMipmappedArray: typeof GraphRelease_Graphics.cudaGraphicsResourceGetMappedMipmappedArray;
-/** `cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphicsResourceGetMappedPointer: typeof GraphRelease_Graphics.cudaGraphicsResourceGetMappedPointer;
-/** `cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphicsResourceSetMapFlags: typeof GraphRelease_Graphics.cudaGraphicsResourceSetMapFlags;
-/** `cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphicsSubResourceGetMappedArray: typeof GraphRelease_Graphics.cudaGraphicsSubResourceGetMappedArray;
-/** `cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphicsUnmapResources: typeof GraphRelease_Graphics.cudaGraphicsUnmapResources;
-/** `cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaGraphicsUnregisterResource: typeof GraphRelease_Graphics.cudaGraphicsUnregisterResource;
-/** `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaHostAlloc: typeof Host_Init.cudaHostAlloc;
-/** `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaHostGetDevicePointer: typeof Host_Init.cudaHostGetDevicePointer;
-/** `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaHostGetFlags: typeof Host_Init.cudaHostGetFlags;
-/** `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaHostRegister: typeof Host_Init.cudaHostRegister;
-/** `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaHostUnregister: typeof Host_Init.cudaHostUnregister;
-/** `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaImportExternalMemory: typeof Host_Init.cudaImportExternalMemory;
-/** `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaImportExternalSemaphore: typeof Host_Init.cudaImportExternalSemaphore;
-/** `cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaInitDevice: typeof Host_Init.cudaInitDevice;
-/** `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaIpcCloseMemHandle: typeof Ipc_Launch.cudaIpcCloseMemHandle;
-/** `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaIpcGetEventHandle: typeof Ipc_Launch.cudaIpcGetEventHandle;
-/** `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaIpcGetMemHandle: typeof Ipc_Launch.cudaIpcGetMemHandle;
-/** `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaIpcOpenEventHandle: typeof Ipc_Launch.cudaIpcOpenEventHandle;
-/** `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaIpcOpenMemHandle: typeof Ipc_Launch.cudaIpcOpenMemHandle;
-/** `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaLaunchCooperativeKernel: typeof Ipc_Launch.cudaLaunchCooperativeKernel;
-/** `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaLaunchCooperativeKernelMultiDevice: typeof Ipc_Launch.cudaLaunchCooperativeKernelMultiDevice;
-/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaLaunchHostFunc: typeof Ipc_Launch.cudaLaunchHostFunc;
-/** `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaLaunchKernel: typeof Ipc_Launch.cudaLaunchKernel;
-/** `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaLaunchKernelExC: typeof Ipc_Launch.cudaLaunchKernelExC;
-/** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMalloc: typeof Malloc.cudaMalloc;
-/** `cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMalloc3D: typeof Malloc3_Mem.cudaMalloc3D;
-/** `cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMalloc3DArray: typeof Malloc3_Mem.cudaMalloc3DArray;
-/** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMallocArray: typeof Malloc.cudaMallocArray;
-/** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMallocAsync: typeof Malloc.cudaMallocAsync;
-/** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMallocFromPoolAsync: typeof Malloc.cudaMallocFromPoolAsync;
-/** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMallocHost: typeof Malloc.cudaMallocHost;
-/** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMallocManaged: typeof Malloc.cudaMallocManaged;
-/** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMallocMipmappedArray: typeof Malloc.cudaMallocMipmappedArray;
-/** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMallocPitch: typeof Malloc.cudaMallocPitch;
-/** `cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemAdvise: typeof Malloc3_Mem.cudaMemAdvise;
-/** `cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemAdvise_v2: typeof Malloc3_Mem.cudaMemAdvise_v2;
-/** `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemGetInfo: typeof Malloc3_Mem.cudaMemGetInfo;
-/** `cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPoolCreate: typeof Malloc3_Mem.cudaMemPoolCreate;
-/** `cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPoolDestroy: typeof Malloc3_Mem.cudaMemPoolDestroy;
-/** `cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPoolExportPointer: typeof Malloc3_Mem.cudaMemPoolExportPointer;
-/** `cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPoolExportToShareableHandle: typeof Malloc3_Mem.cudaMemPoolExportToShareableHandle;
-/** `cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPoolGetAccess: typeof Malloc3_Mem.cudaMemPoolGetAccess;
-/** `cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPoolGetAttribute: typeof Malloc3_Mem.cudaMemPoolGetAttribute;
-/** `cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPoolImportFromShareableHandle: typeof Malloc3_Mem.cudaMemPoolImportFromShareableHandle;
-/** `cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPoolImportPointer: typeof Malloc3_Mem.cudaMemPoolImportPointer;
-/** `cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPoolSetAccess: typeof Malloc3_Mem.cudaMemPoolSetAccess;
-/** `cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPoolSetAttribute: typeof Malloc3_Mem.cudaMemPoolSetAttribute;
-/** `cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPoolTrimTo: typeof Malloc3_Mem.cudaMemPoolTrimTo;
-/** `cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPrefetchAsync: typeof Malloc3_Mem.cudaMemPrefetchAsync;
-/** `cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemPrefetchAsync_v2: typeof Malloc3_Mem.cudaMemPrefetchAsync_v2;
-/** `cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemRangeGetAttribute: typeof Malloc3_Mem.cudaMemRangeGetAttribute;
-/** `cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemRangeGetAttributes: typeof Malloc3_Mem.cudaMemRangeGetAttributes;
-/** `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy: typeof Memcpy.cudaMemcpy;
-/** `cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy2D: typeof Memcpy2_Memcpy3.cudaMemcpy2D;
-/** `cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy2DArrayToArray: typeof Memcpy2_Memcpy3.cudaMemcpy2DArrayToArray;
-/** `cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy2DAsync: typeof Memcpy2_Memcpy3.cudaMemcpy2DAsync;
-/** `cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy2DFromArray: typeof Memcpy2_Memcpy3.cudaMemcpy2DFromArray;
-/** `cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy2DFromArrayAsync: typeof Memcpy2_Memcpy3.cudaMemcpy2DFromArrayAsync;
-/** `cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy2DToArray: typeof Memcpy2_Memcpy3.cudaMemcpy2DToArray;
-/** `cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy2DToArrayAsync: typeof Memcpy2_Memcpy3.cudaMemcpy2DToArrayAsync;
-/** `cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy3D: typeof Memcpy2_Memcpy3.cudaMemcpy3D;
-/** `cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy3DAsync: typeof Memcpy2_Memcpy3.cudaMemcpy3DAsync;
-/** `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy3DPeer: typeof Memcpy2_Memcpy3.cudaMemcpy3DPeer;
-/** `cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpy3DPeerAsync: typeof Memcpy2_Memcpy3.cudaMemcpy3DPeerAsync;
-/** `cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyArrayToArray: typeof Memcpy.cudaMemcpyArrayToArray;
-/** `cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyAsync: typeof Memcpy.cudaMemcpyAsync;
-/** `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyFromArray: typeof Memcpy.cudaMemcpyFromArray;
-/** `cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyFromArrayAsync: typeof Memcpy.cudaMemcpyFromArrayAsync;
-/** `cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyFromSymbol: typeof Memcpy.cudaMemcpyFromSymbol;
-/** `cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyFromSymbolAsync: typeof Memcpy.cudaMemcpyFromSymbolAsync;
-/** `cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyPeer: typeof Memcpy.cudaMemcpyPeer;
-/** `cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyPeerAsync: typeof Memcpy.cudaMemcpyPeerAsync;
-/** `cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyToArray: typeof Memcpy.cudaMemcpyToArray;
-/** `cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyToArrayAsync: typeof Memcpy.cudaMemcpyToArrayAsync;
-/** `cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyToSymbol: typeof Memcpy.cudaMemcpyToSymbol;
-/** `cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemcpyToSymbolAsync: typeof Memcpy.cudaMemcpyToSymbolAsync;
-/** `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemset: typeof Memset_Mipmapped.cudaMemset;
-/** `cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemset2D: typeof Memset_Mipmapped.cudaMemset2D;
-/** `cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemset2DAsync: typeof Memset_Mipmapped.cudaMemset2DAsync;
-/** `cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemset3D: typeof Memset_Mipmapped.cudaMemset3D;
-/** `cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemset3DAsync: typeof Memset_Mipmapped.cudaMemset3DAsync;
-/** `cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMemsetAsync: typeof Memset_Mipmapped.cudaMemsetAsync;
-/** `cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMipmappedArrayGetMemoryRequirements: typeof Memset_Mipmapped.cudaMipmappedArrayGetMemoryRequirements;
-/** `cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaMipmappedArrayGetSparseProperties: typeof Memset_Mipmapped.cudaMipmappedArrayGetSparseProperties;
-/** `cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaOccupancyAvailableDynamicSMemPerBlock: typeof Occupancy_Profiler.cudaOccupancyAvailableDynamicSMemPerBlock;
-/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaOccupancyMaxActiveBlocksPerMultiprocessor: typeof Occupancy_Profiler.cudaOccupancyMaxActiveBlocksPerMultiprocessor;
-/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags: typeof Occupancy_Profiler.cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
-/** `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaOccupancyMaxActiveClusters: typeof Occupancy_Profiler.cudaOccupancyMaxActiveClusters;
-/** `cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaOccupancyMaxPotentialClusterSize: typeof Occupancy_Profiler.cudaOccupancyMaxPotentialClusterSize;
-/** `cudaError_t cudaPeekAtLastError(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_ERROR`. `cudaError_t cudaPeekAtLastError(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaPeekAtLastError: typeof Occupancy_Profiler.cudaPeekAtLastError;
-/** `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_UNIFIED`. `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaPointerGetAttributes: typeof Occupancy_Profiler.cudaPointerGetAttributes;
-/** `cudaError_t cudaProfilerStart(void)` · cuda_profiler_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_PROFILER`. `cudaError_t cudaProfilerStart(void)` · cuda_profiler_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaProfilerStart: typeof Occupancy_Profiler.cudaProfilerStart;
-/** `cudaError_t cudaProfilerStop(void)` · cuda_profiler_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_PROFILER`. `cudaError_t cudaProfilerStop(void)` · cuda_profiler_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaProfilerStop: typeof Occupancy_Profiler.cudaProfilerStop;
-/** `cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART__VERSION`. `cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaRuntimeGetVersion: typeof Runtime_Stream.cudaRuntimeGetVersion;
-/** `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaSetDevice: typeof Runtime_Stream.cudaSetDevice;
-/** `cudaError_t cudaSetDeviceFlags(unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaSetDeviceFlags(unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaSetDeviceFlags: typeof Runtime_Stream.cudaSetDeviceFlags;
-/** `cudaError_t cudaSetDoubleForDevice(double *d)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaSetDoubleForDevice(double *d)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaSetDoubleForDevice: typeof Runtime_Stream.cudaSetDoubleForDevice;
-/** `cudaError_t cudaSetDoubleForHost(double *d)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaSetDoubleForHost(double *d)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaSetDoubleForHost: typeof Runtime_Stream.cudaSetDoubleForHost;
-/** `cudaError_t cudaSetValidDevices(int *device_arr, int len)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaSetValidDevices(int *device_arr, int len)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaSetValidDevices: typeof Runtime_Stream.cudaSetValidDevices;
-/** `cudaError_t cudaSignalExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaSignalExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaSignalExternalSemaphoresAsync: typeof Runtime_Stream.cudaSignalExternalSemaphoresAsync;
-/** `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamAddCallback: typeof Runtime_Stream.cudaStreamAddCallback;
-/** `cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamAttachMemAsync: typeof Runtime_Stream.cudaStreamAttachMemAsync;
-/** `cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamBeginCapture: typeof Runtime_Stream.cudaStreamBeginCapture;
-/** `cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamBeginCaptureToGraph: typeof Runtime_Stream.cudaStreamBeginCaptureToGraph;
-/** `cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamCopyAttributes: typeof Runtime_Stream.cudaStreamCopyAttributes;
-/** `cudaError_t cudaStreamCreate(cudaStream_t *pStream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamCreate(cudaStream_t *pStream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamCreate: typeof Runtime_Stream.cudaStreamCreate;
-/** `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamCreateWithFlags: typeof Runtime_Stream.cudaStreamCreateWithFlags;
-/** `cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamCreateWithPriority: typeof Runtime_Stream.cudaStreamCreateWithPriority;
-/** `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamDestroy: typeof Runtime_Stream.cudaStreamDestroy;
-/** `cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamEndCapture: typeof Runtime_Stream.cudaStreamEndCapture;
-/** `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamGetAttribute: typeof Runtime_Stream.cudaStreamGetAttribute;
-/** `cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamGetCaptureInfo: typeof Runtime_Stream.cudaStreamGetCaptureInfo;
-/** `cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamGetCaptureInfo_v3: typeof Runtime_Stream.cudaStreamGetCaptureInfo_v3;
-/** `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamGetFlags: typeof Runtime_Stream.cudaStreamGetFlags;
-/** `cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamGetId: typeof Runtime_Stream.cudaStreamGetId;
-/** `cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamGetPriority: typeof Runtime_Stream.cudaStreamGetPriority;
-/** `cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamIsCapturing: typeof Runtime_Stream.cudaStreamIsCapturing;
-/** `cudaError_t cudaStreamQuery(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamQuery(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamQuery: typeof Runtime_Stream.cudaStreamQuery;
-/** `cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamSetAttribute: typeof Runtime_Stream.cudaStreamSetAttribute;
-/** `cudaError_t cudaStreamSynchronize(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamSynchronize(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamSynchronize: typeof Runtime_Stream.cudaStreamSynchronize;
-/** `cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamUpdateCaptureDependencies: typeof Runtime_Stream.cudaStreamUpdateCaptureDependencies;
-/** `cudaError_t cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamUpdateCaptureDependencies_v2: typeof Runtime_Stream.cudaStreamUpdateCaptureDependencies_v2;
-/** `cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaStreamWaitEvent: typeof Runtime_Stream.cudaStreamWaitEvent;
-/** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaThreadExchangeStreamCaptureMode: typeof Thread_User.cudaThreadExchangeStreamCaptureMode;
-/** `cudaError_t cudaThreadExit(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadExit(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaThreadExit: typeof Thread_User.cudaThreadExit;
-/** `cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaThreadGetCacheConfig: typeof Thread_User.cudaThreadGetCacheConfig;
-/** `cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaThreadGetLimit: typeof Thread_User.cudaThreadGetLimit;
-/** `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaThreadSetCacheConfig: typeof Thread_User.cudaThreadSetCacheConfig;
-/** `cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaThreadSetLimit: typeof Thread_User.cudaThreadSetLimit;
-/** `cudaError_t cudaThreadSynchronize(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadSynchronize(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaThreadSynchronize: typeof Thread_User.cudaThreadSynchronize;
-/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaUserObjectCreate: typeof Thread_User.cudaUserObjectCreate;
-/** `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaUserObjectRelease: typeof Thread_User.cudaUserObjectRelease;
-/** `cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaUserObjectRetain: typeof Thread_User.cudaUserObjectRetain;
-/** `cudaError_t cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cudaWaitExternalSemaphoresAsync: typeof Wait.cudaWaitExternalSemaphoresAsync;

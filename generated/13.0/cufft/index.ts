@@ -51,22 +51,22 @@ export declare const cufftEstimate3d: typeof Create_Exec.cufftEstimate3d;
 /** `cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cufftEstimateMany: typeof Create_Exec.cufftEstimateMany;
-/** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cufftExecC2C: typeof Create_Exec.cufftExecC2C;
-/** `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.inverse` (objects layer). `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cufftExecC2R: typeof Create_Exec.cufftExecC2R;
-/** `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cufftExecD2Z: typeof Create_Exec.cufftExecD2Z;
-/** `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cufftExecR2C: typeof Create_Exec.cufftExecR2C;
-/** `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.inverse` (objects layer). `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cufftExecZ2D: typeof Create_Exec.cufftExecZ2D;
-/** `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const cufftExecZ2Z: typeof Create_Exec.cufftExecZ2Z;
 /** `cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.

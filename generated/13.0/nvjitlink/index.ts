@@ -60,6 +60,6 @@ export declare const nvJitLinkGetLinkedPtx: typeof Jit.nvJitLinkGetLinkedPtx;
 /** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvJitLinkGetLinkedPtxSize: typeof Jit.nvJitLinkGetLinkedPtxSize;
-/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `linking`. `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvJitLinkVersion: typeof Jit.nvJitLinkVersion;

@@ -25,75 +25,75 @@ lazyFunctions(module.exports, CHUNKS, (chunk) => {
   }
 });
 
-/** `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcAddNameExpression: typeof Add_Get.nvrtcAddNameExpression;
-/** `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcCompileProgram: typeof Add_Get.nvrtcCompileProgram;
-/** `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcCreateProgram: typeof Add_Get.nvrtcCreateProgram;
-/** `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcDestroyProgram: typeof Add_Get.nvrtcDestroyProgram;
-/** `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetCUBIN: typeof Add_Get.nvrtcGetCUBIN;
-/** `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetCUBINSize: typeof Add_Get.nvrtcGetCUBINSize;
-/** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 13.0
+/** API group `error`. `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 13.0
  * @function */
 export declare const nvrtcGetErrorString: typeof Add_Get.nvrtcGetErrorString;
-/** `nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetLTOIR: typeof Add_Get.nvrtcGetLTOIR;
-/** `nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetLTOIRSize: typeof Add_Get.nvrtcGetLTOIRSize;
-/** `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetLoweredName: typeof Add_Get.nvrtcGetLoweredName;
-/** `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `query`. `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetNumSupportedArchs: typeof Add_Get.nvrtcGetNumSupportedArchs;
-/** `nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetOptiXIR: typeof Add_Get.nvrtcGetOptiXIR;
-/** `nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetOptiXIRSize: typeof Add_Get.nvrtcGetOptiXIRSize;
-/** `nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `precompiled_header`. `nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetPCHCreateStatus: typeof Add_Get.nvrtcGetPCHCreateStatus;
-/** `nvrtcResult nvrtcGetPCHHeapSize(size_t *ret)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `precompiled_header`. `nvrtcResult nvrtcGetPCHHeapSize(size_t *ret)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetPCHHeapSize: typeof Add_Get.nvrtcGetPCHHeapSize;
-/** `nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `precompiled_header`. `nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetPCHHeapSizeRequired: typeof Add_Get.nvrtcGetPCHHeapSizeRequired;
-/** `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetPTX: typeof Add_Get.nvrtcGetPTX;
-/** `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetPTXSize: typeof Add_Get.nvrtcGetPTXSize;
-/** `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetProgramLog: typeof Add_Get.nvrtcGetProgramLog;
-/** `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetProgramLogSize: typeof Add_Get.nvrtcGetProgramLogSize;
-/** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `query`. `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcGetSupportedArchs: typeof Add_Get.nvrtcGetSupportedArchs;
-/** `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 Takes a C callback `callback`: pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 Takes a C callback `callback`: pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcSetFlowCallback: typeof Set_Version.nvrtcSetFlowCallback;
-/** `nvrtcResult nvrtcSetPCHHeapSize(size_t size)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `precompiled_header`. `nvrtcResult nvrtcSetPCHHeapSize(size_t size)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcSetPCHHeapSize: typeof Set_Version.nvrtcSetPCHHeapSize;
-/** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `query`. `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @function */
 export declare const nvrtcVersion: typeof Set_Version.nvrtcVersion;

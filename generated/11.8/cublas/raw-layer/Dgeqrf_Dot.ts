@@ -16,7 +16,8 @@ let cublasDgeqrfBatched$: NativeFunction | undefined;
  * @param TauArray `double *const *`, device memory
  * @param info `int *`
  * @param batchSize `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasDgeqrfBatched', 'Aarray', Aarray, true);
   if (Aarray !== null && typeof Aarray !== 'bigint' && !(typeof Aarray === 'number' && Aarray >= 0 && Number.isSafeInteger(Aarray))) rawCovers('cublasDgeqrfBatched', 'Aarray', Aarray, 0, 1);
@@ -37,7 +38,8 @@ let cublasDger$: NativeFunction | undefined;
  * @param incy `int`
  * @param A `double *`, device memory
  * @param lda `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDger(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDger', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDger', 'x', x, true);
@@ -57,7 +59,8 @@ let cublasDgetrfBatched$: NativeFunction | undefined;
  * @param P `int *`, device memory
  * @param info `int *`
  * @param batchSize `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDgetrfBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasDgetrfBatched', 'A', A, 0, 1);
@@ -77,7 +80,8 @@ let cublasDgetriBatched$: NativeFunction | undefined;
  * @param ldc `int`
  * @param info `int *`
  * @param batchSize `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDgetriBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasDgetriBatched', 'A', A, 0, 1);
@@ -101,7 +105,8 @@ let cublasDgetrsBatched$: NativeFunction | undefined;
  * @param ldb `int`
  * @param info `int *`
  * @param batchSize `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasDgetrsBatched', 'Aarray', Aarray, true);
   if (Aarray !== null && typeof Aarray !== 'bigint' && !(typeof Aarray === 'number' && Aarray >= 0 && Number.isSafeInteger(Aarray))) rawCovers('cublasDgetrsBatched', 'Aarray', Aarray, 0, 1);
@@ -122,7 +127,8 @@ let cublasDmatinvBatched$: NativeFunction | undefined;
  * @param lda_inv `int`
  * @param info `int *`
  * @param batchSize `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDmatinvBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasDmatinvBatched', 'A', A, 0, 1);
@@ -138,7 +144,8 @@ let cublasDnrm2$: NativeFunction | undefined;
  * @param x `const double *`, device memory
  * @param incx `int`
  * @param result `double *`, either memory
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDnrm2', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDnrm2', 'x', x, 0, 1);
@@ -158,7 +165,8 @@ let cublasDotEx$: NativeFunction | undefined;
  * @param result `void *`, either memory
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDotEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, result: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDotEx', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDotEx', 'x', x, 0, 1);

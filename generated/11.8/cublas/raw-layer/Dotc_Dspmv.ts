@@ -19,7 +19,8 @@ let cublasDotcEx$: NativeFunction | undefined;
  * @param result `void *`, either memory
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDotcEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, result: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDotcEx', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDotcEx', 'x', x, 0, 1);
@@ -38,7 +39,8 @@ let cublasDrot$: NativeFunction | undefined;
  * @param incy `int`
  * @param c `const double *`, scalar (f64): its address
  * @param s `const double *`, scalar (f64): its address
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDrot', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDrot', 'x', x, 0, 1);
@@ -55,7 +57,8 @@ let cublasDrotg$: NativeFunction | undefined;
  * @param b `double *`
  * @param c `double *`
  * @param s `double *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(a) && a.byteLength >= 8 && (((a as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (a as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof a === 'number' && a >= 0 && Number.isSafeInteger(a)) && a !== null) rawCovers('cublasDrotg', 'a', a, 8, 8);
   if (!(ArrayBuffer.isView(b) && b.byteLength >= 8 && (((b as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (b as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof b === 'number' && b >= 0 && Number.isSafeInteger(b)) && b !== null) rawCovers('cublasDrotg', 'b', b, 8, 8);
@@ -72,7 +75,8 @@ let cublasDrotm$: NativeFunction | undefined;
  * @param y `double *`, device memory
  * @param incy `int`
  * @param param `const double *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDrotm(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, param: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDrotm', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDrotm', 'x', x, 0, 1);
@@ -89,7 +93,8 @@ let cublasDrotmg$: NativeFunction | undefined;
  * @param x1 `double *`
  * @param y1 `const double *`
  * @param param `double *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDrotmg(handle: T.cublasHandle_t, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(d1) && d1.byteLength >= 8 && (((d1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (d1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof d1 === 'number' && d1 >= 0 && Number.isSafeInteger(d1)) && d1 !== null) rawCovers('cublasDrotmg', 'd1', d1, 8, 8);
   if (!(ArrayBuffer.isView(d2) && d2.byteLength >= 8 && (((d2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (d2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof d2 === 'number' && d2 >= 0 && Number.isSafeInteger(d2)) && d2 !== null) rawCovers('cublasDrotmg', 'd2', d2, 8, 8);
@@ -112,7 +117,8 @@ let cublasDsbmv$: NativeFunction | undefined;
  * @param beta `const double *`, scalar (f64): its address
  * @param y `double *`, device memory
  * @param incy `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDsbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsbmv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDsbmv', 'A', A, true);
@@ -131,7 +137,8 @@ let cublasDscal$: NativeFunction | undefined;
  * @param alpha `const double *`, scalar (f64): its address
  * @param x `double *`, device memory
  * @param incx `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDscal', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDscal', 'x', x, true);
@@ -150,7 +157,8 @@ let cublasDspmv$: NativeFunction | undefined;
  * @param beta `const double *`, scalar (f64): its address
  * @param y `double *`, device memory
  * @param incy `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDspmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDspmv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasDspmv', 'AP', AP, true);

@@ -13,7 +13,8 @@ let cublasIzamax$: NativeFunction | undefined;
  * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
  * @param result `int *`, either memory
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasIzamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIzamax', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIzamax', 'x', x, 0, 1);
@@ -27,7 +28,8 @@ let cublasIzamin$: NativeFunction | undefined;
  * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
  * @param result `int *`, either memory
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasIzamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIzamin', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIzamin', 'x', x, 0, 1);
@@ -40,7 +42,8 @@ let cublasLoggerConfigure$: NativeFunction | undefined;
  * @param logToStdOut `int`
  * @param logToStdErr `int`
  * @param logFileName `const char *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasLoggerConfigure(logIsOn: number, logToStdOut: number, logToStdErr: number, logFileName: string | T.Pointer): T.cublasStatus_t {
   if (typeof logFileName === 'string' && logFileName.includes('\0')) cstringArg('cublasLoggerConfigure', 'logFileName', logFileName, true);
   return (cublasLoggerConfigure$ ??= binder.native('cublasLoggerConfigure'))(logIsOn, logToStdOut, logToStdErr, logFileName);
@@ -55,7 +58,8 @@ let cublasNrm2Ex$: NativeFunction | undefined;
  * @param result `void *`, either memory
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasNrm2Ex(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasNrm2Ex', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasNrm2Ex', 'x', x, 0, 1);
@@ -76,7 +80,8 @@ let cublasRotEx$: NativeFunction | undefined;
  * @param s `const void *`
  * @param csType `cudaDataType`
  * @param executiontype `cudaDataType`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, c: T.Pointer, s: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasRotEx', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasRotEx', 'x', x, 0, 1);
@@ -96,7 +101,8 @@ let cublasRotgEx$: NativeFunction | undefined;
  * @param s `void *`
  * @param csType `cudaDataType`
  * @param executiontype `cudaDataType`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotgEx(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, abType: T.cudaDataType, c: T.Pointer, s: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (!ArrayBuffer.isView(a) && !(typeof a === 'number' && a >= 0 && Number.isSafeInteger(a)) && a !== null) rawCovers('cublasRotgEx', 'a', a, 0, 1);
   if (!ArrayBuffer.isView(b) && !(typeof b === 'number' && b >= 0 && Number.isSafeInteger(b)) && b !== null) rawCovers('cublasRotgEx', 'b', b, 0, 1);
@@ -117,7 +123,8 @@ let cublasRotmEx$: NativeFunction | undefined;
  * @param param `const void *`
  * @param paramType `cudaDataType`
  * @param executiontype `cudaDataType`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotmEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasRotmEx', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasRotmEx', 'x', x, 0, 1);
@@ -140,7 +147,8 @@ let cublasRotmgEx$: NativeFunction | undefined;
  * @param param `void *`
  * @param paramType `cudaDataType`
  * @param executiontype `cudaDataType`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotmgEx(handle: T.cublasHandle_t, d1: T.Pointer, d1Type: T.cudaDataType, d2: T.Pointer, d2Type: T.cudaDataType, x1: T.Pointer, x1Type: T.cudaDataType, y1: T.Pointer, y1Type: T.cudaDataType, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (!ArrayBuffer.isView(d1) && !(typeof d1 === 'number' && d1 >= 0 && Number.isSafeInteger(d1)) && d1 !== null) rawCovers('cublasRotmgEx', 'd1', d1, 0, 1);
   if (!ArrayBuffer.isView(d2) && !(typeof d2 === 'number' && d2 >= 0 && Number.isSafeInteger(d2)) && d2 !== null) rawCovers('cublasRotmgEx', 'd2', d2, 0, 1);

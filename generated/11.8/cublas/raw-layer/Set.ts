@@ -10,14 +10,16 @@ let cublasSetAtomicsMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param mode `cublasAtomicsMode_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t, mode: T.cublasAtomicsMode_t): T.cublasStatus_t {
   return (cublasSetAtomicsMode$ ??= binder.native('cublasSetAtomicsMode'))(handle, mode);
 }
 let cublasSetLoggerCallback$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 11.8 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @param userCallback `cublasLogCallback`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetLoggerCallback(userCallback: T.Pointer): T.cublasStatus_t {
   if (userCallback !== null && typeof userCallback !== 'bigint') callbackArg('cublasSetLoggerCallback', 'userCallback', userCallback, true);
   return (cublasSetLoggerCallback$ ??= binder.native('cublasSetLoggerCallback'))(userCallback);
@@ -26,7 +28,8 @@ let cublasSetMathMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param mode `cublasMath_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetMathMode(handle: T.cublasHandle_t, mode: T.cublasMath_t): T.cublasStatus_t {
   return (cublasSetMathMode$ ??= binder.native('cublasSetMathMode'))(handle, mode);
 }
@@ -39,7 +42,8 @@ let cublasSetMatrix$: NativeFunction | undefined;
  * @param lda `int`
  * @param B `void *`, device memory
  * @param ldb `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasSetMatrix', 'A', A, 0, 1);
   if (ArrayBuffer.isView(B) || B instanceof ArrayBuffer) deviceArg('cublasSetMatrix', 'B', B, true);
@@ -56,7 +60,8 @@ let cublasSetMatrixAsync$: NativeFunction | undefined;
  * @param B `void *`, device memory
  * @param ldb `int`
  * @param stream `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasSetMatrixAsync', 'A', A, 0, 1);
   if (ArrayBuffer.isView(B) || B instanceof ArrayBuffer) deviceArg('cublasSetMatrixAsync', 'B', B, true);
@@ -67,7 +72,8 @@ let cublasSetPointerMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param mode `cublasPointerMode_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetPointerMode(handle: T.cublasHandle_t, mode: T.cublasPointerMode_t): T.cublasStatus_t {
   return (cublasSetPointerMode$ ??= binder.native('cublasSetPointerMode'))(handle, mode);
 }
@@ -75,7 +81,8 @@ let cublasSetSmCountTarget$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param smCountTarget `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t, smCountTarget: number): T.cublasStatus_t {
   return (cublasSetSmCountTarget$ ??= binder.native('cublasSetSmCountTarget'))(handle, smCountTarget);
 }
@@ -83,7 +90,8 @@ let cublasSetStream$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param streamId `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetStream(handle: T.cublasHandle_t, streamId: T.cudaStream_t): T.cublasStatus_t {
   return (cublasSetStream$ ??= binder.native('cublasSetStream'))(handle, streamId);
 }
@@ -95,7 +103,8 @@ let cublasSetVector$: NativeFunction | undefined;
  * @param incx `int`
  * @param devicePtr `void *`, device memory
  * @param incy `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetVector(n: number, elemSize: number, x: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasSetVector', 'x', x, 0, 1);
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasSetVector', 'devicePtr', devicePtr, true);
@@ -111,7 +120,8 @@ let cublasSetVectorAsync$: NativeFunction | undefined;
  * @param devicePtr `void *`, device memory
  * @param incy `int`
  * @param stream `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetVectorAsync(n: number, elemSize: number, hostPtr: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(hostPtr) && !(typeof hostPtr === 'number' && hostPtr >= 0 && Number.isSafeInteger(hostPtr)) && hostPtr !== null) rawCovers('cublasSetVectorAsync', 'hostPtr', hostPtr, 0, 1);
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasSetVectorAsync', 'devicePtr', devicePtr, true);
@@ -123,7 +133,8 @@ let cublasSetWorkspace$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param workspace `void *`
  * @param workspaceSizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetWorkspace(handle: T.cublasHandle_t, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(workspace) && !(typeof workspace === 'number' && workspace >= 0 && Number.isSafeInteger(workspace)) && workspace !== null) rawCovers('cublasSetWorkspace', 'workspace', workspace, 0, 1);
   return (cublasSetWorkspace$ ??= binder.native('cublasSetWorkspace'))(handle, workspace, workspaceSizeInBytes);

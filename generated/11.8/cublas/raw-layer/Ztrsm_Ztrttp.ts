@@ -20,7 +20,8 @@ let cublasZtrsm$: NativeFunction | undefined;
  * @param lda `int`
  * @param B `cuDoubleComplex *`, device memory
  * @param ldb `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZtrsm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZtrsm', 'A', A, true);
@@ -44,7 +45,8 @@ let cublasZtrsmBatched$: NativeFunction | undefined;
  * @param B `cuDoubleComplex *const *`, device memory
  * @param ldb `int`
  * @param batchCount `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZtrsmBatched(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZtrsmBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZtrsmBatched', 'A', A, true);
@@ -64,7 +66,8 @@ let cublasZtrsv$: NativeFunction | undefined;
  * @param lda `int`
  * @param x `cuDoubleComplex *`, device memory
  * @param incx `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZtrsv', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasZtrsv', 'A', A, 0, 1);
@@ -80,7 +83,8 @@ let cublasZtrttp$: NativeFunction | undefined;
  * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
  * @param AP `cuDoubleComplex *`, device memory
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZtrttp', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasZtrttp', 'A', A, 0, 1);

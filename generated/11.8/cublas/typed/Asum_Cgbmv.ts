@@ -17,7 +17,8 @@ let cublasAsumEx$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `void *`: host or device memory.
  * @param resultType in `cudaDataType`.
- * @param executiontype in `cudaDataType`. */
+ * @param executiontype in `cudaDataType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasAsumEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasAsumEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasAsumEx', 'n', 'i32', n_);
@@ -42,7 +43,8 @@ let cublasAxpyEx$: typeof cublasAxpyEx | undefined;
  * @param y in/out `void *`: device memory.
  * @param yType in `cudaDataType`.
  * @param incy in `int`.
- * @param executiontype in `cudaDataType`. */
+ * @param executiontype in `cudaDataType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasAxpyEx(handle: T.cublasHandle_t | null, n_: number, alpha: T.UntypedScalar, alphaType: T.cudaDataType, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, executiontype: T.cudaDataType): void {
   return (cublasAxpyEx$ ??= bind$cublasAxpyEx())(handle, n_, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
 }
@@ -75,7 +77,8 @@ let cublasCaxpy$: typeof cublasCaxpy | undefined;
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
  * @param y in/out `cuComplex *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   return (cublasCaxpy$ ??= bind$cublasCaxpy())(handle, n_, alpha, x, incx, y, incy);
 }
@@ -103,7 +106,8 @@ let cublasCcopy$c: NativeFunction | undefined;
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
  * @param y in/out `cuComplex *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCcopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCcopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCcopy', 'n', 'i32', n_);
@@ -125,7 +129,8 @@ let cublasCdgmm$c: NativeFunction | undefined;
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
  * @param C in/out `cuComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasCdgmm', 'mode', 'i32', mode);
@@ -148,7 +153,8 @@ let cublasCdotc$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in `const cuComplex *`: device memory.
  * @param incy in `int`.
- * @param result_ out `cuComplex *`: host or device memory. */
+ * @param result_ out `cuComplex *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCdotc(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCdotc', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCdotc', 'n', 'i32', n_);
@@ -168,7 +174,8 @@ let cublasCdotu$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in `const cuComplex *`: device memory.
  * @param incy in `int`.
- * @param result_ out `cuComplex *`: host or device memory. */
+ * @param result_ out `cuComplex *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCdotu(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCdotu', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCdotu', 'n', 'i32', n_);
@@ -195,7 +202,8 @@ let cublasCgbmv$: typeof cublasCgbmv | undefined;
  * @param incx in `int`.
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasCgbmv$ ??= bind$cublasCgbmv())(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }

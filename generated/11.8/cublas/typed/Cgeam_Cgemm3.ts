@@ -22,7 +22,8 @@ let cublasCgeam$: typeof cublasCgeam | undefined;
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int`.
  * @param C in/out `cuComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, beta: T.ComplexScalar, B: T.DeviceMemory | null, ldb: number, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCgeam$ ??= bind$cublasCgeam())(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
 }
@@ -62,7 +63,8 @@ let cublasCgelsBatched$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @param info in/out `int *`: address or host buffer.
  * @param devInfoArray in/out `int *`: device memory.
- * @param batchSize in `int`. */
+ * @param batchSize in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, Carray: T.DeviceMemory | null, ldc: number, info: T.Pointer, devInfoArray: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgelsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgelsBatched', 'trans', 'i32', trans);
@@ -80,7 +82,7 @@ export function cublasCgelsBatched(handle: T.cublasHandle_t | null, trans: T.cub
   if (status !== 0) throw fail('cublasCgelsBatched', status);
 }
 let cublasCgemm$: typeof cublasCgemm | undefined;
-/** `cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `Blas.gemm` (objects layer). `cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param transa in `cublasOperation_t`.
  * @param transb in `cublasOperation_t`.
@@ -94,7 +96,9 @@ let cublasCgemm$: typeof cublasCgemm | undefined;
  * @param ldb in `int`.
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html).
+ * @see {@link cuda-ts/objects!Blas#gemm | Blas.gemm} (objects layer) */
 export function cublasCgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCgemm$ ??= bind$cublasCgemm())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -137,7 +141,8 @@ let cublasCgemm3m$: typeof cublasCgemm3m | undefined;
  * @param ldb in `int`.
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCgemm3m$ ??= bind$cublasCgemm3m())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -181,7 +186,8 @@ let cublasCgemm3mBatched$: typeof cublasCgemm3mBatched | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Carray in `cuComplex *const *`: device memory.
  * @param ldc in `int`.
- * @param batchCount in `int`. */
+ * @param batchCount in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCgemm3mBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: number, Barray: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, Carray: T.DeviceMemory | null, ldc: number, batchCount: number): void {
   return (cublasCgemm3mBatched$ ??= bind$cublasCgemm3mBatched())(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
@@ -228,7 +234,8 @@ let cublasCgemm3mEx$: typeof cublasCgemm3mEx | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCgemm3mEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number): void {
   return (cublasCgemm3mEx$ ??= bind$cublasCgemm3mEx())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
@@ -278,7 +285,8 @@ let cublasCgemm3mStridedBatched$: typeof cublasCgemm3mStridedBatched | undefined
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
  * @param strideC in `long long`.
- * @param batchCount in `int`. */
+ * @param batchCount in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCgemm3mStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, B: T.DeviceMemory | null, ldb: number, strideB: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number, strideC: T.Int64, batchCount: number): void {
   return (cublasCgemm3mStridedBatched$ ??= bind$cublasCgemm3mStridedBatched())(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
@@ -326,7 +334,8 @@ let cublasCgemmBatched$: typeof cublasCgemmBatched | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Carray in `cuComplex *const *`: device memory.
  * @param ldc in `int`.
- * @param batchCount in `int`. */
+ * @param batchCount in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: number, Barray: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, Carray: T.DeviceMemory | null, ldc: number, batchCount: number): void {
   return (cublasCgemmBatched$ ??= bind$cublasCgemmBatched())(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
@@ -373,7 +382,8 @@ let cublasCgemmEx$: typeof cublasCgemmEx | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCgemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number): void {
   return (cublasCgemmEx$ ??= bind$cublasCgemmEx())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
@@ -423,7 +433,8 @@ let cublasCgemmStridedBatched$: typeof cublasCgemmStridedBatched | undefined;
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
  * @param strideC in `long long`.
- * @param batchCount in `int`. */
+ * @param batchCount in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, B: T.DeviceMemory | null, ldb: number, strideB: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number, strideC: T.Int64, batchCount: number): void {
   return (cublasCgemmStridedBatched$ ??= bind$cublasCgemmStridedBatched())(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }

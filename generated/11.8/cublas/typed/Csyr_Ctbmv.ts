@@ -17,7 +17,8 @@ let cublasCsyr$: typeof cublasCsyr | undefined;
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`. */
+ * @param lda in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasCsyr$ ??= bind$cublasCsyr())(handle, uplo, n_, alpha, x, incx, A, lda);
 }
@@ -50,7 +51,8 @@ let cublasCsyr2$: typeof cublasCsyr2 | undefined;
  * @param y in `const cuComplex *`: device memory.
  * @param incy in `int`.
  * @param A in/out `cuComplex *`: device memory.
- * @param lda in `int`. */
+ * @param lda in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasCsyr2$ ??= bind$cublasCsyr2())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -88,7 +90,8 @@ let cublasCsyr2k$: typeof cublasCsyr2k | undefined;
  * @param ldb in `int`.
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCsyr2k$ ??= bind$cublasCsyr2k())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -127,7 +130,8 @@ let cublasCsyrk$: typeof cublasCsyrk | undefined;
  * @param lda in `int`.
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCsyrk$ ??= bind$cublasCsyrk())(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
 }
@@ -166,7 +170,8 @@ let cublasCsyrk3mEx$: typeof cublasCsyrk3mEx | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCsyrk3mEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number): void {
   return (cublasCsyrk3mEx$ ??= bind$cublasCsyrk3mEx())(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
 }
@@ -207,7 +212,8 @@ let cublasCsyrkEx$: typeof cublasCsyrkEx | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCsyrkEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number): void {
   return (cublasCsyrkEx$ ??= bind$cublasCsyrkEx())(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
 }
@@ -248,7 +254,8 @@ let cublasCsyrkx$: typeof cublasCsyrkx | undefined;
  * @param ldb in `int`.
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCsyrkx$ ??= bind$cublasCsyrkx())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -286,7 +293,8 @@ let cublasCtbmv$c: NativeFunction | undefined;
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param x in/out `cuComplex *`: device memory.
- * @param incx in `int`. */
+ * @param incx in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtbmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtbmv', 'uplo', 'i32', uplo);

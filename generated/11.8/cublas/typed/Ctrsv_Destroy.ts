@@ -18,7 +18,8 @@ let cublasCtrsv$c: NativeFunction | undefined;
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param x in/out `cuComplex *`: device memory.
- * @param incx in `int`. */
+ * @param incx in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrsv', 'uplo', 'i32', uplo);
@@ -39,7 +40,8 @@ let cublasCtrttp$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
- * @param AP in/out `cuComplex *`: device memory. */
+ * @param AP in/out `cuComplex *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasCtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrttp', 'uplo', 'i32', uplo);
@@ -56,7 +58,8 @@ let cublasDasum$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param x in `const double *`: device memory.
  * @param incx in `int`.
- * @param result_ out `double *`: host or device memory. */
+ * @param result_ out `double *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDasum', 'n', 'i32', n_);
@@ -74,7 +77,8 @@ let cublasDaxpy$: typeof cublasDaxpy | undefined;
  * @param x in `const double *`: device memory.
  * @param incx in `int`.
  * @param y in/out `double *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   return (cublasDaxpy$ ??= bind$cublasDaxpy())(handle, n_, alpha, x, incx, y, incy);
 }
@@ -102,7 +106,8 @@ let cublasDcopy$c: NativeFunction | undefined;
  * @param x in `const double *`: device memory.
  * @param incx in `int`.
  * @param y in/out `double *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDcopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDcopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDcopy', 'n', 'i32', n_);
@@ -124,7 +129,8 @@ let cublasDdgmm$c: NativeFunction | undefined;
  * @param x in `const double *`: device memory.
  * @param incx in `int`.
  * @param C in/out `double *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasDdgmm', 'mode', 'i32', mode);
@@ -147,7 +153,8 @@ let cublasDdot$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in `const double *`: device memory.
  * @param incy in `int`.
- * @param result_ out `double *`: host or device memory. */
+ * @param result_ out `double *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDdot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDdot', 'n', 'i32', n_);
@@ -161,7 +168,8 @@ export function cublasDdot(handle: T.cublasHandle_t | null, n_: number, x: T.Dev
 }
 let cublasDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cublasHandle_t`. */
+ * @param handle in `cublasHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDestroy(handle: T.cublasHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDestroy', 'handle', handle, true) as typeof handle;
   const status = (cublasDestroy$c ??= binder.native('cublasDestroy'))(handle);

@@ -18,7 +18,8 @@ let cublasDtrmv$c: NativeFunction | undefined;
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
  * @param x in/out `double *`: device memory.
- * @param incx in `int`. */
+ * @param incx in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrmv', 'uplo', 'i32', uplo);
@@ -45,7 +46,8 @@ let cublasDtrsm$: typeof cublasDtrsm | undefined;
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
  * @param B in/out `double *`: device memory.
- * @param ldb in `int`. */
+ * @param ldb in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number): void {
   return (cublasDtrsm$ ??= bind$cublasDtrsm())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
 }
@@ -85,7 +87,8 @@ let cublasDtrsmBatched$: typeof cublasDtrsmBatched | undefined;
  * @param lda in `int`.
  * @param B in `double *const *`: device memory.
  * @param ldb in `int`.
- * @param batchCount in `int`. */
+ * @param batchCount in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, batchCount: number): void {
   return (cublasDtrsmBatched$ ??= bind$cublasDtrsmBatched())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
 }
@@ -122,7 +125,8 @@ let cublasDtrsv$c: NativeFunction | undefined;
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
  * @param x in/out `double *`: device memory.
- * @param incx in `int`. */
+ * @param incx in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsv', 'uplo', 'i32', uplo);
@@ -143,7 +147,8 @@ let cublasDtrttp$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
- * @param AP in/out `double *`: device memory. */
+ * @param AP in/out `double *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrttp', 'uplo', 'i32', uplo);
@@ -160,7 +165,8 @@ let cublasDzasum$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @param result_ out `double *`: host or device memory. */
+ * @param result_ out `double *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDzasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDzasum', 'n', 'i32', n_);
@@ -176,7 +182,8 @@ let cublasDznrm2$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @param result_ out `double *`: host or device memory. */
+ * @param result_ out `double *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDznrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDznrm2', 'n', 'i32', n_);
@@ -207,7 +214,8 @@ let cublasGemmBatchedEx$: typeof cublasGemmBatchedEx | undefined;
  * @param ldc in `int`.
  * @param batchCount in `int`.
  * @param computeType in `cublasComputeType_t`.
- * @param algo in `cublasGemmAlgo_t`. */
+ * @param algo in `cublasGemmAlgo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGemmBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.UntypedScalar, Aarray: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, Barray: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, beta: T.UntypedScalar, Carray: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmBatchedEx$ ??= bind$cublasGemmBatchedEx())(handle, transa, transb, m, n_, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
 }
@@ -261,7 +269,8 @@ let cublasGemmEx$: typeof cublasGemmEx | undefined;
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int`.
  * @param computeType in `cublasComputeType_t`.
- * @param algo in `cublasGemmAlgo_t`. */
+ * @param algo in `cublasGemmAlgo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, beta: T.UntypedScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmEx$ ??= bind$cublasGemmEx())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
 }
@@ -318,7 +327,8 @@ let cublasGemmStridedBatchedEx$: typeof cublasGemmStridedBatchedEx | undefined;
  * @param strideC in `long long`.
  * @param batchCount in `int`.
  * @param computeType in `cublasComputeType_t`.
- * @param algo in `cublasGemmAlgo_t`. */
+ * @param algo in `cublasGemmAlgo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasGemmStridedBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, strideA: T.Int64, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, strideB: T.Int64, beta: T.UntypedScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number, strideC: T.Int64, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmStridedBatchedEx$ ??= bind$cublasGemmStridedBatchedEx())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }

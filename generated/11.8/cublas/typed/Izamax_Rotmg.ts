@@ -14,7 +14,8 @@ let cublasIzamax$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @param result_ out `int *`: host or device memory. */
+ * @param result_ out `int *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasIzamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIzamax', 'n', 'i32', n_);
@@ -30,7 +31,8 @@ let cublasIzamin$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @param result_ out `int *`: host or device memory. */
+ * @param result_ out `int *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasIzamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIzamin', 'n', 'i32', n_);
@@ -45,7 +47,8 @@ let cublasLoggerConfigure$c: NativeFunction | undefined;
  * @param logIsOn in `int`.
  * @param logToStdOut in `int`.
  * @param logToStdErr in `int`.
- * @param logFileName in string (`const char *`). */
+ * @param logFileName in string (`const char *`).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasLoggerConfigure(logIsOn: number, logToStdOut: number, logToStdErr: number, logFileName: string): void {
   if (typeof logIsOn !== 'number' || (logIsOn | 0) !== logIsOn) throw intError('cublasLoggerConfigure', 'logIsOn', 'i32', logIsOn);
   if (typeof logToStdOut !== 'number' || (logToStdOut | 0) !== logToStdOut) throw intError('cublasLoggerConfigure', 'logToStdOut', 'i32', logToStdOut);
@@ -63,7 +66,8 @@ let cublasNrm2Ex$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `void *`: host or device memory.
  * @param resultType in `cudaDataType`.
- * @param executionType in `cudaDataType`. */
+ * @param executionType in `cudaDataType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasNrm2Ex(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasNrm2Ex', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasNrm2Ex', 'n', 'i32', n_);
@@ -89,7 +93,8 @@ let cublasRotEx$c: NativeFunction | undefined;
  * @param c in `const void *`: address or host buffer.
  * @param s_ in `const void *`: address or host buffer.
  * @param csType in `cudaDataType`.
- * @param executiontype in `cudaDataType`. */
+ * @param executiontype in `cudaDataType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotEx', 'n', 'i32', n_);
@@ -115,7 +120,8 @@ let cublasRotgEx$c: NativeFunction | undefined;
  * @param c in/out `void *`: address or host buffer.
  * @param s_ in/out `void *`: address or host buffer.
  * @param csType in `cudaDataType`.
- * @param executiontype in `cudaDataType`. */
+ * @param executiontype in `cudaDataType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotgEx(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, abType: T.cudaDataType, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotgEx', 'a', a, true);
@@ -140,7 +146,8 @@ let cublasRotmEx$c: NativeFunction | undefined;
  * @param incy in `int`.
  * @param param in `const void *`: address or host buffer.
  * @param paramType in `cudaDataType`.
- * @param executiontype in `cudaDataType`. */
+ * @param executiontype in `cudaDataType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotmEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotmEx', 'n', 'i32', n_);
@@ -169,7 +176,8 @@ let cublasRotmgEx$c: NativeFunction | undefined;
  * @param y1Type in `cudaDataType`.
  * @param param in/out `void *`: address or host buffer.
  * @param paramType in `cudaDataType`.
- * @param executiontype in `cudaDataType`. */
+ * @param executiontype in `cudaDataType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasRotmgEx(handle: T.cublasHandle_t | null, d1: T.Pointer, d1Type: T.cudaDataType, d2: T.Pointer, d2Type: T.cudaDataType, x1: T.Pointer, x1Type: T.cudaDataType, y1: T.Pointer, y1Type: T.cudaDataType, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotmgEx', 'd1', d1, true);

@@ -14,7 +14,8 @@ let cublasSasum$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param x in `const float *`: device memory.
  * @param incx in `int`.
- * @param result_ out `float *`: host or device memory. */
+ * @param result_ out `float *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSasum', 'n', 'i32', n_);
@@ -32,7 +33,8 @@ let cublasSaxpy$: typeof cublasSaxpy | undefined;
  * @param x in `const float *`: device memory.
  * @param incx in `int`.
  * @param y in/out `float *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   return (cublasSaxpy$ ??= bind$cublasSaxpy())(handle, n_, alpha, x, incx, y, incy);
 }
@@ -62,7 +64,8 @@ let cublasScalEx$: typeof cublasScalEx | undefined;
  * @param x in/out `void *`: device memory.
  * @param xType in `cudaDataType`.
  * @param incx in `int`.
- * @param executionType in `cudaDataType`. */
+ * @param executionType in `cudaDataType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasScalEx(handle: T.cublasHandle_t | null, n_: number, alpha: T.UntypedScalar, alphaType: T.cudaDataType, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, executionType: T.cudaDataType): void {
   return (cublasScalEx$ ??= bind$cublasScalEx())(handle, n_, alpha, alphaType, x, xType, incx, executionType);
 }
@@ -90,7 +93,8 @@ let cublasScasum$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
- * @param result_ out `float *`: host or device memory. */
+ * @param result_ out `float *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScasum', 'n', 'i32', n_);
@@ -106,7 +110,8 @@ let cublasScnrm2$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
- * @param result_ out `float *`: host or device memory. */
+ * @param result_ out `float *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScnrm2', 'n', 'i32', n_);
@@ -123,7 +128,8 @@ let cublasScopy$c: NativeFunction | undefined;
  * @param x in `const float *`: device memory.
  * @param incx in `int`.
  * @param y in/out `float *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScopy', 'n', 'i32', n_);
@@ -145,7 +151,8 @@ let cublasSdgmm$c: NativeFunction | undefined;
  * @param x in `const float *`: device memory.
  * @param incx in `int`.
  * @param C in/out `float *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm', 'mode', 'i32', mode);
@@ -168,7 +175,8 @@ let cublasSdot$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in `const float *`: device memory.
  * @param incy in `int`.
- * @param result_ out `float *`: host or device memory. */
+ * @param result_ out `float *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdot', 'n', 'i32', n_);

@@ -11,7 +11,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cublasSetAtomicsMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @param mode in `cublasAtomicsMode_t`. */
+ * @param mode in `cublasAtomicsMode_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cublasAtomicsMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetAtomicsMode', 'mode', 'i32', mode);
@@ -20,7 +21,8 @@ export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cu
 }
 let cublasSetLoggerCallback$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 11.8 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @param userCallback in C callback `cublasLogCallback`. */
+ * @param userCallback in C callback `cublasLogCallback`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetLoggerCallback(userCallback: T.Pointer): void {
   callbackArg('cublasSetLoggerCallback', 'userCallback', userCallback, true);
   const status = (cublasSetLoggerCallback$c ??= binder.native('cublasSetLoggerCallback'))(userCallback);
@@ -29,7 +31,8 @@ export function cublasSetLoggerCallback(userCallback: T.Pointer): void {
 let cublasSetMathMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @param mode in `cublasMath_t`. */
+ * @param mode in `cublasMath_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cublasMath_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetMathMode', 'mode', 'i32', mode);
@@ -44,7 +47,8 @@ let cublasSetMatrix$c: NativeFunction | undefined;
  * @param A in `const void *`: host memory.
  * @param lda in `int`.
  * @param B out `void *`: device memory.
- * @param ldb in `int`. */
+ * @param ldb in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.HostMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrix', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrix', 'cols', 'i32', cols);
@@ -65,7 +69,8 @@ let cublasSetMatrixAsync$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param B out `void *`: device memory.
  * @param ldb in `int`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.HostMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrixAsync', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrixAsync', 'cols', 'i32', cols);
@@ -81,7 +86,8 @@ export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: numbe
 let cublasSetPointerMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @param mode in `cublasPointerMode_t`. */
+ * @param mode in `cublasPointerMode_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cublasPointerMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetPointerMode', 'mode', 'i32', mode);
@@ -91,7 +97,8 @@ export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cu
 let cublasSetSmCountTarget$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @param smCountTarget in `int`. */
+ * @param smCountTarget in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountTarget: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
   if (typeof smCountTarget !== 'number' || (smCountTarget | 0) !== smCountTarget) throw intError('cublasSetSmCountTarget', 'smCountTarget', 'i32', smCountTarget);
@@ -101,7 +108,8 @@ export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountT
 let cublasSetStream$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @param streamId in `cudaStream_t`. */
+ * @param streamId in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cublasSetStream', 'streamId', streamId, true) as typeof streamId;
@@ -115,7 +123,8 @@ let cublasSetVector$c: NativeFunction | undefined;
  * @param x in `const void *`: host memory.
  * @param incx in `int`.
  * @param devicePtr out `void *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetVector(n_: number, elemSize: number, x: T.HostMemory | null, incx: number, devicePtr: T.DeviceMemory | null, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVector', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVector', 'elemSize', 'i32', elemSize);
@@ -134,7 +143,8 @@ let cublasSetVectorAsync$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param devicePtr out `void *`: device memory.
  * @param incy in `int`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.HostMemory | null, incx: number, devicePtr: T.DeviceMemory | null, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVectorAsync', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVectorAsync', 'elemSize', 'i32', elemSize);
@@ -150,7 +160,8 @@ let cublasSetWorkspace$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t workspaceSizeInBytes)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param workspace in/out `void *`: address or host buffer.
- * @param workspaceSizeInBytes in `size_t`. */
+ * @param workspaceSizeInBytes in `size_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSetWorkspace(handle: T.cublasHandle_t | null, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetWorkspace', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSetWorkspace', 'workspace', workspace, true);

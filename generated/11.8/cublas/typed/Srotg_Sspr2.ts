@@ -14,7 +14,8 @@ let cublasSrotg$c: NativeFunction | undefined;
  * @param a in/out `float *`: address or host buffer.
  * @param b in/out `float *`: address or host buffer.
  * @param c in/out `float *`: address or host buffer.
- * @param s_ in/out `float *`: address or host buffer. */
+ * @param s_ in/out `float *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrotg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSrotg', 'a', a, true);
@@ -32,7 +33,8 @@ let cublasSrotm$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in/out `float *`: device memory.
  * @param incy in `int`.
- * @param param in `const float *`: address or host buffer. */
+ * @param param in `const float *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSrotm(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrotm', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSrotm', 'n', 'i32', n_);
@@ -51,7 +53,8 @@ let cublasSrotmg$c: NativeFunction | undefined;
  * @param d2 in/out `float *`: address or host buffer.
  * @param x1 in/out `float *`: address or host buffer.
  * @param y1 in `const float *`: address or host buffer.
- * @param param in/out `float *`: address or host buffer. */
+ * @param param in/out `float *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSrotmg(handle: T.cublasHandle_t | null, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrotmg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSrotmg', 'd1', d1, true);
@@ -75,7 +78,8 @@ let cublasSsbmv$: typeof cublasSsbmv | undefined;
  * @param incx in `int`.
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSsbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasSsbmv$ ??= bind$cublasSsbmv())(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -107,7 +111,8 @@ let cublasSscal$: typeof cublasSscal | undefined;
  * @param n_ in `int`.
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `float *`: device memory.
- * @param incx in `int`. */
+ * @param incx in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number): void {
   return (cublasSscal$ ??= bind$cublasSscal())(handle, n_, alpha, x, incx);
 }
@@ -137,7 +142,8 @@ let cublasSspmv$: typeof cublasSspmv | undefined;
  * @param incx in `int`.
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSspmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasSspmv$ ??= bind$cublasSspmv())(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
 }
@@ -169,7 +175,8 @@ let cublasSspr$: typeof cublasSspr | undefined;
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const float *`: device memory.
  * @param incx in `int`.
- * @param AP in/out `float *`: device memory. */
+ * @param AP in/out `float *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSspr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, AP: T.DeviceMemory | null): void {
   return (cublasSspr$ ??= bind$cublasSspr())(handle, uplo, n_, alpha, x, incx, AP);
 }
@@ -200,7 +207,8 @@ let cublasSspr2$: typeof cublasSspr2 | undefined;
  * @param incx in `int`.
  * @param y in `const float *`: device memory.
  * @param incy in `int`.
- * @param AP in/out `float *`: device memory. */
+ * @param AP in/out `float *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSspr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, AP: T.DeviceMemory | null): void {
   return (cublasSspr2$ ??= bind$cublasSspr2())(handle, uplo, n_, alpha, x, incx, y, incy, AP);
 }

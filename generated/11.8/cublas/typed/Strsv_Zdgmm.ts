@@ -18,7 +18,8 @@ let cublasStrsv$c: NativeFunction | undefined;
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
  * @param x in/out `float *`: device memory.
- * @param incx in `int`. */
+ * @param incx in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsv', 'uplo', 'i32', uplo);
@@ -39,7 +40,8 @@ let cublasStrttp$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
- * @param AP in/out `float *`: device memory. */
+ * @param AP in/out `float *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasStrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrttp', 'uplo', 'i32', uplo);
@@ -59,7 +61,8 @@ let cublasSwapEx$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in/out `void *`: device memory.
  * @param yType in `cudaDataType`.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasSwapEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSwapEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSwapEx', 'n', 'i32', n_);
@@ -91,7 +94,8 @@ let cublasUint8gemmBias$c: NativeFunction | undefined;
  * @param C_bias in `int`.
  * @param ldc in `int`.
  * @param C_mult in `int`.
- * @param C_shift in `int`. */
+ * @param C_shift in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasUint8gemmBias(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, transc: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, A_bias: number, lda: number, B: T.DeviceMemory | null, B_bias: number, ldb: number, C: T.DeviceMemory | null, C_bias: number, ldc: number, C_mult: number, C_shift: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasUint8gemmBias', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasUint8gemmBias', 'transa', 'i32', transa);
@@ -118,7 +122,8 @@ let cublasXerbla$c: NativeFunction | undefined;
 /** `void cublasXerbla(const char *srName, int info)` · cublas_api.h · CUDA 11.8
  * @param srName in string (`const char *`).
  * @param info in `int`.
- * @returns `void` */
+ * @returns `void`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasXerbla(srName: string, info: number): void {
   if (typeof srName === 'string' ? srName.includes('\0') : true) cstringArg('cublasXerbla', 'srName', srName, false);
   if (typeof info !== 'number' || (info | 0) !== info) throw intError('cublasXerbla', 'info', 'i32', info);
@@ -133,7 +138,8 @@ let cublasZaxpy$: typeof cublasZaxpy | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param y in/out `cuDoubleComplex *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   return (cublasZaxpy$ ??= bind$cublasZaxpy())(handle, n_, alpha, x, incx, y, incy);
 }
@@ -161,7 +167,8 @@ let cublasZcopy$c: NativeFunction | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param y in/out `cuDoubleComplex *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZcopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZcopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZcopy', 'n', 'i32', n_);
@@ -183,7 +190,8 @@ let cublasZdgmm$c: NativeFunction | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasZdgmm', 'mode', 'i32', mode);

@@ -23,7 +23,8 @@ let cublasZgemm3m$: typeof cublasZgemm3m | undefined;
  * @param ldb in `int`.
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZgemm3m$ ??= bind$cublasZgemm3m())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -64,7 +65,8 @@ let cublasZgemv$: typeof cublasZgemv | undefined;
  * @param incx in `int`.
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasZgemv$ ??= bind$cublasZgemv())(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -104,7 +106,8 @@ let cublasZgemvBatched$: typeof cublasZgemvBatched | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param yarray in `cuDoubleComplex *const *`: device memory.
  * @param incy in `int`.
- * @param batchCount in `int`. */
+ * @param batchCount in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: number, xarray: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, yarray: T.DeviceMemory | null, incy: number, batchCount: number): void {
   return (cublasZgemvBatched$ ??= bind$cublasZgemvBatched())(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
@@ -148,7 +151,8 @@ let cublasZgemvStridedBatched$: typeof cublasZgemvStridedBatched | undefined;
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`.
  * @param stridey in `long long`.
- * @param batchCount in `int`. */
+ * @param batchCount in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, x: T.DeviceMemory | null, incx: number, stridex: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number, stridey: T.Int64, batchCount: number): void {
   return (cublasZgemvStridedBatched$ ??= bind$cublasZgemvStridedBatched())(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
@@ -187,7 +191,8 @@ let cublasZgeqrfBatched$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param TauArray in `cuDoubleComplex *const *`: device memory.
  * @param info in/out `int *`: address or host buffer.
- * @param batchSize in `int`. */
+ * @param batchSize in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.DeviceMemory | null, lda: number, TauArray: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgeqrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgeqrfBatched', 'm', 'i32', m);
@@ -211,7 +216,8 @@ let cublasZgerc$: typeof cublasZgerc | undefined;
  * @param y in `const cuDoubleComplex *`: device memory.
  * @param incy in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
- * @param lda in `int`. */
+ * @param lda in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZgerc(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasZgerc$ ??= bind$cublasZgerc())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -246,7 +252,8 @@ let cublasZgeru$: typeof cublasZgeru | undefined;
  * @param y in `const cuDoubleComplex *`: device memory.
  * @param incy in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
- * @param lda in `int`. */
+ * @param lda in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZgeru(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasZgeru$ ??= bind$cublasZgeru())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -278,7 +285,8 @@ let cublasZgetrfBatched$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param P in/out `int *`: device memory.
  * @param info in/out `int *`: address or host buffer.
- * @param batchSize in `int`. */
+ * @param batchSize in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgetrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgetrfBatched', 'n', 'i32', n_);

@@ -14,7 +14,8 @@ let cublasZscal$: typeof cublasZscal | undefined;
  * @param n_ in `int`.
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuDoubleComplex *`: device memory.
- * @param incx in `int`. */
+ * @param incx in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number): void {
   return (cublasZscal$ ??= bind$cublasZscal())(handle, n_, alpha, x, incx);
 }
@@ -40,7 +41,8 @@ let cublasZswap$c: NativeFunction | undefined;
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param y in/out `cuDoubleComplex *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZswap(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZswap', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZswap', 'n', 'i32', n_);
@@ -65,7 +67,8 @@ let cublasZsymm$: typeof cublasZsymm | undefined;
  * @param ldb in `int`.
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZsymm$ ??= bind$cublasZsymm())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -104,7 +107,8 @@ let cublasZsymv$: typeof cublasZsymv | undefined;
  * @param incx in `int`.
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasZsymv$ ??= bind$cublasZsymv())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -138,7 +142,8 @@ let cublasZsyr$: typeof cublasZsyr | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
- * @param lda in `int`. */
+ * @param lda in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasZsyr$ ??= bind$cublasZsyr())(handle, uplo, n_, alpha, x, incx, A, lda);
 }
@@ -171,7 +176,8 @@ let cublasZsyr2$: typeof cublasZsyr2 | undefined;
  * @param y in `const cuDoubleComplex *`: device memory.
  * @param incy in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
- * @param lda in `int`. */
+ * @param lda in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasZsyr2$ ??= bind$cublasZsyr2())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -209,7 +215,8 @@ let cublasZsyr2k$: typeof cublasZsyr2k | undefined;
  * @param ldb in `int`.
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZsyr2k$ ??= bind$cublasZsyr2k())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -248,7 +255,8 @@ let cublasZsyrk$: typeof cublasZsyrk | undefined;
  * @param lda in `int`.
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
- * @param ldc in `int`. */
+ * @param ldc in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cublas/index.html). */
 export function cublasZsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZsyrk$ ??= bind$cublasZsyrk())(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
 }

@@ -9,7 +9,8 @@ void [callbackArg, checkRecord, cstringArg, rawCovers];
 let cufftCreate$: NativeFunction | undefined;
 /** `cufftResult cufftCreate(cufftHandle *handle)` · cufft.h · CUDA 11.8
  * @param handle `cufftHandle *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftCreate(handle: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 4 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cufftCreate', 'handle', handle, 4, 4);
   return (cufftCreate$ ??= binder.native('cufftCreate'))(handle);
@@ -17,7 +18,8 @@ export function cufftCreate(handle: T.Pointer): T.cufftResult {
 let cufftDestroy$: NativeFunction | undefined;
 /** `cufftResult cufftDestroy(cufftHandle plan)` · cufft.h · CUDA 11.8
  * @param plan `cufftHandle`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftDestroy(plan: T.cufftHandle): T.cufftResult {
   return (cufftDestroy$ ??= binder.native('cufftDestroy'))(plan);
 }
@@ -27,7 +29,8 @@ let cufftEstimate1d$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param batch `int`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftEstimate1d(nx: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftEstimate1d', 'workSize', workSize, 8, 8);
   return (cufftEstimate1d$ ??= binder.native('cufftEstimate1d'))(nx, type, batch, workSize);
@@ -38,7 +41,8 @@ let cufftEstimate2d$: NativeFunction | undefined;
  * @param ny `int`
  * @param type `cufftType`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftEstimate2d(nx: number, ny: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftEstimate2d', 'workSize', workSize, 8, 8);
   return (cufftEstimate2d$ ??= binder.native('cufftEstimate2d'))(nx, ny, type, workSize);
@@ -50,7 +54,8 @@ let cufftEstimate3d$: NativeFunction | undefined;
  * @param nz `int`
  * @param type `cufftType`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftEstimate3d(nx: number, ny: number, nz: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftEstimate3d', 'workSize', workSize, 8, 8);
   return (cufftEstimate3d$ ??= binder.native('cufftEstimate3d'))(nx, ny, nz, type, workSize);
@@ -68,7 +73,8 @@ let cufftEstimateMany$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param batch `int`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftEstimateMany(rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 4 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftEstimateMany', 'n', n, 4, 4);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 4 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftEstimateMany', 'inembed', inembed, 4, 4);
@@ -82,7 +88,8 @@ let cufftExecC2C$: NativeFunction | undefined;
  * @param idata `cufftComplex *`, device memory
  * @param odata `cufftComplex *`, device memory
  * @param direction `int`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftExecC2C(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer, direction: number): T.cufftResult {
   if (ArrayBuffer.isView(idata) || idata instanceof ArrayBuffer) deviceArg('cufftExecC2C', 'idata', idata, true);
   if (idata !== null && typeof idata !== 'bigint' && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata))) rawCovers('cufftExecC2C', 'idata', idata, 0, 1);
@@ -95,7 +102,8 @@ let cufftExecC2R$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param idata `cufftComplex *`, device memory
  * @param odata `cufftReal *`, device memory
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftExecC2R(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
   if (ArrayBuffer.isView(idata) || idata instanceof ArrayBuffer) deviceArg('cufftExecC2R', 'idata', idata, true);
   if (idata !== null && typeof idata !== 'bigint' && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata))) rawCovers('cufftExecC2R', 'idata', idata, 0, 1);
@@ -108,7 +116,8 @@ let cufftExecD2Z$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param idata `cufftDoubleReal *`, device memory
  * @param odata `cufftDoubleComplex *`, device memory
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftExecD2Z(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
   if (ArrayBuffer.isView(idata) || idata instanceof ArrayBuffer) deviceArg('cufftExecD2Z', 'idata', idata, true);
   if (idata !== null && typeof idata !== 'bigint' && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata))) rawCovers('cufftExecD2Z', 'idata', idata, 0, 1);
@@ -121,7 +130,8 @@ let cufftExecR2C$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param idata `cufftReal *`, device memory
  * @param odata `cufftComplex *`, device memory
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftExecR2C(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
   if (ArrayBuffer.isView(idata) || idata instanceof ArrayBuffer) deviceArg('cufftExecR2C', 'idata', idata, true);
   if (idata !== null && typeof idata !== 'bigint' && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata))) rawCovers('cufftExecR2C', 'idata', idata, 0, 1);
@@ -134,7 +144,8 @@ let cufftExecZ2D$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param idata `cufftDoubleComplex *`, device memory
  * @param odata `cufftDoubleReal *`, device memory
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftExecZ2D(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
   if (ArrayBuffer.isView(idata) || idata instanceof ArrayBuffer) deviceArg('cufftExecZ2D', 'idata', idata, true);
   if (idata !== null && typeof idata !== 'bigint' && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata))) rawCovers('cufftExecZ2D', 'idata', idata, 0, 1);
@@ -148,7 +159,8 @@ let cufftExecZ2Z$: NativeFunction | undefined;
  * @param idata `cufftDoubleComplex *`, device memory
  * @param odata `cufftDoubleComplex *`, device memory
  * @param direction `int`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftExecZ2Z(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer, direction: number): T.cufftResult {
   if (ArrayBuffer.isView(idata) || idata instanceof ArrayBuffer) deviceArg('cufftExecZ2Z', 'idata', idata, true);
   if (idata !== null && typeof idata !== 'bigint' && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata))) rawCovers('cufftExecZ2Z', 'idata', idata, 0, 1);

@@ -13,7 +13,8 @@ let cufftMakePlan1d$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param batch `int`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftMakePlan1d(plan: T.cufftHandle, nx: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftMakePlan1d', 'workSize', workSize, 8, 8);
   return (cufftMakePlan1d$ ??= binder.native('cufftMakePlan1d'))(plan, nx, type, batch, workSize);
@@ -25,7 +26,8 @@ let cufftMakePlan2d$: NativeFunction | undefined;
  * @param ny `int`
  * @param type `cufftType`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftMakePlan2d(plan: T.cufftHandle, nx: number, ny: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftMakePlan2d', 'workSize', workSize, 8, 8);
   return (cufftMakePlan2d$ ??= binder.native('cufftMakePlan2d'))(plan, nx, ny, type, workSize);
@@ -38,7 +40,8 @@ let cufftMakePlan3d$: NativeFunction | undefined;
  * @param nz `int`
  * @param type `cufftType`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftMakePlan3d(plan: T.cufftHandle, nx: number, ny: number, nz: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftMakePlan3d', 'workSize', workSize, 8, 8);
   return (cufftMakePlan3d$ ??= binder.native('cufftMakePlan3d'))(plan, nx, ny, nz, type, workSize);
@@ -57,7 +60,8 @@ let cufftMakePlanMany$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param batch `int`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftMakePlanMany(plan: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 4 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftMakePlanMany', 'n', n, 4, 4);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 4 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftMakePlanMany', 'inembed', inembed, 4, 4);
@@ -79,7 +83,8 @@ let cufftMakePlanMany64$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param batch `long long`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftMakePlanMany64(plan: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 8 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftMakePlanMany64', 'n', n, 8, 8);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 8 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftMakePlanMany64', 'inembed', inembed, 8, 8);
@@ -93,7 +98,8 @@ let cufftPlan1d$: NativeFunction | undefined;
  * @param nx `int`
  * @param type `cufftType`
  * @param batch `int`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftPlan1d(plan: T.Pointer, nx: number, type: T.cufftType, batch: number): T.cufftResult {
   if (!(ArrayBuffer.isView(plan) && plan.byteLength >= 4 && (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof plan === 'number' && plan >= 0 && Number.isSafeInteger(plan)) && plan !== null) rawCovers('cufftPlan1d', 'plan', plan, 4, 4);
   return (cufftPlan1d$ ??= binder.native('cufftPlan1d'))(plan, nx, type, batch);
@@ -104,7 +110,8 @@ let cufftPlan2d$: NativeFunction | undefined;
  * @param nx `int`
  * @param ny `int`
  * @param type `cufftType`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftPlan2d(plan: T.Pointer, nx: number, ny: number, type: T.cufftType): T.cufftResult {
   if (!(ArrayBuffer.isView(plan) && plan.byteLength >= 4 && (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof plan === 'number' && plan >= 0 && Number.isSafeInteger(plan)) && plan !== null) rawCovers('cufftPlan2d', 'plan', plan, 4, 4);
   return (cufftPlan2d$ ??= binder.native('cufftPlan2d'))(plan, nx, ny, type);
@@ -122,7 +129,8 @@ let cufftPlanMany$: NativeFunction | undefined;
  * @param odist `int`
  * @param type `cufftType`
  * @param batch `int`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftPlanMany(plan: T.Pointer, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): T.cufftResult {
   if (!(ArrayBuffer.isView(plan) && plan.byteLength >= 4 && (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof plan === 'number' && plan >= 0 && Number.isSafeInteger(plan)) && plan !== null) rawCovers('cufftPlanMany', 'plan', plan, 4, 4);
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 4 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftPlanMany', 'n', n, 4, 4);

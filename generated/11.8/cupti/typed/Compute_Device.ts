@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuptiComputeCapabilitySupported$: typeof cuptiComputeCapabilitySupported | undefined;
-/** `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param major in `int`.
  * @param minor in `int`.
  * @returns the value of `support`: out `int *`.
@@ -32,7 +32,7 @@ function bind$cuptiComputeCapabilitySupported(): typeof cuptiComputeCapabilitySu
   };
 }
 let cuptiDeviceEnumEventDomains$: typeof cuptiDeviceEnumEventDomains | undefined;
-/** `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param arraySizeBytes in/out `size_t *`: this value in, the call's value returned.
  * @param domainArray in/out `CUpti_EventDomainID *`: address or host buffer.
@@ -62,7 +62,7 @@ function bind$cuptiDeviceEnumEventDomains(): typeof cuptiDeviceEnumEventDomains 
   };
 }
 let cuptiDeviceEnumMetrics$: typeof cuptiDeviceEnumMetrics | undefined;
-/** `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @returns the value of `metricArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
@@ -91,7 +91,7 @@ function bind$cuptiDeviceEnumMetrics(): typeof cuptiDeviceEnumMetrics {
   };
 }
 let cuptiDeviceGetAttribute$: typeof cuptiDeviceGetAttribute | undefined;
-/** `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param attrib in `CUpti_DeviceAttribute`.
  * @param value in/out `void *`: address or host buffer.
@@ -121,7 +121,7 @@ function bind$cuptiDeviceGetAttribute(): typeof cuptiDeviceGetAttribute {
   };
 }
 let cuptiDeviceGetEventDomainAttribute$: typeof cuptiDeviceGetEventDomainAttribute | undefined;
-/** `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param eventDomain in `CUpti_EventDomainID`.
  * @param attrib in `CUpti_EventDomainAttribute`.
@@ -153,7 +153,7 @@ function bind$cuptiDeviceGetEventDomainAttribute(): typeof cuptiDeviceGetEventDo
   };
 }
 let cuptiDeviceGetNumEventDomains$: typeof cuptiDeviceGetNumEventDomains | undefined;
-/** `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @returns the value of `numDomains`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
@@ -174,7 +174,7 @@ function bind$cuptiDeviceGetNumEventDomains(): typeof cuptiDeviceGetNumEventDoma
   };
 }
 let cuptiDeviceGetNumMetrics$: typeof cuptiDeviceGetNumMetrics | undefined;
-/** `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @returns the value of `numMetrics`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
@@ -195,7 +195,7 @@ function bind$cuptiDeviceGetNumMetrics(): typeof cuptiDeviceGetNumMetrics {
   };
 }
 let cuptiDeviceGetTimestamp$: typeof cuptiDeviceGetTimestamp | undefined;
-/** `CUptiResult cuptiDeviceGetTimestamp(CUcontext context, uint64_t *timestamp)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetTimestamp(CUcontext context, uint64_t *timestamp)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @returns the value of `timestamp`: out `uint64_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
@@ -216,7 +216,7 @@ function bind$cuptiDeviceGetTimestamp(): typeof cuptiDeviceGetTimestamp {
   };
 }
 let cuptiDeviceSupported$: typeof cuptiDeviceSupported | undefined;
-/** `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `support`: out `int *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -237,7 +237,7 @@ function bind$cuptiDeviceSupported(): typeof cuptiDeviceSupported {
   };
 }
 let cuptiDeviceVirtualizationMode$: typeof cuptiDeviceVirtualizationMode | undefined;
-/** `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `mode`: out `CUpti_DeviceVirtualizationMode *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */

@@ -9,14 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuptiFinalize$c: NativeFunction | undefined;
-/** `CUptiResult cuptiFinalize(void)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiFinalize(void)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiFinalize(): void {
   const status = (cuptiFinalize$c ??= binder.native('cuptiFinalize'))();
   if (status !== 0) throw fail('cuptiFinalize', status);
 }
 let cuptiGetAutoBoostState$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @returns the value of `state`: out `CUpti_ActivityAutoBoostState`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -28,7 +28,7 @@ export function cuptiGetAutoBoostState(context: T.CUcontext | null): T.CUpti_Act
   return decodeRecord<T.CUpti_ActivityAutoBoostState>(records.CUpti_ActivityAutoBoostState(), state$);
 }
 let cuptiGetCallbackName$: typeof cuptiGetCallbackName | undefined;
-/** `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param domain in `CUpti_CallbackDomain`.
  * @param cbid in `uint32_t`.
  * @returns the value of `name`: out `const char **`.
@@ -51,7 +51,7 @@ function bind$cuptiGetCallbackName(): typeof cuptiGetCallbackName {
   };
 }
 let cuptiGetCallbackState$: typeof cuptiGetCallbackState | undefined;
-/** `CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param subscriber in `CUpti_SubscriberHandle`.
  * @param domain in `CUpti_CallbackDomain`.
  * @param cbid in `CUpti_CallbackId`.
@@ -76,7 +76,7 @@ function bind$cuptiGetCallbackState(): typeof cuptiGetCallbackState {
   };
 }
 let cuptiGetContextId$: typeof cuptiGetContextId | undefined;
-/** `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @returns the value of `contextId`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -97,7 +97,7 @@ function bind$cuptiGetContextId(): typeof cuptiGetContextId {
   };
 }
 let cuptiGetDeviceId$: typeof cuptiGetDeviceId | undefined;
-/** `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @returns the value of `deviceId`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -118,7 +118,7 @@ function bind$cuptiGetDeviceId(): typeof cuptiGetDeviceId {
   };
 }
 let cuptiGetGraphId$: typeof cuptiGetGraphId | undefined;
-/** `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `CUgraph`.
  * @returns the value of `pId`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -139,7 +139,7 @@ function bind$cuptiGetGraphId(): typeof cuptiGetGraphId {
   };
 }
 let cuptiGetGraphNodeId$: typeof cuptiGetGraphNodeId | undefined;
-/** `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `CUgraphNode`.
  * @returns the value of `nodeId`: out `uint64_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -160,14 +160,14 @@ function bind$cuptiGetGraphNodeId(): typeof cuptiGetGraphNodeId {
   };
 }
 let cuptiGetLastError$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetLastError(void)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetLastError(void)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetLastError(): void {
   const status = (cuptiGetLastError$c ??= binder.native('cuptiGetLastError'))();
   if (status !== 0) throw fail('cuptiGetLastError', status);
 }
 let cuptiGetNumEventDomains$: typeof cuptiGetNumEventDomains | undefined;
-/** `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `numDomains`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiGetNumEventDomains(): number {
@@ -186,7 +186,7 @@ function bind$cuptiGetNumEventDomains(): typeof cuptiGetNumEventDomains {
   };
 }
 let cuptiGetNumMetrics$: typeof cuptiGetNumMetrics | undefined;
-/** `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `numMetrics`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiGetNumMetrics(): number {
@@ -205,7 +205,7 @@ function bind$cuptiGetNumMetrics(): typeof cuptiGetNumMetrics {
   };
 }
 let cuptiGetResultString$: typeof cuptiGetResultString | undefined;
-/** `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_RESULT_API`. `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param result_ in `CUptiResult`.
  * @returns the value of `str`: out `const char **`.
  * @remarks [NVIDIA group `CUPTI_RESULT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__RESULT__API.html). */
@@ -226,7 +226,7 @@ function bind$cuptiGetResultString(): typeof cuptiGetResultString {
   };
 }
 let cuptiGetStreamId$: typeof cuptiGetStreamId | undefined;
-/** `CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param stream in `CUstream`.
  * @returns the value of `streamId`: out `uint32_t *`.
@@ -249,7 +249,7 @@ function bind$cuptiGetStreamId(): typeof cuptiGetStreamId {
   };
 }
 let cuptiGetStreamIdEx$: typeof cuptiGetStreamIdEx | undefined;
-/** `CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param stream in `CUstream`.
  * @param perThreadStream in `uint8_t`.
@@ -274,7 +274,7 @@ function bind$cuptiGetStreamIdEx(): typeof cuptiGetStreamIdEx {
   };
 }
 let cuptiGetThreadIdType$: typeof cuptiGetThreadIdType | undefined;
-/** `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `type`: out `CUpti_ActivityThreadIdType *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetThreadIdType(): T.CUpti_ActivityThreadIdType {
@@ -293,7 +293,7 @@ function bind$cuptiGetThreadIdType(): typeof cuptiGetThreadIdType {
   };
 }
 let cuptiGetTimestamp$: typeof cuptiGetTimestamp | undefined;
-/** `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `timestamp`: out `uint64_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetTimestamp(): bigint {
@@ -312,7 +312,7 @@ function bind$cuptiGetTimestamp(): typeof cuptiGetTimestamp {
   };
 }
 let cuptiGetVersion$: typeof cuptiGetVersion | undefined;
-/** `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_VERSION_API`. `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_VERSION_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__VERSION__API.html). */
 export function cuptiGetVersion(): number {

@@ -8,14 +8,16 @@ void [callbackArg, checkRecord, cstringArg, rawCovers];
 
 let cusolverDnLoggerForceDisable$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerForceDisable(void)` · cusolverDn.h · CUDA 11.8
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnLoggerForceDisable(): T.cusolverStatus_t {
   return (cusolverDnLoggerForceDisable$ ??= binder.native('cusolverDnLoggerForceDisable'))();
 }
 let cusolverDnLoggerOpenFile$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 11.8
  * @param logFile `const char *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnLoggerOpenFile(logFile: string | T.Pointer): T.cusolverStatus_t {
   if (typeof logFile === 'string' && logFile.includes('\0')) cstringArg('cusolverDnLoggerOpenFile', 'logFile', logFile, true);
   return (cusolverDnLoggerOpenFile$ ??= binder.native('cusolverDnLoggerOpenFile'))(logFile);
@@ -23,7 +25,8 @@ export function cusolverDnLoggerOpenFile(logFile: string | T.Pointer): T.cusolve
 let cusolverDnLoggerSetCallback$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 11.8 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @param callback `cusolverDnLoggerCallback_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnLoggerSetCallback(callback: T.Pointer): T.cusolverStatus_t {
   if (callback !== null && typeof callback !== 'bigint') callbackArg('cusolverDnLoggerSetCallback', 'callback', callback, true);
   return (cusolverDnLoggerSetCallback$ ??= binder.native('cusolverDnLoggerSetCallback'))(callback);
@@ -31,7 +34,8 @@ export function cusolverDnLoggerSetCallback(callback: T.Pointer): T.cusolverStat
 let cusolverDnLoggerSetFile$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 11.8
  * @param file `FILE *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnLoggerSetFile(file: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(file) && file.byteLength >= 216) && !(typeof file === 'number' && file >= 0 && Number.isSafeInteger(file)) && file !== null) rawCovers('cusolverDnLoggerSetFile', 'file', file, 216, 1);
   return (cusolverDnLoggerSetFile$ ??= binder.native('cusolverDnLoggerSetFile'))(file);
@@ -39,14 +43,16 @@ export function cusolverDnLoggerSetFile(file: T.Pointer): T.cusolverStatus_t {
 let cusolverDnLoggerSetLevel$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 11.8
  * @param level `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnLoggerSetLevel(level: number): T.cusolverStatus_t {
   return (cusolverDnLoggerSetLevel$ ??= binder.native('cusolverDnLoggerSetLevel'))(level);
 }
 let cusolverDnLoggerSetMask$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 11.8
  * @param mask `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnLoggerSetMask(mask: number): T.cusolverStatus_t {
   return (cusolverDnLoggerSetMask$ ??= binder.native('cusolverDnLoggerSetMask'))(mask);
 }
@@ -64,6 +70,7 @@ let cusolverDnPotrf$: NativeFunction | undefined;
  * @param workspaceInBytes `size_t`
  * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnPotrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnPotrf', 'A', A, true);
@@ -85,6 +92,7 @@ let cusolverDnPotrf_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnPotrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnPotrf_bufferSize', 'A', A, true);

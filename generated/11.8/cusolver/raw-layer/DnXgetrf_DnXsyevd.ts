@@ -22,7 +22,8 @@ let cusolverDnXgetrf$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgetrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgetrf', 'A', A, 0, 1);
@@ -47,7 +48,8 @@ let cusolverDnXgetrf_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgetrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgetrf_bufferSize', 'A', A, 0, 1);
@@ -70,7 +72,8 @@ let cusolverDnXgetrs$: NativeFunction | undefined;
  * @param B `void *`, device memory
  * @param ldb `int64_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, trans: T.cublasOperation_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgetrs', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgetrs', 'A', A, 0, 1);
@@ -97,7 +100,8 @@ let cusolverDnXpotrf$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXpotrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXpotrf', 'A', A, 0, 1);
@@ -120,7 +124,8 @@ let cusolverDnXpotrf_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXpotrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXpotrf_bufferSize', 'A', A, 0, 1);
@@ -142,7 +147,8 @@ let cusolverDnXpotrs$: NativeFunction | undefined;
  * @param B `void *`, device memory
  * @param ldb `int64_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXpotrs', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXpotrs', 'A', A, 0, 1);
@@ -170,7 +176,8 @@ let cusolverDnXsyevd$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXsyevd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXsyevd', 'A', A, 0, 1);
@@ -198,7 +205,8 @@ let cusolverDnXsyevd_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXsyevd_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXsyevd_bufferSize', 'A', A, 0, 1);

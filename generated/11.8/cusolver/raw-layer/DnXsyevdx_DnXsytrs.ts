@@ -30,7 +30,8 @@ let cusolverDnXsyevdx$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXsyevdx', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXsyevdx', 'A', A, 0, 1);
@@ -67,7 +68,8 @@ let cusolverDnXsyevdx_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXsyevdx_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXsyevdx_bufferSize', 'A', A, 0, 1);
@@ -85,7 +87,8 @@ let cusolverDnXsyevjGetResidual$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param info `syevjInfo_t`
  * @param residual `double *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t, info: T.syevjInfo_t, residual: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(residual) && residual.byteLength >= 8 && (((residual as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (residual as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof residual === 'number' && residual >= 0 && Number.isSafeInteger(residual)) && residual !== null) rawCovers('cusolverDnXsyevjGetResidual', 'residual', residual, 8, 8);
   return (cusolverDnXsyevjGetResidual$ ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, residual);
@@ -95,7 +98,8 @@ let cusolverDnXsyevjGetSweeps$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param info `syevjInfo_t`
  * @param executed_sweeps `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsyevjGetSweeps(handle: T.cusolverDnHandle_t, info: T.syevjInfo_t, executed_sweeps: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(executed_sweeps) && executed_sweeps.byteLength >= 4 && (((executed_sweeps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (executed_sweeps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof executed_sweeps === 'number' && executed_sweeps >= 0 && Number.isSafeInteger(executed_sweeps)) && executed_sweeps !== null) rawCovers('cusolverDnXsyevjGetSweeps', 'executed_sweeps', executed_sweeps, 4, 4);
   return (cusolverDnXsyevjGetSweeps$ ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, executed_sweeps);
@@ -104,7 +108,8 @@ let cusolverDnXsyevjSetMaxSweeps$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 11.8
  * @param info `syevjInfo_t`
  * @param max_sweeps `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsyevjSetMaxSweeps(info: T.syevjInfo_t, max_sweeps: number): T.cusolverStatus_t {
   return (cusolverDnXsyevjSetMaxSweeps$ ??= binder.native('cusolverDnXsyevjSetMaxSweeps'))(info, max_sweeps);
 }
@@ -112,7 +117,8 @@ let cusolverDnXsyevjSetSortEig$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjSetSortEig(syevjInfo_t info, int sort_eig)` · cusolverDn.h · CUDA 11.8
  * @param info `syevjInfo_t`
  * @param sort_eig `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsyevjSetSortEig(info: T.syevjInfo_t, sort_eig: number): T.cusolverStatus_t {
   return (cusolverDnXsyevjSetSortEig$ ??= binder.native('cusolverDnXsyevjSetSortEig'))(info, sort_eig);
 }
@@ -120,7 +126,8 @@ let cusolverDnXsyevjSetTolerance$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjSetTolerance(syevjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 11.8
  * @param info `syevjInfo_t`
  * @param tolerance `double`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsyevjSetTolerance(info: T.syevjInfo_t, tolerance: number): T.cusolverStatus_t {
   return (cusolverDnXsyevjSetTolerance$ ??= binder.native('cusolverDnXsyevjSetTolerance'))(info, tolerance);
 }
@@ -142,7 +149,8 @@ let cusolverDnXsytrs$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsytrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXsytrs', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXsytrs', 'A', A, 0, 1);
@@ -172,7 +180,8 @@ let cusolverDnXsytrs_bufferSize$: NativeFunction | undefined;
  * @param ldb `int64_t`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXsytrs_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXsytrs_bufferSize', 'A', A, 0, 1);

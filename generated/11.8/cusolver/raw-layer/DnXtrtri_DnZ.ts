@@ -20,7 +20,8 @@ let cusolverDnXtrtri$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXtrtri', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXtrtri', 'A', A, 0, 1);
@@ -42,7 +43,8 @@ let cusolverDnXtrtri_bufferSize$: NativeFunction | undefined;
  * @param lda `int64_t`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXtrtri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXtrtri_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXtrtri_bufferSize', 'A', A, 0, 1);
@@ -66,7 +68,8 @@ let cusolverDnZCgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZCgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZCgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZCgels', 'dA', dA, 0, 1);
@@ -95,7 +98,8 @@ let cusolverDnZCgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZCgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZCgels_bufferSize', 'dA', dA, 0, 1);
@@ -124,7 +128,8 @@ let cusolverDnZCgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZCgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZCgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZCgesv', 'dA', dA, 0, 1);
@@ -155,7 +160,8 @@ let cusolverDnZCgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZCgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZCgesv_bufferSize', 'dA', dA, 0, 1);
@@ -186,7 +192,8 @@ let cusolverDnZEgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZEgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZEgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZEgels', 'dA', dA, 0, 1);
@@ -215,7 +222,8 @@ let cusolverDnZEgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZEgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZEgels_bufferSize', 'dA', dA, 0, 1);
@@ -244,7 +252,8 @@ let cusolverDnZEgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZEgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZEgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZEgesv', 'dA', dA, 0, 1);
@@ -275,7 +284,8 @@ let cusolverDnZEgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZEgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZEgesv_bufferSize', 'dA', dA, 0, 1);
@@ -306,7 +316,8 @@ let cusolverDnZKgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZKgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZKgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZKgels', 'dA', dA, 0, 1);
@@ -335,7 +346,8 @@ let cusolverDnZKgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZKgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZKgels_bufferSize', 'dA', dA, 0, 1);
@@ -364,7 +376,8 @@ let cusolverDnZKgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZKgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZKgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZKgesv', 'dA', dA, 0, 1);
@@ -395,7 +408,8 @@ let cusolverDnZKgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZKgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZKgesv_bufferSize', 'dA', dA, 0, 1);
@@ -426,7 +440,8 @@ let cusolverDnZYgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZYgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZYgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZYgels', 'dA', dA, 0, 1);
@@ -455,7 +470,8 @@ let cusolverDnZYgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZYgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZYgels_bufferSize', 'dA', dA, 0, 1);
@@ -484,7 +500,8 @@ let cusolverDnZYgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZYgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZYgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZYgesv', 'dA', dA, 0, 1);
@@ -515,7 +532,8 @@ let cusolverDnZYgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZYgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZYgesv_bufferSize', 'dA', dA, 0, 1);
@@ -546,7 +564,8 @@ let cusolverDnZZgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZZgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZZgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZZgels', 'dA', dA, 0, 1);
@@ -575,7 +594,8 @@ let cusolverDnZZgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZZgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZZgels_bufferSize', 'dA', dA, 0, 1);
@@ -604,7 +624,8 @@ let cusolverDnZZgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZZgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZZgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZZgesv', 'dA', dA, 0, 1);
@@ -635,7 +656,8 @@ let cusolverDnZZgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZZgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnZZgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnZZgesv_bufferSize', 'dA', dA, 0, 1);

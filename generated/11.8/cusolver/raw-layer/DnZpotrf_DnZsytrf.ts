@@ -16,7 +16,8 @@ let cusolverDnZpotrf$: NativeFunction | undefined;
  * @param Workspace `cuDoubleComplex *`, device memory, `Lwork` elements
  * @param Lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZpotrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZpotrf', 'A', A, 0, 1);
@@ -35,7 +36,8 @@ let cusolverDnZpotrfBatched$: NativeFunction | undefined;
  * @param lda `int`
  * @param infoArray `int *`, device memory
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cusolverDnZpotrfBatched', 'Aarray', Aarray, true);
   if (Aarray !== null && typeof Aarray !== 'bigint' && !(typeof Aarray === 'number' && Aarray >= 0 && Number.isSafeInteger(Aarray))) rawCovers('cusolverDnZpotrfBatched', 'Aarray', Aarray, 0, 1);
@@ -51,7 +53,8 @@ let cusolverDnZpotrf_bufferSize$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @param Lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZpotrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZpotrf_bufferSize', 'A', A, 0, 1);
@@ -68,7 +71,8 @@ let cusolverDnZpotri$: NativeFunction | undefined;
  * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZpotri', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZpotri', 'A', A, 0, 1);
@@ -86,7 +90,8 @@ let cusolverDnZpotri_bufferSize$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZpotri_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZpotri_bufferSize', 'A', A, 0, 1);
@@ -104,7 +109,8 @@ let cusolverDnZpotrs$: NativeFunction | undefined;
  * @param B `cuDoubleComplex *`, device memory
  * @param ldb `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZpotrs', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZpotrs', 'A', A, 0, 1);
@@ -126,7 +132,8 @@ let cusolverDnZpotrsBatched$: NativeFunction | undefined;
  * @param ldb `int`
  * @param d_info `int *`, device memory
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZpotrsBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZpotrsBatched', 'A', A, 0, 1);
@@ -147,7 +154,8 @@ let cusolverDnZsytrf$: NativeFunction | undefined;
  * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZsytrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZsytrf', 'A', A, 0, 1);
@@ -166,7 +174,8 @@ let cusolverDnZsytrf_bufferSize$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZsytrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZsytrf_bufferSize', 'A', A, 0, 1);

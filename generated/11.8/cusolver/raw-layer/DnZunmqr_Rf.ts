@@ -22,7 +22,8 @@ let cusolverDnZunmqr$: NativeFunction | undefined;
  * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZunmqr', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZunmqr', 'A', A, 0, 1);
@@ -50,7 +51,8 @@ let cusolverDnZunmqr_bufferSize$: NativeFunction | undefined;
  * @param C `const cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZunmqr_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZunmqr_bufferSize', 'A', A, 0, 1);
@@ -77,7 +79,8 @@ let cusolverDnZunmtr$: NativeFunction | undefined;
  * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZunmtr', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZunmtr', 'A', A, 0, 1);
@@ -105,7 +108,8 @@ let cusolverDnZunmtr_bufferSize$: NativeFunction | undefined;
  * @param C `const cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZunmtr_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZunmtr_bufferSize', 'A', A, 0, 1);
@@ -120,7 +124,8 @@ let cusolverGetProperty$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)` · cusolver_common.h · CUDA 11.8
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(value) && value.byteLength >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cusolverGetProperty', 'value', value, 4, 4);
   return (cusolverGetProperty$ ??= binder.native('cusolverGetProperty'))(type, value);
@@ -128,7 +133,8 @@ export function cusolverGetProperty(type: T.libraryPropertyType, value: T.Pointe
 let cusolverGetVersion$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverGetVersion(int *version)` · cusolver_common.h · CUDA 11.8
  * @param version `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverGetVersion(version: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(version) && version.byteLength >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('cusolverGetVersion', 'version', version, 4, 4);
   return (cusolverGetVersion$ ??= binder.native('cusolverGetVersion'))(version);
@@ -140,7 +146,8 @@ let cusolverRfAccessBundledFactorsDevice$: NativeFunction | undefined;
  * @param Mp `int **`, out: a typed array of one element
  * @param Mi `int **`, out: a typed array of one element
  * @param Mx `double **`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_t, nnzM: T.Pointer, Mp: T.Pointer, Mi: T.Pointer, Mx: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(nnzM) && nnzM.byteLength >= 4 && (((nnzM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nnzM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nnzM === 'number' && nnzM >= 0 && Number.isSafeInteger(nnzM)) && nnzM !== null) rawCovers('cusolverRfAccessBundledFactorsDevice', 'nnzM', nnzM, 4, 4);
   if (!(ArrayBuffer.isView(Mp) && Mp.byteLength >= 8 && (((Mp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (Mp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof Mp === 'number' && Mp >= 0 && Number.isSafeInteger(Mp)) && Mp !== null) rawCovers('cusolverRfAccessBundledFactorsDevice', 'Mp', Mp, 8, 8);
@@ -151,21 +158,24 @@ export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_
 let cusolverRfAnalyze$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 11.8
  * @param handle `cusolverRfHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfAnalyze(handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
   return (cusolverRfAnalyze$ ??= binder.native('cusolverRfAnalyze'))(handle);
 }
 let cusolverRfBatchAnalyze$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 11.8
  * @param handle `cusolverRfHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfBatchAnalyze(handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
   return (cusolverRfBatchAnalyze$ ??= binder.native('cusolverRfBatchAnalyze'))(handle);
 }
 let cusolverRfBatchRefactor$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 11.8
  * @param handle `cusolverRfHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfBatchRefactor(handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
   return (cusolverRfBatchRefactor$ ??= binder.native('cusolverRfBatchRefactor'))(handle);
 }
@@ -180,7 +190,8 @@ let cusolverRfBatchResetValues$: NativeFunction | undefined;
  * @param P `int *`
  * @param Q `int *`
  * @param handle `cusolverRfHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfBatchResetValues(batchSize: number, n: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA_array: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(csrRowPtrA) && csrRowPtrA.byteLength >= 4 && (((csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverRfBatchResetValues', 'csrRowPtrA', csrRowPtrA, 4, 4);
   if (!(ArrayBuffer.isView(csrColIndA) && csrColIndA.byteLength >= 4 && (((csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusolverRfBatchResetValues', 'csrColIndA', csrColIndA, 4, 4);
@@ -208,7 +219,8 @@ let cusolverRfBatchSetupHost$: NativeFunction | undefined;
  * @param h_P `int *`
  * @param h_Q `int *`
  * @param handle `cusolverRfHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfBatchSetupHost(batchSize: number, n: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA_array: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(h_csrRowPtrA) && h_csrRowPtrA.byteLength >= 4 && (((h_csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (h_csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof h_csrRowPtrA === 'number' && h_csrRowPtrA >= 0 && Number.isSafeInteger(h_csrRowPtrA)) && h_csrRowPtrA !== null) rawCovers('cusolverRfBatchSetupHost', 'h_csrRowPtrA', h_csrRowPtrA, 4, 4);
   if (!(ArrayBuffer.isView(h_csrColIndA) && h_csrColIndA.byteLength >= 4 && (((h_csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (h_csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof h_csrColIndA === 'number' && h_csrColIndA >= 0 && Number.isSafeInteger(h_csrColIndA)) && h_csrColIndA !== null) rawCovers('cusolverRfBatchSetupHost', 'h_csrColIndA', h_csrColIndA, 4, 4);
@@ -233,7 +245,8 @@ let cusolverRfBatchSolve$: NativeFunction | undefined;
  * @param ldt `int`
  * @param XF_array `double **`
  * @param ldxf `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF_array: T.Pointer, ldxf: number): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(P) && P.byteLength >= 4 && (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof P === 'number' && P >= 0 && Number.isSafeInteger(P)) && P !== null) rawCovers('cusolverRfBatchSolve', 'P', P, 4, 4);
   if (!(ArrayBuffer.isView(Q) && Q.byteLength >= 4 && (((Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof Q === 'number' && Q >= 0 && Number.isSafeInteger(Q)) && Q !== null) rawCovers('cusolverRfBatchSolve', 'Q', Q, 4, 4);
@@ -245,7 +258,8 @@ let cusolverRfBatchZeroPivot$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)` · cusolverRf.h · CUDA 11.8
  * @param handle `cusolverRfHandle_t`
  * @param position `int *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t, position: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusolverRfBatchZeroPivot', 'position', position, 4, 4);
   return (cusolverRfBatchZeroPivot$ ??= binder.native('cusolverRfBatchZeroPivot'))(handle, position);
@@ -253,7 +267,8 @@ export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t, position:
 let cusolverRfCreate$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)` · cusolverRf.h · CUDA 11.8
  * @param handle `cusolverRfHandle_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfCreate(handle: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cusolverRfCreate', 'handle', handle, 8, 8);
   return (cusolverRfCreate$ ??= binder.native('cusolverRfCreate'))(handle);
@@ -261,7 +276,8 @@ export function cusolverRfCreate(handle: T.Pointer): T.cusolverStatus_t {
 let cusolverRfDestroy$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 11.8
  * @param handle `cusolverRfHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfDestroy(handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
   return (cusolverRfDestroy$ ??= binder.native('cusolverRfDestroy'))(handle);
 }
@@ -272,7 +288,8 @@ let cusolverRfExtractBundledFactorsHost$: NativeFunction | undefined;
  * @param h_Mp `int **`, out: a typed array of one element
  * @param h_Mi `int **`, out: a typed array of one element
  * @param h_Mx `double **`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfExtractBundledFactorsHost(handle: T.cusolverRfHandle_t, h_nnzM: T.Pointer, h_Mp: T.Pointer, h_Mi: T.Pointer, h_Mx: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(h_nnzM) && h_nnzM.byteLength >= 4 && (((h_nnzM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (h_nnzM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof h_nnzM === 'number' && h_nnzM >= 0 && Number.isSafeInteger(h_nnzM)) && h_nnzM !== null) rawCovers('cusolverRfExtractBundledFactorsHost', 'h_nnzM', h_nnzM, 4, 4);
   if (!(ArrayBuffer.isView(h_Mp) && h_Mp.byteLength >= 8 && (((h_Mp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (h_Mp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof h_Mp === 'number' && h_Mp >= 0 && Number.isSafeInteger(h_Mp)) && h_Mp !== null) rawCovers('cusolverRfExtractBundledFactorsHost', 'h_Mp', h_Mp, 8, 8);
@@ -291,7 +308,8 @@ let cusolverRfExtractSplitFactorsHost$: NativeFunction | undefined;
  * @param h_csrRowPtrU `int **`, out: a typed array of one element
  * @param h_csrColIndU `int **`, out: a typed array of one element
  * @param h_csrValU `double **`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfExtractSplitFactorsHost(handle: T.cusolverRfHandle_t, h_nnzL: T.Pointer, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, h_nnzU: T.Pointer, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(h_nnzL) && h_nnzL.byteLength >= 4 && (((h_nnzL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (h_nnzL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof h_nnzL === 'number' && h_nnzL >= 0 && Number.isSafeInteger(h_nnzL)) && h_nnzL !== null) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_nnzL', h_nnzL, 4, 4);
   if (!(ArrayBuffer.isView(h_csrRowPtrL) && h_csrRowPtrL.byteLength >= 8 && (((h_csrRowPtrL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (h_csrRowPtrL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof h_csrRowPtrL === 'number' && h_csrRowPtrL >= 0 && Number.isSafeInteger(h_csrRowPtrL)) && h_csrRowPtrL !== null) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrRowPtrL', h_csrRowPtrL, 8, 8);
@@ -308,7 +326,8 @@ let cusolverRfGetAlgs$: NativeFunction | undefined;
  * @param handle `cusolverRfHandle_t`
  * @param factAlg `cusolverRfFactorization_t *`, out: a typed array of one element
  * @param solveAlg `cusolverRfTriangularSolve_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfGetAlgs(handle: T.cusolverRfHandle_t, factAlg: T.Pointer, solveAlg: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(factAlg) && factAlg.byteLength >= 4 && (((factAlg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (factAlg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof factAlg === 'number' && factAlg >= 0 && Number.isSafeInteger(factAlg)) && factAlg !== null) rawCovers('cusolverRfGetAlgs', 'factAlg', factAlg, 4, 4);
   if (!(ArrayBuffer.isView(solveAlg) && solveAlg.byteLength >= 4 && (((solveAlg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (solveAlg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof solveAlg === 'number' && solveAlg >= 0 && Number.isSafeInteger(solveAlg)) && solveAlg !== null) rawCovers('cusolverRfGetAlgs', 'solveAlg', solveAlg, 4, 4);
@@ -319,7 +338,8 @@ let cusolverRfGetMatrixFormat$: NativeFunction | undefined;
  * @param handle `cusolverRfHandle_t`
  * @param format `cusolverRfMatrixFormat_t *`, out: a typed array of one element
  * @param diag `cusolverRfUnitDiagonal_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfGetMatrixFormat(handle: T.cusolverRfHandle_t, format: T.Pointer, diag: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(format) && format.byteLength >= 4 && (((format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof format === 'number' && format >= 0 && Number.isSafeInteger(format)) && format !== null) rawCovers('cusolverRfGetMatrixFormat', 'format', format, 4, 4);
   if (!(ArrayBuffer.isView(diag) && diag.byteLength >= 4 && (((diag as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (diag as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof diag === 'number' && diag >= 0 && Number.isSafeInteger(diag)) && diag !== null) rawCovers('cusolverRfGetMatrixFormat', 'diag', diag, 4, 4);
@@ -329,7 +349,8 @@ let cusolverRfGetNumericBoostReport$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)` · cusolverRf.h · CUDA 11.8
  * @param handle `cusolverRfHandle_t`
  * @param report `cusolverRfNumericBoostReport_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfGetNumericBoostReport(handle: T.cusolverRfHandle_t, report: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(report) && report.byteLength >= 4 && (((report as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (report as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof report === 'number' && report >= 0 && Number.isSafeInteger(report)) && report !== null) rawCovers('cusolverRfGetNumericBoostReport', 'report', report, 4, 4);
   return (cusolverRfGetNumericBoostReport$ ??= binder.native('cusolverRfGetNumericBoostReport'))(handle, report);
@@ -339,7 +360,8 @@ let cusolverRfGetNumericProperties$: NativeFunction | undefined;
  * @param handle `cusolverRfHandle_t`
  * @param zero `double *`, out: a typed array of one element
  * @param boost `double *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfGetNumericProperties(handle: T.cusolverRfHandle_t, zero: T.Pointer, boost: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(zero) && zero.byteLength >= 8 && (((zero as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (zero as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof zero === 'number' && zero >= 0 && Number.isSafeInteger(zero)) && zero !== null) rawCovers('cusolverRfGetNumericProperties', 'zero', zero, 8, 8);
   if (!(ArrayBuffer.isView(boost) && boost.byteLength >= 8 && (((boost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (boost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof boost === 'number' && boost >= 0 && Number.isSafeInteger(boost)) && boost !== null) rawCovers('cusolverRfGetNumericProperties', 'boost', boost, 8, 8);
@@ -349,7 +371,8 @@ let cusolverRfGetResetValuesFastMode$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)` · cusolverRf.h · CUDA 11.8
  * @param handle `cusolverRfHandle_t`
  * @param fastMode `cusolverRfResetValuesFastMode_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfGetResetValuesFastMode(handle: T.cusolverRfHandle_t, fastMode: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(fastMode) && fastMode.byteLength >= 4 && (((fastMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (fastMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof fastMode === 'number' && fastMode >= 0 && Number.isSafeInteger(fastMode)) && fastMode !== null) rawCovers('cusolverRfGetResetValuesFastMode', 'fastMode', fastMode, 4, 4);
   return (cusolverRfGetResetValuesFastMode$ ??= binder.native('cusolverRfGetResetValuesFastMode'))(handle, fastMode);
@@ -357,7 +380,8 @@ export function cusolverRfGetResetValuesFastMode(handle: T.cusolverRfHandle_t, f
 let cusolverRfRefactor$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 11.8
  * @param handle `cusolverRfHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfRefactor(handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
   return (cusolverRfRefactor$ ??= binder.native('cusolverRfRefactor'))(handle);
 }
@@ -371,7 +395,8 @@ let cusolverRfResetValues$: NativeFunction | undefined;
  * @param P `int *`
  * @param Q `int *`
  * @param handle `cusolverRfHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfResetValues(n: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(csrRowPtrA) && csrRowPtrA.byteLength >= 4 && (((csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverRfResetValues', 'csrRowPtrA', csrRowPtrA, 4, 4);
   if (!(ArrayBuffer.isView(csrColIndA) && csrColIndA.byteLength >= 4 && (((csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusolverRfResetValues', 'csrColIndA', csrColIndA, 4, 4);
@@ -385,7 +410,8 @@ let cusolverRfSetAlgs$: NativeFunction | undefined;
  * @param handle `cusolverRfHandle_t`
  * @param factAlg `cusolverRfFactorization_t`
  * @param solveAlg `cusolverRfTriangularSolve_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfSetAlgs(handle: T.cusolverRfHandle_t, factAlg: T.cusolverRfFactorization_t, solveAlg: T.cusolverRfTriangularSolve_t): T.cusolverStatus_t {
   return (cusolverRfSetAlgs$ ??= binder.native('cusolverRfSetAlgs'))(handle, factAlg, solveAlg);
 }
@@ -394,7 +420,8 @@ let cusolverRfSetMatrixFormat$: NativeFunction | undefined;
  * @param handle `cusolverRfHandle_t`
  * @param format `cusolverRfMatrixFormat_t`
  * @param diag `cusolverRfUnitDiagonal_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfSetMatrixFormat(handle: T.cusolverRfHandle_t, format: T.cusolverRfMatrixFormat_t, diag: T.cusolverRfUnitDiagonal_t): T.cusolverStatus_t {
   return (cusolverRfSetMatrixFormat$ ??= binder.native('cusolverRfSetMatrixFormat'))(handle, format, diag);
 }
@@ -403,7 +430,8 @@ let cusolverRfSetNumericProperties$: NativeFunction | undefined;
  * @param handle `cusolverRfHandle_t`
  * @param zero `double`
  * @param boost `double`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfSetNumericProperties(handle: T.cusolverRfHandle_t, zero: number, boost: number): T.cusolverStatus_t {
   return (cusolverRfSetNumericProperties$ ??= binder.native('cusolverRfSetNumericProperties'))(handle, zero, boost);
 }
@@ -411,7 +439,8 @@ let cusolverRfSetResetValuesFastMode$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)` · cusolverRf.h · CUDA 11.8
  * @param handle `cusolverRfHandle_t`
  * @param fastMode `cusolverRfResetValuesFastMode_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfSetResetValuesFastMode(handle: T.cusolverRfHandle_t, fastMode: T.cusolverRfResetValuesFastMode_t): T.cusolverStatus_t {
   return (cusolverRfSetResetValuesFastMode$ ??= binder.native('cusolverRfSetResetValuesFastMode'))(handle, fastMode);
 }
@@ -433,7 +462,8 @@ let cusolverRfSetupDevice$: NativeFunction | undefined;
  * @param P `int *`
  * @param Q `int *`
  * @param handle `cusolverRfHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfSetupDevice(n: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, nnzL: number, csrRowPtrL: T.Pointer, csrColIndL: T.Pointer, csrValL: T.Pointer, nnzU: number, csrRowPtrU: T.Pointer, csrColIndU: T.Pointer, csrValU: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(csrRowPtrA) && csrRowPtrA.byteLength >= 4 && (((csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverRfSetupDevice', 'csrRowPtrA', csrRowPtrA, 4, 4);
   if (!(ArrayBuffer.isView(csrColIndA) && csrColIndA.byteLength >= 4 && (((csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusolverRfSetupDevice', 'csrColIndA', csrColIndA, 4, 4);
@@ -466,7 +496,8 @@ let cusolverRfSetupHost$: NativeFunction | undefined;
  * @param h_P `int *`
  * @param h_Q `int *`
  * @param handle `cusolverRfHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfSetupHost(n: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(h_csrRowPtrA) && h_csrRowPtrA.byteLength >= 4 && (((h_csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (h_csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof h_csrRowPtrA === 'number' && h_csrRowPtrA >= 0 && Number.isSafeInteger(h_csrRowPtrA)) && h_csrRowPtrA !== null) rawCovers('cusolverRfSetupHost', 'h_csrRowPtrA', h_csrRowPtrA, 4, 4);
   if (!(ArrayBuffer.isView(h_csrColIndA) && h_csrColIndA.byteLength >= 4 && (((h_csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (h_csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof h_csrColIndA === 'number' && h_csrColIndA >= 0 && Number.isSafeInteger(h_csrColIndA)) && h_csrColIndA !== null) rawCovers('cusolverRfSetupHost', 'h_csrColIndA', h_csrColIndA, 4, 4);
@@ -491,7 +522,8 @@ let cusolverRfSolve$: NativeFunction | undefined;
  * @param ldt `int`
  * @param XF `double *`
  * @param ldxf `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverRfSolve(handle: T.cusolverRfHandle_t, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF: T.Pointer, ldxf: number): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(P) && P.byteLength >= 4 && (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof P === 'number' && P >= 0 && Number.isSafeInteger(P)) && P !== null) rawCovers('cusolverRfSolve', 'P', P, 4, 4);
   if (!(ArrayBuffer.isView(Q) && Q.byteLength >= 4 && (((Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof Q === 'number' && Q >= 0 && Number.isSafeInteger(Q)) && Q !== null) rawCovers('cusolverRfSolve', 'Q', Q, 4, 4);

@@ -21,7 +21,8 @@ let cusolverSpCcsrqrBufferInfoBatched$: NativeFunction | undefined;
  * @param info `csrqrInfo_t`
  * @param internalDataInBytes `size_t *`, out: a typed array of one element
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t, internalDataInBytes: T.Pointer, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpCcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
   if (csrVal !== null && typeof csrVal !== 'bigint' && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal))) rawCovers('cusolverSpCcsrqrBufferInfoBatched', 'csrVal', csrVal, 0, 1);
@@ -48,7 +49,8 @@ let cusolverSpCcsrqrsvBatched$: NativeFunction | undefined;
  * @param batchSize `int`
  * @param info `csrqrInfo_t`
  * @param pBuffer `void *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrValA) || csrValA instanceof ArrayBuffer) deviceArg('cusolverSpCcsrqrsvBatched', 'csrValA', csrValA, true);
   if (csrValA !== null && typeof csrValA !== 'bigint' && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA))) rawCovers('cusolverSpCcsrqrsvBatched', 'csrValA', csrValA, 0, 1);
@@ -74,7 +76,8 @@ let cusolverSpCcsrzfdHost$: NativeFunction | undefined;
  * @param csrColIndA `const int *`, host memory
  * @param P `int *`
  * @param numnz `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpCcsrzfdHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpCcsrzfdHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -86,7 +89,8 @@ export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, n
 let cusolverSpCreate$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)` · cusolverSp.h · CUDA 11.8
  * @param handle `cusolverSpHandle_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverSpCreate(handle: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cusolverSpCreate', 'handle', handle, 8, 8);
   return (cusolverSpCreate$ ??= binder.native('cusolverSpCreate'))(handle);
@@ -94,7 +98,8 @@ export function cusolverSpCreate(handle: T.Pointer): T.cusolverStatus_t {
 let cusolverSpCreateCsrqrInfo$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)` · cusolverSp.h · CUDA 11.8
  * @param info `csrqrInfo_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverSpCreateCsrqrInfo(info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusolverSpCreateCsrqrInfo', 'info', info, 8, 8);
   return (cusolverSpCreateCsrqrInfo$ ??= binder.native('cusolverSpCreateCsrqrInfo'))(info);
@@ -111,7 +116,8 @@ let cusolverSpDcsreigsHost$: NativeFunction | undefined;
  * @param left_bottom_corner `cuDoubleComplex`
  * @param right_upper_corner `cuDoubleComplex`
  * @param num_eigs `int *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverSpDcsreigsHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpDcsreigsHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpDcsreigsHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -136,7 +142,8 @@ let cusolverSpDcsreigvsi$: NativeFunction | undefined;
  * @param eps `double`
  * @param mu `double *`
  * @param x `double *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverSpDcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrValA) || csrValA instanceof ArrayBuffer) deviceArg('cusolverSpDcsreigvsi', 'csrValA', csrValA, true);
   if (csrValA !== null && typeof csrValA !== 'bigint' && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA))) rawCovers('cusolverSpDcsreigvsi', 'csrValA', csrValA, 0, 1);
@@ -166,7 +173,8 @@ let cusolverSpDcsreigvsiHost$: NativeFunction | undefined;
  * @param tol `double`
  * @param mu `double *`
  * @param x `double *`, host memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverSpDcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpDcsreigvsiHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpDcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, 0, 1);

@@ -26,9 +26,10 @@ let cusolverDnChegvdx$: typeof cusolverDnChegvdx | undefined;
  * @param iu in `int`.
  * @param W in/out `float *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
  * @param info out `int *`: device memory.
- * @returns the value of `meig`: out `int *`. */
+ * @returns the value of `meig`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnChegvdx(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): number {
   return (cusolverDnChegvdx$ ??= bind$cusolverDnChegvdx())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info);
 }
@@ -79,7 +80,8 @@ let cusolverDnChegvdx_bufferSize$: typeof cusolverDnChegvdx_bufferSize | undefin
  * @param il in `int`.
  * @param iu in `int`.
  * @param W in `const float *`: device memory.
- * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnChegvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null): { meig: number; lwork: number } {
   return (cusolverDnChegvdx_bufferSize$ ??= bind$cusolverDnChegvdx_bufferSize())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W);
 }
@@ -124,9 +126,10 @@ let cusolverDnChegvj$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param W in/out `float *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
  * @param info out `int *`: device memory.
- * @param params in `syevjInfo_t`. */
+ * @param params in `syevjInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnChegvj(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnChegvj', 'handle', handle, true) as typeof handle;
   if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvj', 'itype', 'i32', itype);
@@ -158,7 +161,8 @@ let cusolverDnChegvj_bufferSize$: typeof cusolverDnChegvj_bufferSize | undefined
  * @param ldb in `int`.
  * @param W in `const float *`: device memory.
  * @param params in `syevjInfo_t`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnChegvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
   return (cusolverDnChegvj_bufferSize$ ??= bind$cusolverDnChegvj_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params);
 }
@@ -196,8 +200,9 @@ let cusolverDnChetrd$c: NativeFunction | undefined;
  * @param e in/out `float *`: device memory.
  * @param tau in/out `cuComplex *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnChetrd(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, d: T.DeviceMemory | null, e: T.DeviceMemory | null, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnChetrd', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChetrd', 'uplo', 'i32', uplo);
@@ -223,7 +228,8 @@ let cusolverDnChetrd_bufferSize$: typeof cusolverDnChetrd_bufferSize | undefined
  * @param d in `const float *`: device memory.
  * @param e in `const float *`: device memory.
  * @param tau in `const cuComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnChetrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, d: T.DeviceMemory | null, e: T.DeviceMemory | null, tau: T.DeviceMemory | null): number {
   return (cusolverDnChetrd_bufferSize$ ??= bind$cusolverDnChetrd_bufferSize())(handle, uplo, n_, A, lda, d, e, tau);
 }
@@ -256,7 +262,8 @@ let cusolverDnClaswp$c: NativeFunction | undefined;
  * @param k1 in `int`.
  * @param k2 in `int`.
  * @param devIpiv in `const int *`: device memory.
- * @param incx in `int`. */
+ * @param incx in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnClaswp(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, k1: number, k2: number, devIpiv: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnClaswp', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnClaswp', 'n', 'i32', n_);
@@ -277,8 +284,9 @@ let cusolverDnClauum$c: NativeFunction | undefined;
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnClauum(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnClauum', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnClauum', 'uplo', 'i32', uplo);
@@ -298,7 +306,8 @@ let cusolverDnClauum_bufferSize$: typeof cusolverDnClauum_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnClauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnClauum_bufferSize$ ??= bind$cusolverDnClauum_bufferSize())(handle, uplo, n_, A, lda);
 }

@@ -18,8 +18,9 @@ let cusolverDnDorgqr$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param tau in `const double *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `double`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDorgqr(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDorgqr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDorgqr', 'm', 'i32', m);
@@ -43,7 +44,8 @@ let cusolverDnDorgqr_bufferSize$: typeof cusolverDnDorgqr_bufferSize | undefined
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
  * @param tau in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDorgqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnDorgqr_bufferSize$ ??= bind$cusolverDnDorgqr_bufferSize())(handle, m, n_, k, A, lda, tau);
 }
@@ -75,8 +77,9 @@ let cusolverDnDorgtr$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param tau in `const double *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `double`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDorgtr(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDorgtr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDorgtr', 'uplo', 'i32', uplo);
@@ -98,7 +101,8 @@ let cusolverDnDorgtr_bufferSize$: typeof cusolverDnDorgtr_bufferSize | undefined
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
  * @param tau in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDorgtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnDorgtr_bufferSize$ ??= bind$cusolverDnDorgtr_bufferSize())(handle, uplo, n_, A, lda, tau);
 }
@@ -134,8 +138,9 @@ let cusolverDnDormqr$c: NativeFunction | undefined;
  * @param C in/out `double *`: device memory.
  * @param ldc in `int`.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
- * @param lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `double`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDormqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDormqr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDormqr', 'side', 'i32', side);
@@ -167,7 +172,8 @@ let cusolverDnDormqr_bufferSize$: typeof cusolverDnDormqr_bufferSize | undefined
  * @param tau in `const double *`: device memory.
  * @param C in `const double *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDormqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnDormqr_bufferSize$ ??= bind$cusolverDnDormqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
 }
@@ -208,8 +214,9 @@ let cusolverDnDormtr$c: NativeFunction | undefined;
  * @param C in/out `double *`: device memory.
  * @param ldc in `int`.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `double`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDormtr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDormtr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDormtr', 'side', 'i32', side);
@@ -241,7 +248,8 @@ let cusolverDnDormtr_bufferSize$: typeof cusolverDnDormtr_bufferSize | undefined
  * @param tau in `const double *`: device memory.
  * @param C in `const double *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDormtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnDormtr_bufferSize$ ??= bind$cusolverDnDormtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
 }

@@ -17,8 +17,9 @@ let cusolverDnDsytri$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param ipiv in `const int *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `double`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDsytri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytri', 'uplo', 'i32', uplo);
@@ -40,7 +41,8 @@ let cusolverDnDsytri_bufferSize$: typeof cusolverDnDsytri_bufferSize | undefined
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
  * @param ipiv in `const int *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null): number {
   return (cusolverDnDsytri_bufferSize$ ??= bind$cusolverDnDsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
 }
@@ -77,6 +79,7 @@ let cusolverDnGeqrf$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: address or host buffer.
  * @param workspaceInBytes in `size_t`.
  * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGeqrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGeqrf', 'handle', handle, true) as typeof handle;
@@ -108,6 +111,7 @@ let cusolverDnGeqrf_bufferSize$: typeof cusolverDnGeqrf_bufferSize | undefined;
  * @param tau in `const void *`: device memory.
  * @param computeType in `cudaDataType`.
  * @returns the value of `workspaceInBytes`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, computeType: T.cudaDataType): number {
   return (cusolverDnGeqrf_bufferSize$ ??= bind$cusolverDnGeqrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType);
@@ -162,6 +166,7 @@ let cusolverDnGesvd$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: address or host buffer.
  * @param workspaceInBytes in `size_t`.
  * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGesvd(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.DeviceMemory | null, ldvt: T.Int64, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGesvd', 'handle', handle, true) as typeof handle;
@@ -209,6 +214,7 @@ let cusolverDnGesvd_bufferSize$: typeof cusolverDnGesvd_bufferSize | undefined;
  * @param ldvt in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @returns the value of `workspaceInBytes`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGesvd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.DeviceMemory | null, ldvt: T.Int64, computeType: T.cudaDataType): number {
   return (cusolverDnGesvd_bufferSize$ ??= bind$cusolverDnGesvd_bufferSize())(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType);
@@ -251,7 +257,8 @@ function bind$cusolverDnGesvd_bufferSize(): typeof cusolverDnGesvd_bufferSize {
 let cusolverDnGetStream$: typeof cusolverDnGetStream | undefined;
 /** `cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
- * @returns the value of `streamId`: out `cudaStream_t *`. */
+ * @returns the value of `streamId`: out `cudaStream_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnGetStream(handle: T.cusolverDnHandle_t | null): T.cudaStream_t {
   return (cusolverDnGetStream$ ??= bind$cusolverDnGetStream())(handle);
 }
@@ -287,6 +294,7 @@ let cusolverDnGetrf$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: address or host buffer.
  * @param workspaceInBytes in `size_t`.
  * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetrf', 'handle', handle, true) as typeof handle;
@@ -315,6 +323,7 @@ let cusolverDnGetrf_bufferSize$: typeof cusolverDnGetrf_bufferSize | undefined;
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @returns the value of `workspaceInBytes`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): number {
   return (cusolverDnGetrf_bufferSize$ ??= bind$cusolverDnGetrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, computeType);

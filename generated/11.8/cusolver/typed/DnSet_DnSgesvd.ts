@@ -12,7 +12,8 @@ let cusolverDnSetAdvOptions$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnParams_t`.
  * @param function_ in `cusolverDnFunction_t`.
- * @param algo in `cusolverAlgMode_t`. */
+ * @param algo in `cusolverAlgMode_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSetAdvOptions(params: T.cusolverDnParams_t | null, function_: T.cusolverDnFunction_t, algo: T.cusolverAlgMode_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSetAdvOptions', 'params', params, true) as typeof params;
   if (typeof function_ !== 'number' || (function_ | 0) !== function_) throw intError('cusolverDnSetAdvOptions', 'function', 'i32', function_);
@@ -23,7 +24,8 @@ export function cusolverDnSetAdvOptions(params: T.cusolverDnParams_t | null, fun
 let cusolverDnSetStream$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
- * @param streamId in `cudaStream_t`. */
+ * @param streamId in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSetStream(handle: T.cusolverDnHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cusolverDnSetStream', 'streamId', streamId, true) as typeof streamId;
@@ -42,8 +44,9 @@ let cusolverDnSgebrd$c: NativeFunction | undefined;
  * @param TAUQ in/out `float *`: device memory.
  * @param TAUP in/out `float *`: device memory.
  * @param Work in/out `float *`: device memory, `Lwork` elements of `float`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Work` in elements of `float`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, D: T.DeviceMemory | null, E: T.DeviceMemory | null, TAUQ: T.DeviceMemory | null, TAUP: T.DeviceMemory | null, Work: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgebrd', 'm', 'i32', m);
@@ -65,7 +68,8 @@ let cusolverDnSgebrd_bufferSize$: typeof cusolverDnSgebrd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnSgebrd_bufferSize$ ??= bind$cusolverDnSgebrd_bufferSize())(handle, m, n_);
 }
@@ -93,8 +97,9 @@ let cusolverDnSgeqrf$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param TAU in/out `float *`: device memory.
  * @param Workspace in/out `float *`: device memory, `Lwork` elements of `float`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Workspace` in elements of `float`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, TAU: T.DeviceMemory | null, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgeqrf', 'm', 'i32', m);
@@ -115,7 +120,8 @@ let cusolverDnSgeqrf_bufferSize$: typeof cusolverDnSgeqrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSgeqrf_bufferSize$ ??= bind$cusolverDnSgeqrf_bufferSize())(handle, m, n_, A, lda);
 }
@@ -151,9 +157,10 @@ let cusolverDnSgesvd$c: NativeFunction | undefined;
  * @param VT in/out `float *`: device memory.
  * @param ldvt in `int`.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
- * @param lwork in `int`.
+ * @param lwork in `int`: count of `work` in elements of `float`.
  * @param rwork in/out `float *`: address or host buffer.
- * @param info out `int *`: device memory. */
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSgesvd(handle: T.cusolverDnHandle_t | null, jobu: number, jobvt: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, VT: T.DeviceMemory | null, ldvt: number, work: T.DeviceMemory | null, lwork: number, rwork: T.Pointer, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgesvd', 'handle', handle, true) as typeof handle;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnSgesvd', 'jobu', 'i8', jobu);
@@ -179,7 +186,8 @@ let cusolverDnSgesvd_bufferSize$: typeof cusolverDnSgesvd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnSgesvd_bufferSize$ ??= bind$cusolverDnSgesvd_bufferSize())(handle, m, n_);
 }

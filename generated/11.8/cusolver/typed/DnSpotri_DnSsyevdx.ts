@@ -16,8 +16,9 @@ let cusolverDnSpotri$c: NativeFunction | undefined;
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
- * @param lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `float`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotri', 'uplo', 'i32', uplo);
@@ -37,7 +38,8 @@ let cusolverDnSpotri_bufferSize$: typeof cusolverDnSpotri_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSpotri_bufferSize$ ??= bind$cusolverDnSpotri_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -68,7 +70,8 @@ let cusolverDnSpotrs$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param B in/out `float *`: device memory.
  * @param ldb in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrs', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrs', 'uplo', 'i32', uplo);
@@ -93,7 +96,8 @@ let cusolverDnSpotrsBatched$c: NativeFunction | undefined;
  * @param B in/out `float **`: device memory.
  * @param ldb in `int`.
  * @param d_info out `int *`: device memory.
- * @param batchSize in `int`. */
+ * @param batchSize in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSpotrsBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, d_info: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrsBatched', 'uplo', 'i32', uplo);
@@ -118,8 +122,9 @@ let cusolverDnSsyevd$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param W in/out `float *`: device memory.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `float`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsyevd', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevd', 'jobz', 'i32', jobz);
@@ -143,7 +148,8 @@ let cusolverDnSsyevd_bufferSize$: typeof cusolverDnSsyevd_bufferSize | undefined
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
  * @param W in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null): number {
   return (cusolverDnSsyevd_bufferSize$ ??= bind$cusolverDnSsyevd_bufferSize())(handle, jobz, uplo, n_, A, lda, W);
 }
@@ -181,9 +187,10 @@ let cusolverDnSsyevdx$: typeof cusolverDnSsyevdx | undefined;
  * @param iu in `int`.
  * @param W in/out `float *`: device memory.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
- * @param lwork in `int`.
+ * @param lwork in `int`: count of `work` in elements of `float`.
  * @param info out `int *`: device memory.
- * @returns the value of `meig`: out `int *`. */
+ * @returns the value of `meig`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSsyevdx(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): number {
   return (cusolverDnSsyevdx$ ??= bind$cusolverDnSsyevdx())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info);
 }
@@ -228,7 +235,8 @@ let cusolverDnSsyevdx_bufferSize$: typeof cusolverDnSsyevdx_bufferSize | undefin
  * @param il in `int`.
  * @param iu in `int`.
  * @param W in `const float *`: device memory.
- * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnSsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null): { meig: number; lwork: number } {
   return (cusolverDnSsyevdx_bufferSize$ ??= bind$cusolverDnSsyevdx_bufferSize())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W);
 }

@@ -20,10 +20,11 @@ let cusolverDnXgetrf$c: NativeFunction | undefined;
  * @param ipiv in/out `int64_t *`: device memory.
  * @param computeType in `cudaDataType`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @param info out `int *`: device memory. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgetrf', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgetrf', 'params', params, true) as typeof params;
@@ -53,7 +54,8 @@ let cusolverDnXgetrf_bufferSize$: typeof cusolverDnXgetrf_bufferSize | undefined
  * @param A in `const void *`: device memory.
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgetrf_bufferSize$ ??= bind$cusolverDnXgetrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, computeType);
 }
@@ -92,7 +94,8 @@ let cusolverDnXgetrs$c: NativeFunction | undefined;
  * @param dataTypeB in `cudaDataType`.
  * @param B in/out `void *`: device memory.
  * @param ldb in `int64_t`.
- * @param info out `int *`: device memory. */
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, trans: T.cublasOperation_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgetrs', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgetrs', 'params', params, true) as typeof params;
@@ -111,7 +114,7 @@ export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t | null, params: T.
   if (status !== 0) throw fail('cusolverDnXgetrs', status);
 }
 let cusolverDnXpotrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `DenseSolver.potrf` (objects layer). `cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -121,10 +124,12 @@ let cusolverDnXpotrf$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @param info out `int *`: device memory. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html).
+ * @see {@link cuda-ts/objects!DenseSolver#potrf | DenseSolver.potrf} (objects layer) */
 export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXpotrf', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXpotrf', 'params', params, true) as typeof params;
@@ -153,7 +158,8 @@ let cusolverDnXpotrf_bufferSize$: typeof cusolverDnXpotrf_bufferSize | undefined
  * @param A in `const void *`: device memory.
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXpotrf_bufferSize$ ??= bind$cusolverDnXpotrf_bufferSize())(handle, params, uplo, n_, dataTypeA, A, lda, computeType);
 }
@@ -191,7 +197,8 @@ let cusolverDnXpotrs$c: NativeFunction | undefined;
  * @param dataTypeB in `cudaDataType`.
  * @param B in/out `void *`: device memory.
  * @param ldb in `int64_t`.
- * @param info out `int *`: device memory. */
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXpotrs', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXpotrs', 'params', params, true) as typeof params;
@@ -222,10 +229,11 @@ let cusolverDnXsyevd$c: NativeFunction | undefined;
  * @param W in/out `void *`: device memory.
  * @param computeType in `cudaDataType`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @param info out `int *`: device memory. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXsyevd', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXsyevd', 'params', params, true) as typeof params;
@@ -260,7 +268,8 @@ let cusolverDnXsyevd_bufferSize$: typeof cusolverDnXsyevd_bufferSize | undefined
  * @param dataTypeW in `cudaDataType`.
  * @param W in `const void *`: device memory.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXsyevd_bufferSize$ ??= bind$cusolverDnXsyevd_bufferSize())(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType);
 }

@@ -18,10 +18,11 @@ let cusolverDnXtrtri$c: NativeFunction | undefined;
  * @param A in/out `void *`: device memory.
  * @param lda in `int64_t`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @param devInfo out `int *`: device memory. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXtrtri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXtrtri', 'uplo', 'i32', uplo);
@@ -48,7 +49,8 @@ let cusolverDnXtrtri_bufferSize$: typeof cusolverDnXtrtri_bufferSize | undefined
  * @param dataTypeA in `cudaDataType`.
  * @param A in/out `void *`: device memory.
  * @param lda in `int64_t`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnXtrtri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXtrtri_bufferSize$ ??= bind$cusolverDnXtrtri_bufferSize())(handle, uplo, diag, n_, dataTypeA, A, lda);
 }
@@ -85,9 +87,10 @@ let cusolverDnZCgels$: typeof cusolverDnZCgels | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZCgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZCgels$ ??= bind$cusolverDnZCgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -129,7 +132,8 @@ let cusolverDnZCgels_bufferSize$: typeof cusolverDnZCgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZCgels_bufferSize$ ??= bind$cusolverDnZCgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -174,9 +178,10 @@ let cusolverDnZCgesv$: typeof cusolverDnZCgesv | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZCgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZCgesv$ ??= bind$cusolverDnZCgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -218,7 +223,8 @@ let cusolverDnZCgesv_bufferSize$: typeof cusolverDnZCgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZCgesv_bufferSize$ ??= bind$cusolverDnZCgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -263,9 +269,10 @@ let cusolverDnZEgels$: typeof cusolverDnZEgels | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZEgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZEgels$ ??= bind$cusolverDnZEgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -307,7 +314,8 @@ let cusolverDnZEgels_bufferSize$: typeof cusolverDnZEgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZEgels_bufferSize$ ??= bind$cusolverDnZEgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -352,9 +360,10 @@ let cusolverDnZEgesv$: typeof cusolverDnZEgesv | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZEgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZEgesv$ ??= bind$cusolverDnZEgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -396,7 +405,8 @@ let cusolverDnZEgesv_bufferSize$: typeof cusolverDnZEgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZEgesv_bufferSize$ ??= bind$cusolverDnZEgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -441,9 +451,10 @@ let cusolverDnZKgels$: typeof cusolverDnZKgels | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZKgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZKgels$ ??= bind$cusolverDnZKgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -485,7 +496,8 @@ let cusolverDnZKgels_bufferSize$: typeof cusolverDnZKgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZKgels_bufferSize$ ??= bind$cusolverDnZKgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -530,9 +542,10 @@ let cusolverDnZKgesv$: typeof cusolverDnZKgesv | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZKgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZKgesv$ ??= bind$cusolverDnZKgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -574,7 +587,8 @@ let cusolverDnZKgesv_bufferSize$: typeof cusolverDnZKgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZKgesv_bufferSize$ ??= bind$cusolverDnZKgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -619,9 +633,10 @@ let cusolverDnZYgels$: typeof cusolverDnZYgels | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZYgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZYgels$ ??= bind$cusolverDnZYgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -663,7 +678,8 @@ let cusolverDnZYgels_bufferSize$: typeof cusolverDnZYgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZYgels_bufferSize$ ??= bind$cusolverDnZYgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -708,9 +724,10 @@ let cusolverDnZYgesv$: typeof cusolverDnZYgesv | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZYgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZYgesv$ ??= bind$cusolverDnZYgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -752,7 +769,8 @@ let cusolverDnZYgesv_bufferSize$: typeof cusolverDnZYgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZYgesv_bufferSize$ ??= bind$cusolverDnZYgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -797,9 +815,10 @@ let cusolverDnZZgels$: typeof cusolverDnZZgels | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZZgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZZgels$ ??= bind$cusolverDnZZgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -841,7 +860,8 @@ let cusolverDnZZgels_bufferSize$: typeof cusolverDnZZgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZZgels_bufferSize$ ??= bind$cusolverDnZZgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -886,9 +906,10 @@ let cusolverDnZZgesv$: typeof cusolverDnZZgesv | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZZgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZZgesv$ ??= bind$cusolverDnZZgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -930,7 +951,8 @@ let cusolverDnZZgesv_bufferSize$: typeof cusolverDnZZgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusolver/index.html). */
 export function cusolverDnZZgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZZgesv_bufferSize$ ??= bind$cusolverDnZZgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }

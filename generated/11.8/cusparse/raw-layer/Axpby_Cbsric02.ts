@@ -13,7 +13,8 @@ let cusparseAxpby$: NativeFunction | undefined;
  * @param vecX `cusparseSpVecDescr_t`
  * @param beta `const void *`, scalar (untyped): its address
  * @param vecY `cusparseDnVecDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseAxpby(handle: T.cusparseHandle_t, alpha: T.Pointer, vecX: T.cusparseSpVecDescr_t, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseAxpby', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseAxpby', 'beta', beta, 0, 1);
@@ -31,7 +32,8 @@ let cusparseBlockedEllGet$: NativeFunction | undefined;
  * @param ellIdxType `cusparseIndexType_t *`, out: a typed array of one element
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseBlockedEllGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, ellBlockSize: T.Pointer, ellCols: T.Pointer, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseBlockedEllGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseBlockedEllGet', 'cols', cols, 8, 8);
@@ -54,6 +56,7 @@ let cusparseCaxpyi$: NativeFunction | undefined;
  * @param y `cuComplex *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCaxpyi(handle: T.cusparseHandle_t, nnz: number, alpha: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseCaxpyi', 'alpha', alpha, 0, 1);
@@ -80,7 +83,8 @@ let cusparseCbsr2csr$: NativeFunction | undefined;
  * @param csrSortedValC `cuComplex *`, device memory
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseCbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   if (bsrSortedValA !== null && typeof bsrSortedValA !== 'bigint' && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA))) rawCovers('cusparseCbsr2csr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -110,7 +114,8 @@ let cusparseCbsric02$: NativeFunction | undefined;
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseCbsric02', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseCbsric02', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -136,7 +141,8 @@ let cusparseCbsric02_analysis$: NativeFunction | undefined;
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pInputBuffer `void *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseCbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseCbsric02_analysis', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -160,7 +166,8 @@ let cusparseCbsric02_bufferSize$: NativeFunction | undefined;
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseCbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseCbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -184,7 +191,8 @@ let cusparseCbsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param blockSize `int`
  * @param info `bsric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseCbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseCbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 0, 1);

@@ -20,7 +20,8 @@ let cusparseCcsrcolor$: NativeFunction | undefined;
  * @param coloring `int *`
  * @param reordering `int *`
  * @param info `const cusparseColorInfo_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCcsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseCcsrcolor', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseCcsrcolor', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -56,7 +57,8 @@ let cusparseCcsrgeam2$: NativeFunction | undefined;
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseCcsrgeam2', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseCcsrgeam2', 'csrSortedValA', csrSortedValA, true);
@@ -104,7 +106,8 @@ let cusparseCcsrgeam2_bufferSizeExt$: NativeFunction | undefined;
  * @param csrSortedRowPtrC `const int *`, device memory
  * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseCcsrgeam2_bufferSizeExt', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
@@ -159,6 +162,7 @@ let cusparseCcsrgemm2$: NativeFunction | undefined;
  * @param info `const csrgemm2Info_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrgemm2(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedValD: T.Pointer, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.csrgemm2Info_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseCcsrgemm2', 'alpha', alpha, 0, 1);
@@ -214,6 +218,7 @@ let cusparseCcsrgemm2_bufferSizeExt$: NativeFunction | undefined;
  * @param info `csrgemm2Info_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrgemm2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, info: T.csrgemm2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseCcsrgemm2_bufferSizeExt', 'alpha', alpha, 0, 1);
@@ -245,7 +250,8 @@ let cusparseCcsric02$: NativeFunction | undefined;
  * @param info `csric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA_valM) || csrSortedValA_valM instanceof ArrayBuffer) deviceArg('cusparseCcsric02', 'csrSortedValA_valM', csrSortedValA_valM, true);
   if (csrSortedValA_valM !== null && typeof csrSortedValA_valM !== 'bigint' && !(typeof csrSortedValA_valM === 'number' && csrSortedValA_valM >= 0 && Number.isSafeInteger(csrSortedValA_valM))) rawCovers('cusparseCcsric02', 'csrSortedValA_valM', csrSortedValA_valM, 0, 1);
@@ -269,7 +275,8 @@ let cusparseCcsric02_analysis$: NativeFunction | undefined;
  * @param info `csric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCcsric02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseCcsric02_analysis', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseCcsric02_analysis', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -292,7 +299,8 @@ let cusparseCcsric02_bufferSize$: NativeFunction | undefined;
  * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCcsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseCcsric02_bufferSize', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseCcsric02_bufferSize', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -314,7 +322,8 @@ let cusparseCcsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param csrSortedColInd `const int *`, device memory
  * @param info `csric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedVal) || csrSortedVal instanceof ArrayBuffer) deviceArg('cusparseCcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
   if (csrSortedVal !== null && typeof csrSortedVal !== 'bigint' && !(typeof csrSortedVal === 'number' && csrSortedVal >= 0 && Number.isSafeInteger(csrSortedVal))) rawCovers('cusparseCcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 0, 1);

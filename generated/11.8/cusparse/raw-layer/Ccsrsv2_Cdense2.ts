@@ -20,6 +20,7 @@ let cusparseCcsrsv2_analysis$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrsv2_analysis(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseCcsrsv2_analysis', 'csrSortedValA', csrSortedValA, true);
@@ -45,6 +46,7 @@ let cusparseCcsrsv2_bufferSize$: NativeFunction | undefined;
  * @param info `csrsv2Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrsv2_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseCcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, true);
@@ -69,6 +71,7 @@ let cusparseCcsrsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param info `csrsv2Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseCcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
@@ -97,6 +100,7 @@ let cusparseCcsrsv2_solve$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrsv2_solve(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseCcsrsv2_solve', 'alpha', alpha, 0, 1);
@@ -125,7 +129,8 @@ let cusparseCcsru2csr$: NativeFunction | undefined;
  * @param csrColInd `int *`, device memory
  * @param info `csru2csrInfo_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 8) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseCcsru2csr', 'csrVal', csrVal, 8, 1);
   if (!ArrayBuffer.isView(csrRowPtr) && !(typeof csrRowPtr === 'number' && csrRowPtr >= 0 && Number.isSafeInteger(csrRowPtr)) && csrRowPtr !== null) rawCovers('cusparseCcsru2csr', 'csrRowPtr', csrRowPtr, 0, 1);
@@ -146,7 +151,8 @@ let cusparseCcsru2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param csrColInd `int *`, device memory
  * @param info `csru2csrInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 8) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseCcsru2csr_bufferSizeExt', 'csrVal', csrVal, 8, 1);
   if (!ArrayBuffer.isView(csrRowPtr) && !(typeof csrRowPtr === 'number' && csrRowPtr >= 0 && Number.isSafeInteger(csrRowPtr)) && csrRowPtr !== null) rawCovers('cusparseCcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, 0, 1);
@@ -168,6 +174,7 @@ let cusparseCdense2csc$: NativeFunction | undefined;
  * @param cscSortedRowIndA `int *`
  * @param cscSortedColPtrA `int *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCdense2csc(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerCol: T.Pointer, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseCdense2csc', 'A', A, 0, 1);
@@ -190,6 +197,7 @@ let cusparseCdense2csr$: NativeFunction | undefined;
  * @param csrSortedRowPtrA `int *`, device memory
  * @param csrSortedColIndA `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCdense2csr(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRow: T.Pointer, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseCdense2csr', 'A', A, 0, 1);

@@ -18,7 +18,8 @@ let cusparseCgtsv2$: NativeFunction | undefined;
  * @param B `cuComplex *`
  * @param ldb `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2', 'dl', dl, 0, 1);
@@ -42,7 +43,8 @@ let cusparseCgtsv2StridedBatch$: NativeFunction | undefined;
  * @param batchCount `int`
  * @param batchStride `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2StridedBatch', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -67,7 +69,8 @@ let cusparseCgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', dl, 0, 1);
@@ -91,7 +94,8 @@ let cusparseCgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param B `const cuComplex *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2_bufferSizeExt', 'dl', dl, 0, 1);
@@ -114,7 +118,8 @@ let cusparseCgtsv2_nopivot$: NativeFunction | undefined;
  * @param B `cuComplex *`
  * @param ldb `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2_nopivot', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -138,7 +143,8 @@ let cusparseCgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param B `const cuComplex *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', dl, 0, 1);
@@ -161,7 +167,8 @@ let cusparseCnnz$: NativeFunction | undefined;
  * @param lda `int`
  * @param nnzPerRowCol `int *`
  * @param nnzTotalDevHostPtr `int *`, either memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseCnnz', 'A', A, 0, 1);
   if (!(ArrayBuffer.isView(nnzPerRowCol) && nnzPerRowCol.byteLength >= 4 && (((nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nnzPerRowCol === 'number' && nnzPerRowCol >= 0 && Number.isSafeInteger(nnzPerRowCol)) && nnzPerRowCol !== null) rawCovers('cusparseCnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
@@ -178,7 +185,8 @@ let cusparseCnnz_compress$: NativeFunction | undefined;
  * @param nnzPerRow `int *`
  * @param nnzC `int *`
  * @param tol `cuComplex`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.float2): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseCnnz_compress', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseCnnz_compress', 'csrSortedValA', csrSortedValA, 0, 1);

@@ -19,6 +19,7 @@ let cusparseConstrainedGeMM$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseConstrainedGeMM(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseDnMatDescr_t, matB: T.cusparseDnMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseConstrainedGeMM', 'alpha', alpha, 0, 1);
@@ -40,6 +41,7 @@ let cusparseConstrainedGeMM_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param bufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseConstrainedGeMM_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseDnMatDescr_t, matB: T.cusparseDnMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseConstrainedGeMM_bufferSize', 'alpha', alpha, 0, 1);
@@ -59,6 +61,7 @@ let cusparseCooAoSGet$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCooAoSGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooInd: T.Pointer, cooValues: T.Pointer, idxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseCooAoSGet', 'rows', rows, 8, 8);
@@ -84,7 +87,8 @@ let cusparseCooGet$: NativeFunction | undefined;
  * @param idxType `cusparseIndexType_t *`, out: a typed array of one element
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, idxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseCooGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseCooGet', 'cols', cols, 8, 8);
@@ -103,7 +107,8 @@ let cusparseCooSetPointers$: NativeFunction | undefined;
  * @param cooRows `void *`
  * @param cooColumns `void *`
  * @param cooValues `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t, cooRows: T.Pointer, cooColumns: T.Pointer, cooValues: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cooRows) && !(typeof cooRows === 'number' && cooRows >= 0 && Number.isSafeInteger(cooRows)) && cooRows !== null) rawCovers('cusparseCooSetPointers', 'cooRows', cooRows, 0, 1);
   if (!ArrayBuffer.isView(cooColumns) && !(typeof cooColumns === 'number' && cooColumns >= 0 && Number.isSafeInteger(cooColumns)) && cooColumns !== null) rawCovers('cusparseCooSetPointers', 'cooColumns', cooColumns, 0, 1);
@@ -116,7 +121,8 @@ let cusparseCooSetStridedBatch$: NativeFunction | undefined;
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param batchCount `int`
  * @param batchStride `int64_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t, batchCount: number, batchStride: T.Int64): T.cusparseStatus_t {
   return (cusparseCooSetStridedBatch$ ??= binder.native('cusparseCooSetStridedBatch'))(spMatDescr, batchCount, batchStride);
 }
@@ -124,14 +130,16 @@ let cusparseCopyMatDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCopyMatDescr(cusparseMatDescr_t dest, const cusparseMatDescr_t src)` · cusparse.h · CUDA 11.8
  * @param dest `cusparseMatDescr_t`
  * @param src `const cusparseMatDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCopyMatDescr(dest: T.cusparseMatDescr_t, src: T.cusparseMatDescr_t): T.cusparseStatus_t {
   return (cusparseCopyMatDescr$ ??= binder.native('cusparseCopyMatDescr'))(dest, src);
 }
 let cusparseCreate$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreate(handle: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cusparseCreate', 'handle', handle, 8, 8);
   return (cusparseCreate$ ??= binder.native('cusparseCreate'))(handle);
@@ -148,7 +156,8 @@ let cusparseCreateBlockedEll$: NativeFunction | undefined;
  * @param ellIdxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateBlockedEll(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateBlockedEll', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(ellColInd) || ellColInd instanceof ArrayBuffer) deviceArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
@@ -160,7 +169,8 @@ export function cusparseCreateBlockedEll(spMatDescr: T.Pointer, rows: T.Int64, c
 let cusparseCreateBsric02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)` · cusparse.h · CUDA 11.8
  * @param info `bsric02Info_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateBsric02Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateBsric02Info', 'info', info, 8, 8);
   return (cusparseCreateBsric02Info$ ??= binder.native('cusparseCreateBsric02Info'))(info);
@@ -168,7 +178,8 @@ export function cusparseCreateBsric02Info(info: T.Pointer): T.cusparseStatus_t {
 let cusparseCreateBsrilu02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)` · cusparse.h · CUDA 11.8
  * @param info `bsrilu02Info_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateBsrilu02Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateBsrilu02Info', 'info', info, 8, 8);
   return (cusparseCreateBsrilu02Info$ ??= binder.native('cusparseCreateBsrilu02Info'))(info);
@@ -176,7 +187,8 @@ export function cusparseCreateBsrilu02Info(info: T.Pointer): T.cusparseStatus_t 
 let cusparseCreateBsrsm2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)` · cusparse.h · CUDA 11.8
  * @param info `bsrsm2Info_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateBsrsm2Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateBsrsm2Info', 'info', info, 8, 8);
   return (cusparseCreateBsrsm2Info$ ??= binder.native('cusparseCreateBsrsm2Info'))(info);
@@ -184,7 +196,8 @@ export function cusparseCreateBsrsm2Info(info: T.Pointer): T.cusparseStatus_t {
 let cusparseCreateBsrsv2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)` · cusparse.h · CUDA 11.8
  * @param info `bsrsv2Info_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateBsrsv2Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateBsrsv2Info', 'info', info, 8, 8);
   return (cusparseCreateBsrsv2Info$ ??= binder.native('cusparseCreateBsrsv2Info'))(info);
@@ -192,7 +205,8 @@ export function cusparseCreateBsrsv2Info(info: T.Pointer): T.cusparseStatus_t {
 let cusparseCreateColorInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)` · cusparse.h · CUDA 11.8
  * @param info `cusparseColorInfo_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateColorInfo(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateColorInfo', 'info', info, 8, 8);
   return (cusparseCreateColorInfo$ ??= binder.native('cusparseCreateColorInfo'))(info);
@@ -209,7 +223,8 @@ let cusparseCreateCoo$: NativeFunction | undefined;
  * @param cooIdxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCoo(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateCoo', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(cooRowInd) || cooRowInd instanceof ArrayBuffer) deviceArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
@@ -232,6 +247,7 @@ let cusparseCreateCooAoS$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCooAoS(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateCooAoS', 'spMatDescr', spMatDescr, 8, 8);
@@ -253,7 +269,8 @@ let cusparseCreateCsc$: NativeFunction | undefined;
  * @param cscRowIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsc(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateCsc', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(cscColOffsets) || cscColOffsets instanceof ArrayBuffer) deviceArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
@@ -277,7 +294,8 @@ let cusparseCreateCsr$: NativeFunction | undefined;
  * @param csrColIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsr(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateCsr', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(csrRowOffsets) || csrRowOffsets instanceof ArrayBuffer) deviceArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
@@ -292,6 +310,7 @@ let cusparseCreateCsrgemm2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsrgemm2Info(csrgemm2Info_t *info)` · cusparse.h · CUDA 11.8
  * @param info `csrgemm2Info_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrgemm2Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateCsrgemm2Info', 'info', info, 8, 8);
@@ -300,7 +319,8 @@ export function cusparseCreateCsrgemm2Info(info: T.Pointer): T.cusparseStatus_t 
 let cusparseCreateCsric02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)` · cusparse.h · CUDA 11.8
  * @param info `csric02Info_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsric02Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateCsric02Info', 'info', info, 8, 8);
   return (cusparseCreateCsric02Info$ ??= binder.native('cusparseCreateCsric02Info'))(info);
@@ -308,7 +328,8 @@ export function cusparseCreateCsric02Info(info: T.Pointer): T.cusparseStatus_t {
 let cusparseCreateCsrilu02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)` · cusparse.h · CUDA 11.8
  * @param info `csrilu02Info_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsrilu02Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateCsrilu02Info', 'info', info, 8, 8);
   return (cusparseCreateCsrilu02Info$ ??= binder.native('cusparseCreateCsrilu02Info'))(info);
@@ -317,6 +338,7 @@ let cusparseCreateCsrsm2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsrsm2Info(csrsm2Info_t *info)` · cusparse.h · CUDA 11.8
  * @param info `csrsm2Info_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrsm2Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateCsrsm2Info', 'info', info, 8, 8);
@@ -326,6 +348,7 @@ let cusparseCreateCsrsv2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsrsv2Info(csrsv2Info_t *info)` · cusparse.h · CUDA 11.8
  * @param info `csrsv2Info_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrsv2Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateCsrsv2Info', 'info', info, 8, 8);
@@ -334,7 +357,8 @@ export function cusparseCreateCsrsv2Info(info: T.Pointer): T.cusparseStatus_t {
 let cusparseCreateCsru2csrInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)` · cusparse.h · CUDA 11.8
  * @param info `csru2csrInfo_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsru2csrInfo(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateCsru2csrInfo', 'info', info, 8, 8);
   return (cusparseCreateCsru2csrInfo$ ??= binder.native('cusparseCreateCsru2csrInfo'))(info);
@@ -348,7 +372,8 @@ let cusparseCreateDnMat$: NativeFunction | undefined;
  * @param values `void *`, device memory
  * @param valueType `cudaDataType`
  * @param order `cusparseOrder_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateDnMat(dnMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dnMatDescr) && dnMatDescr.byteLength >= 8 && (((dnMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dnMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dnMatDescr === 'number' && dnMatDescr >= 0 && Number.isSafeInteger(dnMatDescr)) && dnMatDescr !== null) rawCovers('cusparseCreateDnMat', 'dnMatDescr', dnMatDescr, 8, 8);
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseCreateDnMat', 'values', values, true);
@@ -361,7 +386,8 @@ let cusparseCreateDnVec$: NativeFunction | undefined;
  * @param size `int64_t`
  * @param values `void *`, device memory, `size` elements
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateDnVec(dnVecDescr: T.Pointer, size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dnVecDescr) && dnVecDescr.byteLength >= 8 && (((dnVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dnVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dnVecDescr === 'number' && dnVecDescr >= 0 && Number.isSafeInteger(dnVecDescr)) && dnVecDescr !== null) rawCovers('cusparseCreateDnVec', 'dnVecDescr', dnVecDescr, 8, 8);
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseCreateDnVec', 'values', values, true);
@@ -373,7 +399,8 @@ let cusparseCreateIdentityPermutation$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param n `int`
  * @param p `int *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t, n: number, p: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(p) && p.byteLength >= 4 && (((p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cusparseCreateIdentityPermutation', 'p', p, 4, 4);
   return (cusparseCreateIdentityPermutation$ ??= binder.native('cusparseCreateIdentityPermutation'))(handle, n, p);
@@ -381,7 +408,8 @@ export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t, n:
 let cusparseCreateMatDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 11.8
  * @param descrA `cusparseMatDescr_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateMatDescr(descrA: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(descrA) && descrA.byteLength >= 8 && (((descrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (descrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof descrA === 'number' && descrA >= 0 && Number.isSafeInteger(descrA)) && descrA !== null) rawCovers('cusparseCreateMatDescr', 'descrA', descrA, 8, 8);
   return (cusparseCreateMatDescr$ ??= binder.native('cusparseCreateMatDescr'))(descrA);
@@ -389,7 +417,8 @@ export function cusparseCreateMatDescr(descrA: T.Pointer): T.cusparseStatus_t {
 let cusparseCreatePruneInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)` · cusparse.h · CUDA 11.8
  * @param info `pruneInfo_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreatePruneInfo(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreatePruneInfo', 'info', info, 8, 8);
   return (cusparseCreatePruneInfo$ ??= binder.native('cusparseCreatePruneInfo'))(info);
@@ -404,7 +433,8 @@ let cusparseCreateSpVec$: NativeFunction | undefined;
  * @param idxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateSpVec(spVecDescr: T.Pointer, size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spVecDescr) && spVecDescr.byteLength >= 8 && (((spVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spVecDescr === 'number' && spVecDescr >= 0 && Number.isSafeInteger(spVecDescr)) && spVecDescr !== null) rawCovers('cusparseCreateSpVec', 'spVecDescr', spVecDescr, 8, 8);
   if (ArrayBuffer.isView(indices) || indices instanceof ArrayBuffer) deviceArg('cusparseCreateSpVec', 'indices', indices, true);

@@ -13,7 +13,8 @@ let cusparseDenseToSparse_analysis$: NativeFunction | undefined;
  * @param matB `cusparseSpMatDescr_t`
  * @param alg `cusparseDenseToSparseAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t, matA: T.cusparseDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, true);
   if (externalBuffer !== null && typeof externalBuffer !== 'bigint' && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer))) rawCovers('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, 0, 1);
@@ -26,7 +27,8 @@ let cusparseDenseToSparse_bufferSize$: NativeFunction | undefined;
  * @param matB `cusparseSpMatDescr_t`
  * @param alg `cusparseDenseToSparseAlg_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t, matA: T.cusparseDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize) && bufferSize.byteLength >= 8 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('cusparseDenseToSparse_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseDenseToSparse_bufferSize$ ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, bufferSize);
@@ -38,7 +40,8 @@ let cusparseDenseToSparse_convert$: NativeFunction | undefined;
  * @param matB `cusparseSpMatDescr_t`
  * @param alg `cusparseDenseToSparseAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t, matA: T.cusparseDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, true);
   if (externalBuffer !== null && typeof externalBuffer !== 'bigint' && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer))) rawCovers('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, 0, 1);
@@ -47,42 +50,48 @@ export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t, matA: 
 let cusparseDestroy$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroy(handle: T.cusparseHandle_t): T.cusparseStatus_t {
   return (cusparseDestroy$ ??= binder.native('cusparseDestroy'))(handle);
 }
 let cusparseDestroyBsric02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)` · cusparse.h · CUDA 11.8
  * @param info `bsric02Info_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsric02Info(info: T.bsric02Info_t): T.cusparseStatus_t {
   return (cusparseDestroyBsric02Info$ ??= binder.native('cusparseDestroyBsric02Info'))(info);
 }
 let cusparseDestroyBsrilu02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)` · cusparse.h · CUDA 11.8
  * @param info `bsrilu02Info_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t): T.cusparseStatus_t {
   return (cusparseDestroyBsrilu02Info$ ??= binder.native('cusparseDestroyBsrilu02Info'))(info);
 }
 let cusparseDestroyBsrsm2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)` · cusparse.h · CUDA 11.8
  * @param info `bsrsm2Info_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t): T.cusparseStatus_t {
   return (cusparseDestroyBsrsm2Info$ ??= binder.native('cusparseDestroyBsrsm2Info'))(info);
 }
 let cusparseDestroyBsrsv2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)` · cusparse.h · CUDA 11.8
  * @param info `bsrsv2Info_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t): T.cusparseStatus_t {
   return (cusparseDestroyBsrsv2Info$ ??= binder.native('cusparseDestroyBsrsv2Info'))(info);
 }
 let cusparseDestroyColorInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyColorInfo(cusparseColorInfo_t info)` · cusparse.h · CUDA 11.8
  * @param info `cusparseColorInfo_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t): T.cusparseStatus_t {
   return (cusparseDestroyColorInfo$ ??= binder.native('cusparseDestroyColorInfo'))(info);
 }
@@ -90,6 +99,7 @@ let cusparseDestroyCsrgemm2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrgemm2Info(csrgemm2Info_t info)` · cusparse.h · CUDA 11.8
  * @param info `csrgemm2Info_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrgemm2Info(info: T.csrgemm2Info_t): T.cusparseStatus_t {
   return (cusparseDestroyCsrgemm2Info$ ??= binder.native('cusparseDestroyCsrgemm2Info'))(info);
@@ -97,14 +107,16 @@ export function cusparseDestroyCsrgemm2Info(info: T.csrgemm2Info_t): T.cusparseS
 let cusparseDestroyCsric02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)` · cusparse.h · CUDA 11.8
  * @param info `csric02Info_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyCsric02Info(info: T.csric02Info_t): T.cusparseStatus_t {
   return (cusparseDestroyCsric02Info$ ??= binder.native('cusparseDestroyCsric02Info'))(info);
 }
 let cusparseDestroyCsrilu02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)` · cusparse.h · CUDA 11.8
  * @param info `csrilu02Info_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t): T.cusparseStatus_t {
   return (cusparseDestroyCsrilu02Info$ ??= binder.native('cusparseDestroyCsrilu02Info'))(info);
 }
@@ -112,6 +124,7 @@ let cusparseDestroyCsrsm2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrsm2Info(csrsm2Info_t info)` · cusparse.h · CUDA 11.8
  * @param info `csrsm2Info_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrsm2Info(info: T.csrsm2Info_t): T.cusparseStatus_t {
   return (cusparseDestroyCsrsm2Info$ ??= binder.native('cusparseDestroyCsrsm2Info'))(info);
@@ -120,6 +133,7 @@ let cusparseDestroyCsrsv2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrsv2Info(csrsv2Info_t info)` · cusparse.h · CUDA 11.8
  * @param info `csrsv2Info_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrsv2Info(info: T.csrsv2Info_t): T.cusparseStatus_t {
   return (cusparseDestroyCsrsv2Info$ ??= binder.native('cusparseDestroyCsrsv2Info'))(info);
@@ -127,49 +141,56 @@ export function cusparseDestroyCsrsv2Info(info: T.csrsv2Info_t): T.cusparseStatu
 let cusparseDestroyCsru2csrInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsru2csrInfo(csru2csrInfo_t info)` · cusparse.h · CUDA 11.8
  * @param info `csru2csrInfo_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t): T.cusparseStatus_t {
   return (cusparseDestroyCsru2csrInfo$ ??= binder.native('cusparseDestroyCsru2csrInfo'))(info);
 }
 let cusparseDestroyDnMat$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnMat(cusparseDnMatDescr_t dnMatDescr)` · cusparse.h · CUDA 11.8
  * @param dnMatDescr `cusparseDnMatDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyDnMat(dnMatDescr: T.cusparseDnMatDescr_t): T.cusparseStatus_t {
   return (cusparseDestroyDnMat$ ??= binder.native('cusparseDestroyDnMat'))(dnMatDescr);
 }
 let cusparseDestroyDnVec$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnVec(cusparseDnVecDescr_t dnVecDescr)` · cusparse.h · CUDA 11.8
  * @param dnVecDescr `cusparseDnVecDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyDnVec(dnVecDescr: T.cusparseDnVecDescr_t): T.cusparseStatus_t {
   return (cusparseDestroyDnVec$ ??= binder.native('cusparseDestroyDnVec'))(dnVecDescr);
 }
 let cusparseDestroyMatDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
  * @param descrA `cusparseMatDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t): T.cusparseStatus_t {
   return (cusparseDestroyMatDescr$ ??= binder.native('cusparseDestroyMatDescr'))(descrA);
 }
 let cusparseDestroyPruneInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyPruneInfo(pruneInfo_t info)` · cusparse.h · CUDA 11.8
  * @param info `pruneInfo_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyPruneInfo(info: T.pruneInfo_t): T.cusparseStatus_t {
   return (cusparseDestroyPruneInfo$ ??= binder.native('cusparseDestroyPruneInfo'))(info);
 }
 let cusparseDestroySpMat$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpMat(cusparseSpMatDescr_t spMatDescr)` · cusparse.h · CUDA 11.8
  * @param spMatDescr `cusparseSpMatDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroySpMat(spMatDescr: T.cusparseSpMatDescr_t): T.cusparseStatus_t {
   return (cusparseDestroySpMat$ ??= binder.native('cusparseDestroySpMat'))(spMatDescr);
 }
 let cusparseDestroySpVec$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpVec(cusparseSpVecDescr_t spVecDescr)` · cusparse.h · CUDA 11.8
  * @param spVecDescr `cusparseSpVecDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroySpVec(spVecDescr: T.cusparseSpVecDescr_t): T.cusparseStatus_t {
   return (cusparseDestroySpVec$ ??= binder.native('cusparseDestroySpVec'))(spVecDescr);
 }

@@ -22,7 +22,8 @@ let cusparseDgemvi$: NativeFunction | undefined;
  * @param y `double *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseDgemvi', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseDgemvi', 'A', A, 0, 1);
@@ -45,7 +46,8 @@ let cusparseDgemvi_bufferSize$: NativeFunction | undefined;
  * @param n `int`
  * @param nnz `int`
  * @param pBufferSize `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgemvi_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, nnz: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(pBufferSize) && pBufferSize.byteLength >= 4 && (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pBufferSize === 'number' && pBufferSize >= 0 && Number.isSafeInteger(pBufferSize)) && pBufferSize !== null) rawCovers('cusparseDgemvi_bufferSize', 'pBufferSize', pBufferSize, 4, 4);
   return (cusparseDgemvi_bufferSize$ ??= binder.native('cusparseDgemvi_bufferSize'))(handle, transA, m, n, nnz, pBufferSize);
@@ -63,7 +65,8 @@ let cusparseDgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param x `double *`, device memory
  * @param batchCount `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(ds) || ds instanceof ArrayBuffer) deviceArg('cusparseDgpsvInterleavedBatch', 'ds', ds, true);
   if (ds !== null && typeof ds !== 'bigint' && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds))) rawCovers('cusparseDgpsvInterleavedBatch', 'ds', ds, 0, 1);
@@ -94,7 +97,8 @@ let cusparseDgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param x `const double *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(ds) || ds instanceof ArrayBuffer) deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
   if (ds !== null && typeof ds !== 'bigint' && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds))) rawCovers('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, 0, 1);
@@ -120,6 +124,7 @@ let cusparseDgthr$: NativeFunction | undefined;
  * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDgthr(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(y) || y instanceof ArrayBuffer) deviceArg('cusparseDgthr', 'y', y, true);
@@ -139,6 +144,7 @@ let cusparseDgthrz$: NativeFunction | undefined;
  * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDgthrz(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(y) || y instanceof ArrayBuffer) deviceArg('cusparseDgthrz', 'y', y, true);
@@ -160,7 +166,8 @@ let cusparseDgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param x `double *`, device memory
  * @param batchCount `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseDgtsvInterleavedBatch', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseDgtsvInterleavedBatch', 'dl', dl, 0, 1);
@@ -185,7 +192,8 @@ let cusparseDgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param x `const double *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, 0, 1);

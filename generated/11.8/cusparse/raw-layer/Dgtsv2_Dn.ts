@@ -17,7 +17,8 @@ let cusparseDgtsv2$: NativeFunction | undefined;
  * @param B `double *`
  * @param ldb `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseDgtsv2', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseDgtsv2', 'dl', dl, 0, 1);
@@ -41,7 +42,8 @@ let cusparseDgtsv2StridedBatch$: NativeFunction | undefined;
  * @param batchCount `int`
  * @param batchStride `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseDgtsv2StridedBatch', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseDgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -66,7 +68,8 @@ let cusparseDgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseDgtsv2StridedBatch_bufferSizeExt', 'dl', dl, 0, 1);
@@ -90,7 +93,8 @@ let cusparseDgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param B `const double *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseDgtsv2_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseDgtsv2_bufferSizeExt', 'dl', dl, 0, 1);
@@ -113,7 +117,8 @@ let cusparseDgtsv2_nopivot$: NativeFunction | undefined;
  * @param B `double *`
  * @param ldb `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseDgtsv2_nopivot', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseDgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -137,7 +142,8 @@ let cusparseDgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param B `const double *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseDgtsv2_nopivot_bufferSizeExt', 'dl', dl, 0, 1);
@@ -158,7 +164,8 @@ let cusparseDnMatGet$: NativeFunction | undefined;
  * @param values `void **`, out: a typed array of one element
  * @param type `cudaDataType *`, out: a typed array of one element
  * @param order `cusparseOrder_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t, rows: T.Pointer, cols: T.Pointer, ld: T.Pointer, values: T.Pointer, type: T.Pointer, order: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseDnMatGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseDnMatGet', 'cols', cols, 8, 8);
@@ -173,7 +180,8 @@ let cusparseDnMatGetStridedBatch$: NativeFunction | undefined;
  * @param dnMatDescr `cusparseDnMatDescr_t`
  * @param batchCount `int *`, out: a typed array of one element
  * @param batchStride `int64_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnMatGetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t, batchCount: T.Pointer, batchStride: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(batchCount) && batchCount.byteLength >= 4 && (((batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof batchCount === 'number' && batchCount >= 0 && Number.isSafeInteger(batchCount)) && batchCount !== null) rawCovers('cusparseDnMatGetStridedBatch', 'batchCount', batchCount, 4, 4);
   if (!(ArrayBuffer.isView(batchStride) && batchStride.byteLength >= 8 && (((batchStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (batchStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof batchStride === 'number' && batchStride >= 0 && Number.isSafeInteger(batchStride)) && batchStride !== null) rawCovers('cusparseDnMatGetStridedBatch', 'batchStride', batchStride, 8, 8);
@@ -183,7 +191,8 @@ let cusparseDnMatGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr, void **values)` · cusparse.h · CUDA 11.8
  * @param dnMatDescr `cusparseDnMatDescr_t`
  * @param values `void **`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnMatGetValues(dnMatDescr: T.cusparseDnMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseDnMatGetValues', 'values', values, 8, 8);
   return (cusparseDnMatGetValues$ ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, values);
@@ -193,7 +202,8 @@ let cusparseDnMatSetStridedBatch$: NativeFunction | undefined;
  * @param dnMatDescr `cusparseDnMatDescr_t`
  * @param batchCount `int`
  * @param batchStride `int64_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t, batchCount: number, batchStride: T.Int64): T.cusparseStatus_t {
   return (cusparseDnMatSetStridedBatch$ ??= binder.native('cusparseDnMatSetStridedBatch'))(dnMatDescr, batchCount, batchStride);
 }
@@ -201,7 +211,8 @@ let cusparseDnMatSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDescr, void *values)` · cusparse.h · CUDA 11.8
  * @param dnMatDescr `cusparseDnMatDescr_t`
  * @param values `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseDnMatSetValues', 'values', values, true);
   if (values !== null && typeof values !== 'bigint' && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values))) rawCovers('cusparseDnMatSetValues', 'values', values, 0, 1);
@@ -213,7 +224,8 @@ let cusparseDnVecGet$: NativeFunction | undefined;
  * @param size `int64_t *`, out: a typed array of one element
  * @param values `void **`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnVecGet(dnVecDescr: T.cusparseDnVecDescr_t, size: T.Pointer, values: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cusparseDnVecGet', 'size', size, 8, 8);
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseDnVecGet', 'values', values, 8, 8);
@@ -224,7 +236,8 @@ let cusparseDnVecGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr, void **values)` · cusparse.h · CUDA 11.8
  * @param dnVecDescr `cusparseDnVecDescr_t`
  * @param values `void **`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseDnVecGetValues', 'values', values, 8, 8);
   return (cusparseDnVecGetValues$ ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, values);
@@ -233,7 +246,8 @@ let cusparseDnVecSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)` · cusparse.h · CUDA 11.8
  * @param dnVecDescr `cusparseDnVecDescr_t`
  * @param values `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseDnVecSetValues', 'values', values, true);
   if (values !== null && typeof values !== 'bigint' && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values))) rawCovers('cusparseDnVecSetValues', 'values', values, 0, 1);

@@ -17,6 +17,7 @@ let cusparseDroti$: NativeFunction | undefined;
  * @param s `const double *`
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDroti(handle: T.cusparseHandle_t, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, c: T.Pointer, s: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(xVal) || xVal instanceof ArrayBuffer) deviceArg('cusparseDroti', 'xVal', xVal, true);
@@ -38,6 +39,7 @@ let cusparseDsctr$: NativeFunction | undefined;
  * @param y `double *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDsctr(handle: T.cusparseHandle_t, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(xVal) || xVal instanceof ArrayBuffer) deviceArg('cusparseDsctr', 'xVal', xVal, true);
@@ -53,7 +55,8 @@ let cusparseGather$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param vecY `cusparseDnVecDescr_t`
  * @param vecX `cusparseSpVecDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGather(handle: T.cusparseHandle_t, vecY: T.cusparseDnVecDescr_t, vecX: T.cusparseSpVecDescr_t): T.cusparseStatus_t {
   return (cusparseGather$ ??= binder.native('cusparseGather'))(handle, vecY, vecX);
 }
@@ -61,7 +64,8 @@ let cusparseGetColorAlgs$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetColorAlgs(cusparseColorInfo_t info, cusparseColorAlg_t *alg)` · cusparse.h · CUDA 11.8
  * @param info `cusparseColorInfo_t`
  * @param alg `cusparseColorAlg_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetColorAlgs(info: T.cusparseColorInfo_t, alg: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(alg) && alg.byteLength >= 4 && (((alg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (alg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof alg === 'number' && alg >= 0 && Number.isSafeInteger(alg)) && alg !== null) rawCovers('cusparseGetColorAlgs', 'alg', alg, 4, 4);
   return (cusparseGetColorAlgs$ ??= binder.native('cusparseGetColorAlgs'))(info, alg);
@@ -69,42 +73,48 @@ export function cusparseGetColorAlgs(info: T.cusparseColorInfo_t, alg: T.Pointer
 let cusparseGetErrorName$: NativeFunction | undefined;
 /** `const char *cusparseGetErrorName(cusparseStatus_t status)` · cusparse.h · CUDA 11.8
  * @param status `cusparseStatus_t`
- * @returns `const char *`, as C returns it. */
+ * @returns `const char *`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetErrorName(status: T.cusparseStatus_t): string | null {
   return (cusparseGetErrorName$ ??= binder.native('cusparseGetErrorName'))(status);
 }
 let cusparseGetErrorString$: NativeFunction | undefined;
 /** `const char *cusparseGetErrorString(cusparseStatus_t status)` · cusparse.h · CUDA 11.8
  * @param status `cusparseStatus_t`
- * @returns `const char *`, as C returns it. */
+ * @returns `const char *`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetErrorString(status: T.cusparseStatus_t): string | null {
   return (cusparseGetErrorString$ ??= binder.native('cusparseGetErrorString'))(status);
 }
 let cusparseGetMatDiagType$: NativeFunction | undefined;
 /** `cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
  * @param descrA `const cusparseMatDescr_t`
- * @returns `cusparseDiagType_t`, as C returns it. */
+ * @returns `cusparseDiagType_t`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatDiagType(descrA: T.cusparseMatDescr_t): T.cusparseDiagType_t {
   return (cusparseGetMatDiagType$ ??= binder.native('cusparseGetMatDiagType'))(descrA);
 }
 let cusparseGetMatFillMode$: NativeFunction | undefined;
 /** `cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
  * @param descrA `const cusparseMatDescr_t`
- * @returns `cusparseFillMode_t`, as C returns it. */
+ * @returns `cusparseFillMode_t`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatFillMode(descrA: T.cusparseMatDescr_t): T.cusparseFillMode_t {
   return (cusparseGetMatFillMode$ ??= binder.native('cusparseGetMatFillMode'))(descrA);
 }
 let cusparseGetMatIndexBase$: NativeFunction | undefined;
 /** `cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
  * @param descrA `const cusparseMatDescr_t`
- * @returns `cusparseIndexBase_t`, as C returns it. */
+ * @returns `cusparseIndexBase_t`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatIndexBase(descrA: T.cusparseMatDescr_t): T.cusparseIndexBase_t {
   return (cusparseGetMatIndexBase$ ??= binder.native('cusparseGetMatIndexBase'))(descrA);
 }
 let cusparseGetMatType$: NativeFunction | undefined;
 /** `cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
  * @param descrA `const cusparseMatDescr_t`
- * @returns `cusparseMatrixType_t`, as C returns it. */
+ * @returns `cusparseMatrixType_t`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatType(descrA: T.cusparseMatDescr_t): T.cusparseMatrixType_t {
   return (cusparseGetMatType$ ??= binder.native('cusparseGetMatType'))(descrA);
 }
@@ -112,7 +122,8 @@ let cusparseGetPointerMode$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param mode `cusparsePointerMode_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetPointerMode(handle: T.cusparseHandle_t, mode: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(mode) && mode.byteLength >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cusparseGetPointerMode', 'mode', mode, 4, 4);
   return (cusparseGetPointerMode$ ??= binder.native('cusparseGetPointerMode'))(handle, mode);
@@ -121,7 +132,8 @@ let cusparseGetProperty$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)` · cusparse.h · CUDA 11.8
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(value) && value.byteLength >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cusparseGetProperty', 'value', value, 4, 4);
   return (cusparseGetProperty$ ??= binder.native('cusparseGetProperty'))(type, value);
@@ -130,7 +142,8 @@ let cusparseGetStream$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param streamId `cudaStream_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetStream(handle: T.cusparseHandle_t, streamId: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(streamId) && streamId.byteLength >= 8 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cusparseGetStream', 'streamId', streamId, 8, 8);
   return (cusparseGetStream$ ??= binder.native('cusparseGetStream'))(handle, streamId);
@@ -139,7 +152,8 @@ let cusparseGetVersion$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param version `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetVersion(handle: T.cusparseHandle_t, version: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(version) && version.byteLength >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('cusparseGetVersion', 'version', version, 4, 4);
   return (cusparseGetVersion$ ??= binder.native('cusparseGetVersion'))(handle, version);

@@ -16,6 +16,7 @@ let cusparseSaxpyi$: NativeFunction | undefined;
  * @param y `float *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSaxpyi(handle: T.cusparseHandle_t, nnz: number, alpha: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSaxpyi', 'alpha', alpha, 0, 1);
@@ -42,7 +43,8 @@ let cusparseSbsr2csr$: NativeFunction | undefined;
  * @param csrSortedValC `float *`, device memory
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   if (bsrSortedValA !== null && typeof bsrSortedValA !== 'bigint' && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA))) rawCovers('cusparseSbsr2csr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -72,7 +74,8 @@ let cusparseSbsric02$: NativeFunction | undefined;
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsric02', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseSbsric02', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -98,7 +101,8 @@ let cusparseSbsric02_analysis$: NativeFunction | undefined;
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pInputBuffer `void *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseSbsric02_analysis', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -122,7 +126,8 @@ let cusparseSbsric02_bufferSize$: NativeFunction | undefined;
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseSbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -146,7 +151,8 @@ let cusparseSbsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param blockSize `int`
  * @param info `bsric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseSbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -171,7 +177,8 @@ let cusparseSbsrilu02$: NativeFunction | undefined;
  * @param info `bsrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsrilu02', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseSbsrilu02', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -197,7 +204,8 @@ let cusparseSbsrilu02_analysis$: NativeFunction | undefined;
  * @param info `bsrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseSbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -222,7 +230,8 @@ let cusparseSbsrilu02_bufferSize$: NativeFunction | undefined;
  * @param blockDim `int`
  * @param info `bsrilu02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseSbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -246,7 +255,8 @@ let cusparseSbsrilu02_bufferSizeExt$: NativeFunction | undefined;
  * @param blockSize `int`
  * @param info `bsrilu02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseSbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -264,7 +274,8 @@ let cusparseSbsrilu02_numericBoost$: NativeFunction | undefined;
  * @param enable_boost `int`
  * @param tol `double *`
  * @param boost_val `float *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(tol) && tol.byteLength >= 8 && (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof tol === 'number' && tol >= 0 && Number.isSafeInteger(tol)) && tol !== null) rawCovers('cusparseSbsrilu02_numericBoost', 'tol', tol, 8, 8);
   if (!(ArrayBuffer.isView(boost_val) && boost_val.byteLength >= 4 && (((boost_val as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (boost_val as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof boost_val === 'number' && boost_val >= 0 && Number.isSafeInteger(boost_val)) && boost_val !== null) rawCovers('cusparseSbsrilu02_numericBoost', 'boost_val', boost_val, 4, 4);

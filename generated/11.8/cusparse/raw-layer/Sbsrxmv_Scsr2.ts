@@ -26,7 +26,8 @@ let cusparseSbsrxmv$: NativeFunction | undefined;
  * @param x `const float *`, device memory
  * @param beta `const float *`, scalar (f32): its address
  * @param y `float *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSbsrxmv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSbsrxmv', 'bsrSortedValA', bsrSortedValA, true);
@@ -51,7 +52,8 @@ let cusparseScatter$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param vecX `cusparseSpVecDescr_t`
  * @param vecY `cusparseDnVecDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseScatter(handle: T.cusparseHandle_t, vecX: T.cusparseSpVecDescr_t, vecY: T.cusparseDnVecDescr_t): T.cusparseStatus_t {
   return (cusparseScatter$ ??= binder.native('cusparseScatter'))(handle, vecX, vecY);
 }
@@ -67,6 +69,7 @@ let cusparseScsc2dense$: NativeFunction | undefined;
  * @param A `float *`
  * @param lda `int`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsc2dense(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer, A: T.Pointer, lda: number): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cscSortedValA) && !(typeof cscSortedValA === 'number' && cscSortedValA >= 0 && Number.isSafeInteger(cscSortedValA)) && cscSortedValA !== null) rawCovers('cusparseScsc2dense', 'cscSortedValA', cscSortedValA, 0, 1);
@@ -90,7 +93,8 @@ let cusparseScsr2bsr$: NativeFunction | undefined;
  * @param bsrSortedValC `float *`, device memory
  * @param bsrSortedRowPtrC `int *`, device memory
  * @param bsrSortedColIndC `int *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseScsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsr2bsr', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseScsr2bsr', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -121,7 +125,8 @@ let cusparseScsr2csr_compress$: NativeFunction | undefined;
  * @param csrSortedColIndC `int *`, device memory
  * @param csrSortedRowPtrC `int *`, device memory
  * @param tol `float`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseScsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: number): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsr2csr_compress', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseScsr2csr_compress', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -150,7 +155,8 @@ let cusparseScsr2csru$: NativeFunction | undefined;
  * @param csrColInd `int *`, device memory
  * @param info `csru2csrInfo_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseScsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 4 && (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseScsr2csru', 'csrVal', csrVal, 4, 4);
   if (!ArrayBuffer.isView(csrRowPtr) && !(typeof csrRowPtr === 'number' && csrRowPtr >= 0 && Number.isSafeInteger(csrRowPtr)) && csrRowPtr !== null) rawCovers('cusparseScsr2csru', 'csrRowPtr', csrRowPtr, 0, 1);
@@ -172,6 +178,7 @@ let cusparseScsr2dense$: NativeFunction | undefined;
  * @param A `float *`
  * @param lda `int`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsr2dense(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, A: T.Pointer, lda: number): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsr2dense', 'csrSortedValA', csrSortedValA, true);
@@ -200,7 +207,8 @@ let cusparseScsr2gebsr$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseScsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsr2gebsr', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseScsr2gebsr', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -231,7 +239,8 @@ let cusparseScsr2gebsr_bufferSize$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseScsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseScsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -255,7 +264,8 @@ let cusparseScsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseScsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, 0, 1);

@@ -10,7 +10,8 @@ let cusparseSetColorAlgs$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetColorAlgs(cusparseColorInfo_t info, cusparseColorAlg_t alg)` · cusparse.h · CUDA 11.8
  * @param info `cusparseColorInfo_t`
  * @param alg `cusparseColorAlg_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetColorAlgs(info: T.cusparseColorInfo_t, alg: T.cusparseColorAlg_t): T.cusparseStatus_t {
   return (cusparseSetColorAlgs$ ??= binder.native('cusparseSetColorAlgs'))(info, alg);
 }
@@ -18,7 +19,8 @@ let cusparseSetMatDiagType$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t descrA, cusparseDiagType_t diagType)` · cusparse.h · CUDA 11.8
  * @param descrA `cusparseMatDescr_t`
  * @param diagType `cusparseDiagType_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetMatDiagType(descrA: T.cusparseMatDescr_t, diagType: T.cusparseDiagType_t): T.cusparseStatus_t {
   return (cusparseSetMatDiagType$ ??= binder.native('cusparseSetMatDiagType'))(descrA, diagType);
 }
@@ -26,7 +28,8 @@ let cusparseSetMatFillMode$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatFillMode(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode)` · cusparse.h · CUDA 11.8
  * @param descrA `cusparseMatDescr_t`
  * @param fillMode `cusparseFillMode_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetMatFillMode(descrA: T.cusparseMatDescr_t, fillMode: T.cusparseFillMode_t): T.cusparseStatus_t {
   return (cusparseSetMatFillMode$ ??= binder.native('cusparseSetMatFillMode'))(descrA, fillMode);
 }
@@ -34,7 +37,8 @@ let cusparseSetMatIndexBase$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatIndexBase(cusparseMatDescr_t descrA, cusparseIndexBase_t base)` · cusparse.h · CUDA 11.8
  * @param descrA `cusparseMatDescr_t`
  * @param base `cusparseIndexBase_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetMatIndexBase(descrA: T.cusparseMatDescr_t, base: T.cusparseIndexBase_t): T.cusparseStatus_t {
   return (cusparseSetMatIndexBase$ ??= binder.native('cusparseSetMatIndexBase'))(descrA, base);
 }
@@ -42,7 +46,8 @@ let cusparseSetMatType$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatType(cusparseMatDescr_t descrA, cusparseMatrixType_t type)` · cusparse.h · CUDA 11.8
  * @param descrA `cusparseMatDescr_t`
  * @param type `cusparseMatrixType_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetMatType(descrA: T.cusparseMatDescr_t, type: T.cusparseMatrixType_t): T.cusparseStatus_t {
   return (cusparseSetMatType$ ??= binder.native('cusparseSetMatType'))(descrA, type);
 }
@@ -50,7 +55,8 @@ let cusparseSetPointerMode$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t mode)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param mode `cusparsePointerMode_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetPointerMode(handle: T.cusparseHandle_t, mode: T.cusparsePointerMode_t): T.cusparseStatus_t {
   return (cusparseSetPointerMode$ ??= binder.native('cusparseSetPointerMode'))(handle, mode);
 }
@@ -58,7 +64,8 @@ let cusparseSetStream$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetStream(cusparseHandle_t handle, cudaStream_t streamId)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param streamId `cudaStream_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSetStream(handle: T.cusparseHandle_t, streamId: T.cudaStream_t): T.cusparseStatus_t {
   return (cusparseSetStream$ ??= binder.native('cusparseSetStream'))(handle, streamId);
 }
@@ -78,7 +85,8 @@ let cusparseSgebsr2csr$: NativeFunction | undefined;
  * @param csrSortedValC `float *`, device memory
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSgebsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   if (bsrSortedValA !== null && typeof bsrSortedValA !== 'bigint' && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA))) rawCovers('cusparseSgebsr2csr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -111,7 +119,8 @@ let cusparseSgebsr2gebsc$: NativeFunction | undefined;
  * @param copyValues `cusparseAction_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseSgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -138,7 +147,8 @@ let cusparseSgebsr2gebsc_bufferSize$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseSgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -161,7 +171,8 @@ let cusparseSgebsr2gebsc_bufferSizeExt$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseSgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -192,7 +203,8 @@ let cusparseSgebsr2gebsr$: NativeFunction | undefined;
  * @param rowBlockDimC `int`
  * @param colBlockDimC `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, true);
   if (bsrSortedValA !== null && typeof bsrSortedValA !== 'bigint' && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA))) rawCovers('cusparseSgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -226,7 +238,8 @@ let cusparseSgebsr2gebsr_bufferSize$: NativeFunction | undefined;
  * @param rowBlockDimC `int`
  * @param colBlockDimC `int`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
   if (bsrSortedValA !== null && typeof bsrSortedValA !== 'bigint' && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA))) rawCovers('cusparseSgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -253,7 +266,8 @@ let cusparseSgebsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
  * @param rowBlockDimC `int`
  * @param colBlockDimC `int`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
   if (bsrSortedValA !== null && typeof bsrSortedValA !== 'bigint' && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA))) rawCovers('cusparseSgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, 0, 1);

@@ -23,6 +23,7 @@ let cusparseSgemmi$: NativeFunction | undefined;
  * @param C `float *`
  * @param ldc `int`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgemmi(handle: T.cusparseHandle_t, m: number, n: number, k: number, nnz: number, alpha: T.Pointer, A: T.Pointer, lda: number, cscValB: T.Pointer, cscColPtrB: T.Pointer, cscRowIndB: T.Pointer, beta: T.Pointer, C: T.Pointer, ldc: number): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSgemmi', 'alpha', alpha, 0, 1);
@@ -50,7 +51,8 @@ let cusparseSgemvi$: NativeFunction | undefined;
  * @param y `float *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSgemvi', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSgemvi', 'A', A, 0, 1);
@@ -73,7 +75,8 @@ let cusparseSgemvi_bufferSize$: NativeFunction | undefined;
  * @param n `int`
  * @param nnz `int`
  * @param pBufferSize `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, nnz: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(pBufferSize) && pBufferSize.byteLength >= 4 && (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pBufferSize === 'number' && pBufferSize >= 0 && Number.isSafeInteger(pBufferSize)) && pBufferSize !== null) rawCovers('cusparseSgemvi_bufferSize', 'pBufferSize', pBufferSize, 4, 4);
   return (cusparseSgemvi_bufferSize$ ??= binder.native('cusparseSgemvi_bufferSize'))(handle, transA, m, n, nnz, pBufferSize);
@@ -91,7 +94,8 @@ let cusparseSgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param batchCount `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(ds) || ds instanceof ArrayBuffer) deviceArg('cusparseSgpsvInterleavedBatch', 'ds', ds, true);
   if (ds !== null && typeof ds !== 'bigint' && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds))) rawCovers('cusparseSgpsvInterleavedBatch', 'ds', ds, 0, 1);
@@ -122,7 +126,8 @@ let cusparseSgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param x `const float *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(ds) || ds instanceof ArrayBuffer) deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
   if (ds !== null && typeof ds !== 'bigint' && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds))) rawCovers('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, 0, 1);
@@ -148,6 +153,7 @@ let cusparseSgthr$: NativeFunction | undefined;
  * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgthr(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(y) || y instanceof ArrayBuffer) deviceArg('cusparseSgthr', 'y', y, true);
@@ -167,6 +173,7 @@ let cusparseSgthrz$: NativeFunction | undefined;
  * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgthrz(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(y) || y instanceof ArrayBuffer) deviceArg('cusparseSgthrz', 'y', y, true);
@@ -188,7 +195,8 @@ let cusparseSgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param batchCount `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsvInterleavedBatch', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsvInterleavedBatch', 'dl', dl, 0, 1);
@@ -213,7 +221,8 @@ let cusparseSgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param x `const float *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, 0, 1);

@@ -17,7 +17,8 @@ let cusparseSgtsv2$: NativeFunction | undefined;
  * @param B `float *`
  * @param ldb `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2', 'dl', dl, 0, 1);
@@ -41,7 +42,8 @@ let cusparseSgtsv2StridedBatch$: NativeFunction | undefined;
  * @param batchCount `int`
  * @param batchStride `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2StridedBatch', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -66,7 +68,8 @@ let cusparseSgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, 0, 1);
@@ -90,7 +93,8 @@ let cusparseSgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param B `const float *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2_bufferSizeExt', 'dl', dl, 0, 1);
@@ -113,7 +117,8 @@ let cusparseSgtsv2_nopivot$: NativeFunction | undefined;
  * @param B `float *`
  * @param ldb `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2_nopivot', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -137,7 +142,8 @@ let cusparseSgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param B `const float *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, 0, 1);
@@ -160,7 +166,8 @@ let cusparseSnnz$: NativeFunction | undefined;
  * @param lda `int`
  * @param nnzPerRowCol `int *`
  * @param nnzTotalDevHostPtr `int *`, either memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSnnz', 'A', A, 0, 1);
   if (!(ArrayBuffer.isView(nnzPerRowCol) && nnzPerRowCol.byteLength >= 4 && (((nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nnzPerRowCol === 'number' && nnzPerRowCol >= 0 && Number.isSafeInteger(nnzPerRowCol)) && nnzPerRowCol !== null) rawCovers('cusparseSnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
@@ -177,7 +184,8 @@ let cusparseSnnz_compress$: NativeFunction | undefined;
  * @param nnzPerRow `int *`
  * @param nnzC `int *`
  * @param tol `float`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSnnz_compress', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseSnnz_compress', 'csrSortedValA', csrSortedValA, 0, 1);

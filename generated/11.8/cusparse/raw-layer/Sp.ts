@@ -21,7 +21,8 @@ let cusparseSpGEMM_compute$: NativeFunction | undefined;
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize2 `size_t *`, in/out: a typed array of one element
  * @param externalBuffer2 `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMM_compute(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize2: T.Pointer, externalBuffer2: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMM_compute', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpGEMM_compute', 'beta', beta, 0, 1);
@@ -43,7 +44,8 @@ let cusparseSpGEMM_copy$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMM_copy(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMM_copy', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpGEMM_copy', 'beta', beta, 0, 1);
@@ -52,7 +54,8 @@ export function cusparseSpGEMM_copy(handle: T.cusparseHandle_t, opA: T.cusparseO
 let cusparseSpGEMM_createDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *descr)` · cusparse.h · CUDA 11.8
  * @param descr `cusparseSpGEMMDescr_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMM_createDescr(descr: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(descr) && descr.byteLength >= 8 && (((descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof descr === 'number' && descr >= 0 && Number.isSafeInteger(descr)) && descr !== null) rawCovers('cusparseSpGEMM_createDescr', 'descr', descr, 8, 8);
   return (cusparseSpGEMM_createDescr$ ??= binder.native('cusparseSpGEMM_createDescr'))(descr);
@@ -60,7 +63,8 @@ export function cusparseSpGEMM_createDescr(descr: T.Pointer): T.cusparseStatus_t
 let cusparseSpGEMM_destroyDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t descr)` · cusparse.h · CUDA 11.8
  * @param descr `cusparseSpGEMMDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMM_destroyDescr(descr: T.cusparseSpGEMMDescr_t): T.cusparseStatus_t {
   return (cusparseSpGEMM_destroyDescr$ ??= binder.native('cusparseSpGEMM_destroyDescr'))(descr);
 }
@@ -79,7 +83,8 @@ let cusparseSpGEMM_workEstimation$: NativeFunction | undefined;
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize1 `size_t *`, in/out: a typed array of one element
  * @param externalBuffer1 `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize1: T.Pointer, externalBuffer1: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMM_workEstimation', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpGEMM_workEstimation', 'beta', beta, 0, 1);
@@ -101,7 +106,8 @@ let cusparseSpGEMMreuse_compute$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_compute(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMMreuse_compute', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpGEMMreuse_compute', 'beta', beta, 0, 1);
@@ -119,7 +125,8 @@ let cusparseSpGEMMreuse_copy$: NativeFunction | undefined;
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize5 `size_t *`, in/out: a typed array of one element
  * @param externalBuffer5 `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize5: T.Pointer, externalBuffer5: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize5) && bufferSize5.byteLength >= 8 && (((bufferSize5 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize5 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize5 === 'number' && bufferSize5 >= 0 && Number.isSafeInteger(bufferSize5)) && bufferSize5 !== null) rawCovers('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, 8, 8);
   if (ArrayBuffer.isView(externalBuffer5) || externalBuffer5 instanceof ArrayBuffer) deviceArg('cusparseSpGEMMreuse_copy', 'externalBuffer5', externalBuffer5, true);
@@ -142,7 +149,8 @@ let cusparseSpGEMMreuse_nnz$: NativeFunction | undefined;
  * @param externalBuffer3 `void *`, device memory
  * @param bufferSize4 `size_t *`, in/out: a typed array of one element
  * @param externalBuffer4 `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize2: T.Pointer, externalBuffer2: T.Pointer, bufferSize3: T.Pointer, externalBuffer3: T.Pointer, bufferSize4: T.Pointer, externalBuffer4: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize2) && bufferSize2.byteLength >= 8 && (((bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize2 === 'number' && bufferSize2 >= 0 && Number.isSafeInteger(bufferSize2)) && bufferSize2 !== null) rawCovers('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, 8, 8);
   if (ArrayBuffer.isView(externalBuffer2) || externalBuffer2 instanceof ArrayBuffer) deviceArg('cusparseSpGEMMreuse_nnz', 'externalBuffer2', externalBuffer2, true);
@@ -167,7 +175,8 @@ let cusparseSpGEMMreuse_workEstimation$: NativeFunction | undefined;
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize1 `size_t *`, in/out: a typed array of one element
  * @param externalBuffer1 `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_workEstimation(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize1: T.Pointer, externalBuffer1: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize1) && bufferSize1.byteLength >= 8 && (((bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize1 === 'number' && bufferSize1 >= 0 && Number.isSafeInteger(bufferSize1)) && bufferSize1 !== null) rawCovers('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, 8, 8);
   if (ArrayBuffer.isView(externalBuffer1) || externalBuffer1 instanceof ArrayBuffer) deviceArg('cusparseSpGEMMreuse_workEstimation', 'externalBuffer1', externalBuffer1, true);
@@ -187,7 +196,8 @@ let cusparseSpMM$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMM(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, beta: T.Pointer, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMM', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpMM', 'beta', beta, 0, 1);
@@ -199,7 +209,8 @@ let cusparseSpMMOp$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp(cusparseSpMMOpPlan_t plan, void *externalBuffer)` · cusparse.h · CUDA 11.8
  * @param plan `cusparseSpMMOpPlan_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseSpMMOp', 'externalBuffer', externalBuffer, true);
   if (externalBuffer !== null && typeof externalBuffer !== 'bigint' && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer))) rawCovers('cusparseSpMMOp', 'externalBuffer', externalBuffer, 0, 1);
@@ -223,7 +234,8 @@ let cusparseSpMMOp_createPlan$: NativeFunction | undefined;
  * @param epilogueNvvmBuffer `const void *`
  * @param epilogueBufferSize `size_t`
  * @param SpMMWorkspaceSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t, plan: T.Pointer, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMOpAlg_t, addOperationNvvmBuffer: T.Pointer, addOperationBufferSize: T.Int64, mulOperationNvvmBuffer: T.Pointer, mulOperationBufferSize: T.Int64, epilogueNvvmBuffer: T.Pointer, epilogueBufferSize: T.Int64, SpMMWorkspaceSize: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(plan) && plan.byteLength >= 8 && (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof plan === 'number' && plan >= 0 && Number.isSafeInteger(plan)) && plan !== null) rawCovers('cusparseSpMMOp_createPlan', 'plan', plan, 8, 8);
   if (!ArrayBuffer.isView(addOperationNvvmBuffer) && !(typeof addOperationNvvmBuffer === 'number' && addOperationNvvmBuffer >= 0 && Number.isSafeInteger(addOperationNvvmBuffer)) && addOperationNvvmBuffer !== null) rawCovers('cusparseSpMMOp_createPlan', 'addOperationNvvmBuffer', addOperationNvvmBuffer, 0, 1);
@@ -235,7 +247,8 @@ export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t, plan: T.Po
 let cusparseSpMMOp_destroyPlan$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp_destroyPlan(cusparseSpMMOpPlan_t plan)` · cusparse.h · CUDA 11.8
  * @param plan `cusparseSpMMOpPlan_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMMOp_destroyPlan(plan: T.cusparseSpMMOpPlan_t): T.cusparseStatus_t {
   return (cusparseSpMMOp_destroyPlan$ ??= binder.native('cusparseSpMMOp_destroyPlan'))(plan);
 }
@@ -252,7 +265,8 @@ let cusparseSpMM_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMM_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, beta: T.Pointer, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMM_bufferSize', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpMM_bufferSize', 'beta', beta, 0, 1);
@@ -272,7 +286,8 @@ let cusparseSpMM_preprocess$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMM_preprocess(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, beta: T.Pointer, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMM_preprocess', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpMM_preprocess', 'beta', beta, 0, 1);
@@ -292,7 +307,8 @@ let cusparseSpMV$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMVAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMV(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, vecX: T.cusparseDnVecDescr_t, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMV', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpMV', 'beta', beta, 0, 1);
@@ -312,7 +328,8 @@ let cusparseSpMV_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMVAlg_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMV_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, vecX: T.cusparseDnVecDescr_t, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMV_bufferSize', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpMV_bufferSize', 'beta', beta, 0, 1);
@@ -325,7 +342,8 @@ let cusparseSpMatGetAttribute$: NativeFunction | undefined;
  * @param attribute `cusparseSpMatAttribute_t`
  * @param data `void *`
  * @param dataSize `size_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetAttribute(spMatDescr: T.cusparseSpMatDescr_t, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cusparseSpMatGetAttribute', 'data', data, 0, 1);
   return (cusparseSpMatGetAttribute$ ??= binder.native('cusparseSpMatGetAttribute'))(spMatDescr, attribute, data, dataSize);
@@ -334,7 +352,8 @@ let cusparseSpMatGetFormat$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetFormat(cusparseSpMatDescr_t spMatDescr, cusparseFormat_t *format)` · cusparse.h · CUDA 11.8
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param format `cusparseFormat_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetFormat(spMatDescr: T.cusparseSpMatDescr_t, format: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(format) && format.byteLength >= 4 && (((format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof format === 'number' && format >= 0 && Number.isSafeInteger(format)) && format !== null) rawCovers('cusparseSpMatGetFormat', 'format', format, 4, 4);
   return (cusparseSpMatGetFormat$ ??= binder.native('cusparseSpMatGetFormat'))(spMatDescr, format);
@@ -343,7 +362,8 @@ let cusparseSpMatGetIndexBase$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetIndexBase(cusparseSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 11.8
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetIndexBase(spMatDescr: T.cusparseSpMatDescr_t, idxBase: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(idxBase) && idxBase.byteLength >= 4 && (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof idxBase === 'number' && idxBase >= 0 && Number.isSafeInteger(idxBase)) && idxBase !== null) rawCovers('cusparseSpMatGetIndexBase', 'idxBase', idxBase, 4, 4);
   return (cusparseSpMatGetIndexBase$ ??= binder.native('cusparseSpMatGetIndexBase'))(spMatDescr, idxBase);
@@ -354,7 +374,8 @@ let cusparseSpMatGetSize$: NativeFunction | undefined;
  * @param rows `int64_t *`, out: a typed array of one element
  * @param cols `int64_t *`, out: a typed array of one element
  * @param nnz `int64_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetSize(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseSpMatGetSize', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseSpMatGetSize', 'cols', cols, 8, 8);
@@ -365,7 +386,8 @@ let cusparseSpMatGetStridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseSpMatDescr_t spMatDescr, int *batchCount)` · cusparse.h · CUDA 11.8
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param batchCount `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t, batchCount: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(batchCount) && batchCount.byteLength >= 4 && (((batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof batchCount === 'number' && batchCount >= 0 && Number.isSafeInteger(batchCount)) && batchCount !== null) rawCovers('cusparseSpMatGetStridedBatch', 'batchCount', batchCount, 4, 4);
   return (cusparseSpMatGetStridedBatch$ ??= binder.native('cusparseSpMatGetStridedBatch'))(spMatDescr, batchCount);
@@ -374,7 +396,8 @@ let cusparseSpMatGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr, void **values)` · cusparse.h · CUDA 11.8
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param values `void **`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatGetValues(spMatDescr: T.cusparseSpMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseSpMatGetValues', 'values', values, 8, 8);
   return (cusparseSpMatGetValues$ ??= binder.native('cusparseSpMatGetValues'))(spMatDescr, values);
@@ -385,7 +408,8 @@ let cusparseSpMatSetAttribute$: NativeFunction | undefined;
  * @param attribute `cusparseSpMatAttribute_t`
  * @param data `void *`
  * @param dataSize `size_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatSetAttribute(spMatDescr: T.cusparseSpMatDescr_t, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cusparseSpMatSetAttribute', 'data', data, 0, 1);
   return (cusparseSpMatSetAttribute$ ??= binder.native('cusparseSpMatSetAttribute'))(spMatDescr, attribute, data, dataSize);
@@ -394,7 +418,8 @@ let cusparseSpMatSetStridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount)` · cusparse.h · CUDA 11.8
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param batchCount `int`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t, batchCount: number): T.cusparseStatus_t {
   return (cusparseSpMatSetStridedBatch$ ??= binder.native('cusparseSpMatSetStridedBatch'))(spMatDescr, batchCount);
 }
@@ -402,7 +427,8 @@ let cusparseSpMatSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t spMatDescr, void *values)` · cusparse.h · CUDA 11.8
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param values `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpMatSetValues(spMatDescr: T.cusparseSpMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseSpMatSetValues', 'values', values, true);
   if (values !== null && typeof values !== 'bigint' && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values))) rawCovers('cusparseSpMatSetValues', 'values', values, 0, 1);
@@ -421,7 +447,8 @@ let cusparseSpSM_analysis$: NativeFunction | undefined;
  * @param alg `cusparseSpSMAlg_t`
  * @param spsmDescr `cusparseSpSMDescr_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSM_analysis(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSM_analysis', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseSpSM_analysis', 'externalBuffer', externalBuffer, true);
@@ -441,7 +468,8 @@ let cusparseSpSM_bufferSize$: NativeFunction | undefined;
  * @param alg `cusparseSpSMAlg_t`
  * @param spsmDescr `cusparseSpSMDescr_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSM_bufferSize', 'alpha', alpha, 0, 1);
   if (!(ArrayBuffer.isView(bufferSize) && bufferSize.byteLength >= 8 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('cusparseSpSM_bufferSize', 'bufferSize', bufferSize, 8, 8);
@@ -450,7 +478,8 @@ export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t, opA: T.cuspa
 let cusparseSpSM_createDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)` · cusparse.h · CUDA 11.8
  * @param descr `cusparseSpSMDescr_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSM_createDescr(descr: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(descr) && descr.byteLength >= 8 && (((descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof descr === 'number' && descr >= 0 && Number.isSafeInteger(descr)) && descr !== null) rawCovers('cusparseSpSM_createDescr', 'descr', descr, 8, 8);
   return (cusparseSpSM_createDescr$ ??= binder.native('cusparseSpSM_createDescr'))(descr);
@@ -458,7 +487,8 @@ export function cusparseSpSM_createDescr(descr: T.Pointer): T.cusparseStatus_t {
 let cusparseSpSM_destroyDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t descr)` · cusparse.h · CUDA 11.8
  * @param descr `cusparseSpSMDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSM_destroyDescr(descr: T.cusparseSpSMDescr_t): T.cusparseStatus_t {
   return (cusparseSpSM_destroyDescr$ ??= binder.native('cusparseSpSM_destroyDescr'))(descr);
 }
@@ -474,7 +504,8 @@ let cusparseSpSM_solve$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpSMAlg_t`
  * @param spsmDescr `cusparseSpSMDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSM_solve(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSM_solve', 'alpha', alpha, 0, 1);
   return (cusparseSpSM_solve$ ??= binder.native('cusparseSpSM_solve'))(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
@@ -491,7 +522,8 @@ let cusparseSpSV_analysis$: NativeFunction | undefined;
  * @param alg `cusparseSpSVAlg_t`
  * @param spsvDescr `cusparseSpSVDescr_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSV_analysis(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, vecX: T.cusparseDnVecDescr_t, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSV_analysis', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseSpSV_analysis', 'externalBuffer', externalBuffer, true);
@@ -510,7 +542,8 @@ let cusparseSpSV_bufferSize$: NativeFunction | undefined;
  * @param alg `cusparseSpSVAlg_t`
  * @param spsvDescr `cusparseSpSVDescr_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, vecX: T.cusparseDnVecDescr_t, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSV_bufferSize', 'alpha', alpha, 0, 1);
   if (!(ArrayBuffer.isView(bufferSize) && bufferSize.byteLength >= 8 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('cusparseSpSV_bufferSize', 'bufferSize', bufferSize, 8, 8);
@@ -519,7 +552,8 @@ export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t, opA: T.cuspa
 let cusparseSpSV_createDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)` · cusparse.h · CUDA 11.8
  * @param descr `cusparseSpSVDescr_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSV_createDescr(descr: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(descr) && descr.byteLength >= 8 && (((descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof descr === 'number' && descr >= 0 && Number.isSafeInteger(descr)) && descr !== null) rawCovers('cusparseSpSV_createDescr', 'descr', descr, 8, 8);
   return (cusparseSpSV_createDescr$ ??= binder.native('cusparseSpSV_createDescr'))(descr);
@@ -527,7 +561,8 @@ export function cusparseSpSV_createDescr(descr: T.Pointer): T.cusparseStatus_t {
 let cusparseSpSV_destroyDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)` · cusparse.h · CUDA 11.8
  * @param descr `cusparseSpSVDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSV_destroyDescr(descr: T.cusparseSpSVDescr_t): T.cusparseStatus_t {
   return (cusparseSpSV_destroyDescr$ ??= binder.native('cusparseSpSV_destroyDescr'))(descr);
 }
@@ -542,7 +577,8 @@ let cusparseSpSV_solve$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpSVAlg_t`
  * @param spsvDescr `cusparseSpSVDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpSV_solve(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, vecX: T.cusparseDnVecDescr_t, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSV_solve', 'alpha', alpha, 0, 1);
   return (cusparseSpSV_solve$ ??= binder.native('cusparseSpSV_solve'))(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
@@ -556,7 +592,8 @@ let cusparseSpVV$: NativeFunction | undefined;
  * @param result `void *`
  * @param computeType `cudaDataType`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVV(handle: T.cusparseHandle_t, opX: T.cusparseOperation_t, vecX: T.cusparseSpVecDescr_t, vecY: T.cusparseDnVecDescr_t, result: T.Pointer, computeType: T.cudaDataType, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(result) && !(typeof result === 'number' && result >= 0 && Number.isSafeInteger(result)) && result !== null) rawCovers('cusparseSpVV', 'result', result, 0, 1);
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseSpVV', 'externalBuffer', externalBuffer, true);
@@ -572,7 +609,8 @@ let cusparseSpVV_bufferSize$: NativeFunction | undefined;
  * @param result `const void *`
  * @param computeType `cudaDataType`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVV_bufferSize(handle: T.cusparseHandle_t, opX: T.cusparseOperation_t, vecX: T.cusparseSpVecDescr_t, vecY: T.cusparseDnVecDescr_t, result: T.Pointer, computeType: T.cudaDataType, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(result) && !(typeof result === 'number' && result >= 0 && Number.isSafeInteger(result)) && result !== null) rawCovers('cusparseSpVV_bufferSize', 'result', result, 0, 1);
   if (!(ArrayBuffer.isView(bufferSize) && bufferSize.byteLength >= 8 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('cusparseSpVV_bufferSize', 'bufferSize', bufferSize, 8, 8);
@@ -588,7 +626,8 @@ let cusparseSpVecGet$: NativeFunction | undefined;
  * @param idxType `cusparseIndexType_t *`, out: a typed array of one element
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVecGet(spVecDescr: T.cusparseSpVecDescr_t, size: T.Pointer, nnz: T.Pointer, indices: T.Pointer, values: T.Pointer, idxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cusparseSpVecGet', 'size', size, 8, 8);
   if (!(ArrayBuffer.isView(nnz) && nnz.byteLength >= 8 && (((nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof nnz === 'number' && nnz >= 0 && Number.isSafeInteger(nnz)) && nnz !== null) rawCovers('cusparseSpVecGet', 'nnz', nnz, 8, 8);
@@ -603,7 +642,8 @@ let cusparseSpVecGetIndexBase$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecGetIndexBase(cusparseSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 11.8
  * @param spVecDescr `cusparseSpVecDescr_t`
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVecGetIndexBase(spVecDescr: T.cusparseSpVecDescr_t, idxBase: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(idxBase) && idxBase.byteLength >= 4 && (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof idxBase === 'number' && idxBase >= 0 && Number.isSafeInteger(idxBase)) && idxBase !== null) rawCovers('cusparseSpVecGetIndexBase', 'idxBase', idxBase, 4, 4);
   return (cusparseSpVecGetIndexBase$ ??= binder.native('cusparseSpVecGetIndexBase'))(spVecDescr, idxBase);
@@ -612,7 +652,8 @@ let cusparseSpVecGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr, void **values)` · cusparse.h · CUDA 11.8
  * @param spVecDescr `cusparseSpVecDescr_t`
  * @param values `void **`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVecGetValues(spVecDescr: T.cusparseSpVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseSpVecGetValues', 'values', values, 8, 8);
   return (cusparseSpVecGetValues$ ??= binder.native('cusparseSpVecGetValues'))(spVecDescr, values);
@@ -621,7 +662,8 @@ let cusparseSpVecSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)` · cusparse.h · CUDA 11.8
  * @param spVecDescr `cusparseSpVecDescr_t`
  * @param values `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseSpVecSetValues(spVecDescr: T.cusparseSpVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseSpVecSetValues', 'values', values, true);
   if (values !== null && typeof values !== 'bigint' && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values))) rawCovers('cusparseSpVecSetValues', 'values', values, 0, 1);

@@ -17,6 +17,7 @@ let cusparseSroti$: NativeFunction | undefined;
  * @param s `const float *`
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSroti(handle: T.cusparseHandle_t, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, c: T.Pointer, s: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(xVal) || xVal instanceof ArrayBuffer) deviceArg('cusparseSroti', 'xVal', xVal, true);
@@ -38,6 +39,7 @@ let cusparseSsctr$: NativeFunction | undefined;
  * @param y `float *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSsctr(handle: T.cusparseHandle_t, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(xVal) || xVal instanceof ArrayBuffer) deviceArg('cusparseSsctr', 'xVal', xVal, true);
@@ -53,7 +55,8 @@ let cusparseXbsric02_zeroPivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param info `bsric02Info_t`
  * @param position `int *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXbsric02_zeroPivot(handle: T.cusparseHandle_t, info: T.bsric02Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXbsric02_zeroPivot', 'position', position, 4, 4);
   return (cusparseXbsric02_zeroPivot$ ??= binder.native('cusparseXbsric02_zeroPivot'))(handle, info, position);
@@ -63,7 +66,8 @@ let cusparseXbsrilu02_zeroPivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param info `bsrilu02Info_t`
  * @param position `int *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXbsrilu02_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXbsrilu02_zeroPivot', 'position', position, 4, 4);
   return (cusparseXbsrilu02_zeroPivot$ ??= binder.native('cusparseXbsrilu02_zeroPivot'))(handle, info, position);
@@ -73,7 +77,8 @@ let cusparseXbsrsm2_zeroPivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param info `bsrsm2Info_t`
  * @param position `int *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXbsrsm2_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrsm2Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXbsrsm2_zeroPivot', 'position', position, 4, 4);
   return (cusparseXbsrsm2_zeroPivot$ ??= binder.native('cusparseXbsrsm2_zeroPivot'))(handle, info, position);
@@ -83,7 +88,8 @@ let cusparseXbsrsv2_zeroPivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param info `bsrsv2Info_t`
  * @param position `int *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrsv2Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXbsrsv2_zeroPivot', 'position', position, 4, 4);
   return (cusparseXbsrsv2_zeroPivot$ ??= binder.native('cusparseXbsrsv2_zeroPivot'))(handle, info, position);
@@ -96,7 +102,8 @@ let cusparseXcoo2csr$: NativeFunction | undefined;
  * @param m `int`
  * @param csrSortedRowPtr `int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcoo2csr(handle: T.cusparseHandle_t, cooRowInd: T.Pointer, nnz: number, m: number, csrSortedRowPtr: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(cooRowInd) || cooRowInd instanceof ArrayBuffer) deviceArg('cusparseXcoo2csr', 'cooRowInd', cooRowInd, true);
   if (cooRowInd !== null && typeof cooRowInd !== 'bigint' && !(typeof cooRowInd === 'number' && cooRowInd >= 0 && Number.isSafeInteger(cooRowInd))) rawCovers('cusparseXcoo2csr', 'cooRowInd', cooRowInd, 0, 1);
@@ -114,7 +121,8 @@ let cusparseXcoosortByColumn$: NativeFunction | undefined;
  * @param cooColsA `int *`
  * @param P `int *`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(cooRowsA) && cooRowsA.byteLength >= 4 && (((cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooRowsA === 'number' && cooRowsA >= 0 && Number.isSafeInteger(cooRowsA)) && cooRowsA !== null) rawCovers('cusparseXcoosortByColumn', 'cooRowsA', cooRowsA, 4, 4);
   if (!(ArrayBuffer.isView(cooColsA) && cooColsA.byteLength >= 4 && (((cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooColsA === 'number' && cooColsA >= 0 && Number.isSafeInteger(cooColsA)) && cooColsA !== null) rawCovers('cusparseXcoosortByColumn', 'cooColsA', cooColsA, 4, 4);
@@ -133,7 +141,8 @@ let cusparseXcoosortByRow$: NativeFunction | undefined;
  * @param cooColsA `int *`
  * @param P `int *`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcoosortByRow(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(cooRowsA) && cooRowsA.byteLength >= 4 && (((cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooRowsA === 'number' && cooRowsA >= 0 && Number.isSafeInteger(cooRowsA)) && cooRowsA !== null) rawCovers('cusparseXcoosortByRow', 'cooRowsA', cooRowsA, 4, 4);
   if (!(ArrayBuffer.isView(cooColsA) && cooColsA.byteLength >= 4 && (((cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooColsA === 'number' && cooColsA >= 0 && Number.isSafeInteger(cooColsA)) && cooColsA !== null) rawCovers('cusparseXcoosortByRow', 'cooColsA', cooColsA, 4, 4);
@@ -151,7 +160,8 @@ let cusparseXcoosort_bufferSizeExt$: NativeFunction | undefined;
  * @param cooRowsA `const int *`
  * @param cooColsA `const int *`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcoosort_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cooRowsA) && !(typeof cooRowsA === 'number' && cooRowsA >= 0 && Number.isSafeInteger(cooRowsA)) && cooRowsA !== null) rawCovers('cusparseXcoosort_bufferSizeExt', 'cooRowsA', cooRowsA, 0, 1);
   if (!ArrayBuffer.isView(cooColsA) && !(typeof cooColsA === 'number' && cooColsA >= 0 && Number.isSafeInteger(cooColsA)) && cooColsA !== null) rawCovers('cusparseXcoosort_bufferSizeExt', 'cooColsA', cooColsA, 0, 1);

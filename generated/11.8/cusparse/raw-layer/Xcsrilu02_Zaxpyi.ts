@@ -11,7 +11,8 @@ let cusparseXcsrilu02_zeroPivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param info `csrilu02Info_t`
  * @param position `int *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcsrilu02_zeroPivot(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXcsrilu02_zeroPivot', 'position', position, 4, 4);
   return (cusparseXcsrilu02_zeroPivot$ ??= binder.native('cusparseXcsrilu02_zeroPivot'))(handle, info, position);
@@ -22,6 +23,7 @@ let cusparseXcsrsm2_zeroPivot$: NativeFunction | undefined;
  * @param info `csrsm2Info_t`
  * @param position `int *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsrsm2_zeroPivot(handle: T.cusparseHandle_t, info: T.csrsm2Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXcsrsm2_zeroPivot', 'position', position, 4, 4);
@@ -38,7 +40,8 @@ let cusparseXcsrsort$: NativeFunction | undefined;
  * @param csrColIndA `int *`
  * @param P `int *`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcsrsort(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusparseXcsrsort', 'csrRowPtrA', csrRowPtrA, 0, 1);
   if (!(ArrayBuffer.isView(csrColIndA) && csrColIndA.byteLength >= 4 && (((csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusparseXcsrsort', 'csrColIndA', csrColIndA, 4, 4);
@@ -56,7 +59,8 @@ let cusparseXcsrsort_bufferSizeExt$: NativeFunction | undefined;
  * @param csrRowPtrA `const int *`
  * @param csrColIndA `const int *`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusparseXcsrsort_bufferSizeExt', 'csrRowPtrA', csrRowPtrA, 0, 1);
   if (!ArrayBuffer.isView(csrColIndA) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusparseXcsrsort_bufferSizeExt', 'csrColIndA', csrColIndA, 0, 1);
@@ -69,6 +73,7 @@ let cusparseXcsrsv2_zeroPivot$: NativeFunction | undefined;
  * @param info `csrsv2Info_t`
  * @param position `int *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsrsv2_zeroPivot(handle: T.cusparseHandle_t, info: T.csrsv2Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXcsrsv2_zeroPivot', 'position', position, 4, 4);
@@ -88,7 +93,8 @@ let cusparseXgebsr2csr$: NativeFunction | undefined;
  * @param descrC `const cusparseMatDescr_t`
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedRowPtrA) || bsrSortedRowPtrA instanceof ArrayBuffer) deviceArg('cusparseXgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   if (bsrSortedRowPtrA !== null && typeof bsrSortedRowPtrA !== 'bigint' && !(typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && Number.isSafeInteger(bsrSortedRowPtrA))) rawCovers('cusparseXgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, 0, 1);
@@ -118,7 +124,8 @@ let cusparseXgebsr2gebsrNnz$: NativeFunction | undefined;
  * @param colBlockDimC `int`
  * @param nnzTotalDevHostPtr `int *`, either memory
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXgebsr2gebsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedRowPtrA) || bsrSortedRowPtrA instanceof ArrayBuffer) deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   if (bsrSortedRowPtrA !== null && typeof bsrSortedRowPtrA !== 'bigint' && !(typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && Number.isSafeInteger(bsrSortedRowPtrA))) rawCovers('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrA', bsrSortedRowPtrA, 0, 1);
@@ -141,6 +148,7 @@ let cusparseZaxpyi$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZaxpyi(handle: T.cusparseHandle_t, nnz: number, alpha: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseZaxpyi', 'alpha', alpha, 0, 1);

@@ -21,7 +21,8 @@ let cusparseZbsr2csr$: NativeFunction | undefined;
  * @param csrSortedValC `cuDoubleComplex *`, device memory
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   if (bsrSortedValA !== null && typeof bsrSortedValA !== 'bigint' && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA))) rawCovers('cusparseZbsr2csr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -51,7 +52,8 @@ let cusparseZbsric02$: NativeFunction | undefined;
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsric02', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseZbsric02', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -77,7 +79,8 @@ let cusparseZbsric02_analysis$: NativeFunction | undefined;
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pInputBuffer `void *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseZbsric02_analysis', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -101,7 +104,8 @@ let cusparseZbsric02_bufferSize$: NativeFunction | undefined;
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseZbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -125,7 +129,8 @@ let cusparseZbsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param blockSize `int`
  * @param info `bsric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseZbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -150,7 +155,8 @@ let cusparseZbsrilu02$: NativeFunction | undefined;
  * @param info `bsrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsrilu02', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseZbsrilu02', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -176,7 +182,8 @@ let cusparseZbsrilu02_analysis$: NativeFunction | undefined;
  * @param info `bsrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseZbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -201,7 +208,8 @@ let cusparseZbsrilu02_bufferSize$: NativeFunction | undefined;
  * @param blockDim `int`
  * @param info `bsrilu02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseZbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -225,7 +233,8 @@ let cusparseZbsrilu02_bufferSizeExt$: NativeFunction | undefined;
  * @param blockSize `int`
  * @param info `bsrilu02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -243,7 +252,8 @@ let cusparseZbsrilu02_numericBoost$: NativeFunction | undefined;
  * @param enable_boost `int`
  * @param tol `double *`
  * @param boost_val `cuDoubleComplex *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(tol) && tol.byteLength >= 8 && (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof tol === 'number' && tol >= 0 && Number.isSafeInteger(tol)) && tol !== null) rawCovers('cusparseZbsrilu02_numericBoost', 'tol', tol, 8, 8);
   if (!(ArrayBuffer.isView(boost_val) && boost_val.byteLength >= 16) && !(typeof boost_val === 'number' && boost_val >= 0 && Number.isSafeInteger(boost_val)) && boost_val !== null) rawCovers('cusparseZbsrilu02_numericBoost', 'boost_val', boost_val, 16, 1);

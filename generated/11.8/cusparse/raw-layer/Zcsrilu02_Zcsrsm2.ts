@@ -18,7 +18,8 @@ let cusparseZcsrilu02$: NativeFunction | undefined;
  * @param info `csrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA_valM) || csrSortedValA_valM instanceof ArrayBuffer) deviceArg('cusparseZcsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, true);
   if (csrSortedValA_valM !== null && typeof csrSortedValA_valM !== 'bigint' && !(typeof csrSortedValA_valM === 'number' && csrSortedValA_valM >= 0 && Number.isSafeInteger(csrSortedValA_valM))) rawCovers('cusparseZcsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, 0, 1);
@@ -42,7 +43,8 @@ let cusparseZcsrilu02_analysis$: NativeFunction | undefined;
  * @param info `csrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZcsrilu02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZcsrilu02_analysis', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseZcsrilu02_analysis', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -65,7 +67,8 @@ let cusparseZcsrilu02_bufferSize$: NativeFunction | undefined;
  * @param csrSortedColIndA `const int *`, device memory
  * @param info `csrilu02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseZcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -87,7 +90,8 @@ let cusparseZcsrilu02_bufferSizeExt$: NativeFunction | undefined;
  * @param csrSortedColInd `const int *`, device memory
  * @param info `csrilu02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedVal) || csrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
   if (csrSortedVal !== null && typeof csrSortedVal !== 'bigint' && !(typeof csrSortedVal === 'number' && csrSortedVal >= 0 && Number.isSafeInteger(csrSortedVal))) rawCovers('cusparseZcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 0, 1);
@@ -105,7 +109,8 @@ let cusparseZcsrilu02_numericBoost$: NativeFunction | undefined;
  * @param enable_boost `int`
  * @param tol `double *`
  * @param boost_val `cuDoubleComplex *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZcsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(tol) && tol.byteLength >= 8 && (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof tol === 'number' && tol >= 0 && Number.isSafeInteger(tol)) && tol !== null) rawCovers('cusparseZcsrilu02_numericBoost', 'tol', tol, 8, 8);
   if (!(ArrayBuffer.isView(boost_val) && boost_val.byteLength >= 16) && !(typeof boost_val === 'number' && boost_val >= 0 && Number.isSafeInteger(boost_val)) && boost_val !== null) rawCovers('cusparseZcsrilu02_numericBoost', 'boost_val', boost_val, 16, 1);
@@ -131,6 +136,7 @@ let cusparseZcsrsm2_analysis$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrsm2_analysis(handle: T.cusparseHandle_t, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseZcsrsm2_analysis', 'alpha', alpha, 0, 1);
@@ -165,6 +171,7 @@ let cusparseZcsrsm2_bufferSizeExt$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseZcsrsm2_bufferSizeExt', 'alpha', alpha, 0, 1);
@@ -198,6 +205,7 @@ let cusparseZcsrsm2_solve$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrsm2_solve(handle: T.cusparseHandle_t, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseZcsrsm2_solve', 'alpha', alpha, 0, 1);

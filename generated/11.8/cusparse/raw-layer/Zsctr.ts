@@ -15,6 +15,7 @@ let cusparseZsctr$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZsctr(handle: T.cusparseHandle_t, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(xVal) || xVal instanceof ArrayBuffer) deviceArg('cusparseZsctr', 'xVal', xVal, true);

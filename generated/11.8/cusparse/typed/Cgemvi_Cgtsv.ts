@@ -23,7 +23,8 @@ let cusparseCgemvi$: typeof cusparseCgemvi | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.Pointer, lda: number, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, beta: T.ComplexScalar, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t, pBuffer: T.DeviceMemory | null): void {
   return (cusparseCgemvi$ ??= bind$cusparseCgemvi())(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
 }
@@ -58,7 +59,8 @@ let cusparseCgemvi_bufferSize$: typeof cusparseCgemvi_bufferSize | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param nnz in `int`.
- * @returns the value of `pBufferSize`: out `int *`: a size in bytes. */
+ * @returns the value of `pBufferSize`: out `int *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   return (cusparseCgemvi_bufferSize$ ??= bind$cusparseCgemvi_bufferSize())(handle, transA, m, n_, nnz);
 }
@@ -91,7 +93,8 @@ let cusparseCgpsvInterleavedBatch$c: NativeFunction | undefined;
  * @param dw in/out `cuComplex *`: device memory.
  * @param x in/out `cuComplex *`: device memory.
  * @param batchCount in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgpsvInterleavedBatch', 'algo', 'i32', algo);
@@ -119,7 +122,8 @@ let cusparseCgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseCgpsvInterleave
  * @param dw in `const cuComplex *`: device memory.
  * @param x in `const cuComplex *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseCgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseCgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
 }
@@ -158,6 +162,7 @@ let cusparseCgthr$c: NativeFunction | undefined;
  * @param xVal in/out `cuComplex *`: device memory.
  * @param xInd in `const int *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCgthr(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgthr', 'handle', handle, true) as typeof handle;
@@ -177,6 +182,7 @@ let cusparseCgthrz$c: NativeFunction | undefined;
  * @param xVal in/out `cuComplex *`: device memory.
  * @param xInd in `const int *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCgthrz(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgthrz', 'handle', handle, true) as typeof handle;
@@ -198,7 +204,8 @@ let cusparseCgtsvInterleavedBatch$c: NativeFunction | undefined;
  * @param du in/out `cuComplex *`: device memory.
  * @param x in/out `cuComplex *`: device memory.
  * @param batchCount in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgtsvInterleavedBatch', 'algo', 'i32', algo);
@@ -222,7 +229,8 @@ let cusparseCgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseCgtsvInterleave
  * @param du in `const cuComplex *`: device memory.
  * @param x in `const cuComplex *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseCgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseCgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
 }

@@ -18,7 +18,8 @@ let cusparseCgtsv2$c: NativeFunction | undefined;
  * @param du in `const cuComplex *`: device memory.
  * @param B in/out `cuComplex *`: address or host buffer.
  * @param ldb in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2', 'm', 'i32', m);
@@ -42,7 +43,8 @@ let cusparseCgtsv2StridedBatch$c: NativeFunction | undefined;
  * @param x in/out `cuComplex *`: device memory.
  * @param batchCount in `int`.
  * @param batchStride in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2StridedBatch', 'm', 'i32', m);
@@ -66,7 +68,8 @@ let cusparseCgtsv2StridedBatch_bufferSizeExt$: typeof cusparseCgtsv2StridedBatch
  * @param x in `const cuComplex *`: device memory.
  * @param batchCount in `int`.
  * @param batchStride in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number): number {
   return (cusparseCgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseCgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
@@ -105,7 +108,8 @@ let cusparseCgtsv2_bufferSizeExt$: typeof cusparseCgtsv2_bufferSizeExt | undefin
  * @param du in `const cuComplex *`: device memory.
  * @param B in `const cuComplex *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseCgtsv2_bufferSizeExt$ ??= bind$cusparseCgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -144,7 +148,8 @@ let cusparseCgtsv2_nopivot$c: NativeFunction | undefined;
  * @param du in `const cuComplex *`: device memory.
  * @param B in/out `cuComplex *`: address or host buffer.
  * @param ldb in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_nopivot', 'm', 'i32', m);
@@ -168,7 +173,8 @@ let cusparseCgtsv2_nopivot_bufferSizeExt$: typeof cusparseCgtsv2_nopivot_bufferS
  * @param du in `const cuComplex *`: device memory.
  * @param B in `const cuComplex *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseCgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseCgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -207,7 +213,8 @@ let cusparseCnnz$c: NativeFunction | undefined;
  * @param A in `const cuComplex *`: address or host buffer.
  * @param lda in `int`.
  * @param nnzPerRowCol in/out `int *`: address or host buffer.
- * @param nnzTotalDevHostPtr out `int *`: host or device memory. */
+ * @param nnzTotalDevHostPtr out `int *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCnnz', 'dirA', 'i32', dirA);
@@ -230,7 +237,8 @@ let cusparseCnnz_compress$c: NativeFunction | undefined;
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param nnzPerRow in/out `int *`: address or host buffer.
  * @param nnzC in/out `int *`: address or host buffer.
- * @param tol in `float2` by value. */
+ * @param tol in `float2` by value.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.float2): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCnnz_compress', 'm', 'i32', m);

@@ -20,6 +20,7 @@ let cusparseConstrainedGeMM$: typeof cusparseConstrainedGeMM | undefined;
  * @param matC in `cusparseSpMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseConstrainedGeMM(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, externalBuffer: T.DeviceMemory | null): void {
   return (cusparseConstrainedGeMM$ ??= bind$cusparseConstrainedGeMM())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
@@ -56,6 +57,7 @@ let cusparseConstrainedGeMM_bufferSize$: typeof cusparseConstrainedGeMM_bufferSi
  * @param matC in `cusparseSpMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseConstrainedGeMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType): number {
   return (cusparseConstrainedGeMM_bufferSize$ ??= bind$cusparseConstrainedGeMM_bufferSize())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType);
@@ -94,6 +96,7 @@ let cusparseCooAoSGet$: typeof cusparseCooAoSGet | undefined;
  * @param nnz in/out `int64_t *`: address or host buffer.
  * @param cooValues in/out `void **`: device memory.
  * @returns `{ cooInd, idxType, idxBase, valueType }`: `cooInd`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCooAoSGet(spMatDescr: T.cusparseSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooValues: T.DeviceMemory | null): { cooInd: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseCooAoSGet$ ??= bind$cusparseCooAoSGet())(spMatDescr, rows, cols, nnz, cooValues);
@@ -121,7 +124,8 @@ function bind$cusparseCooAoSGet(): typeof cusparseCooAoSGet {
 let cusparseCooGet$: typeof cusparseCooGet | undefined;
 /** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `void **`; `cooColInd`: out `void **`; `cooValues`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+ * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `void **`; `cooColInd`: out `void **`; `cooValues`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseCooGet$ ??= bind$cusparseCooGet())(spMatDescr);
 }
@@ -151,7 +155,8 @@ let cusparseCooSetPointers$c: NativeFunction | undefined;
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @param cooRows in/out `void *`: address or host buffer.
  * @param cooColumns in/out `void *`: address or host buffer.
- * @param cooValues in/out `void *`: device memory. */
+ * @param cooValues in/out `void *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, cooRows: T.Pointer, cooColumns: T.Pointer, cooValues: T.DeviceMemory | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   pointerArg('cusparseCooSetPointers', 'cooRows', cooRows, true);
@@ -164,7 +169,8 @@ let cusparseCooSetStridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @param batchCount in `int`.
- * @param batchStride in `int64_t`. */
+ * @param batchStride in `int64_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCooSetStridedBatch', 'batchCount', 'i32', batchCount);
@@ -175,7 +181,8 @@ export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | 
 let cusparseCopyMatDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCopyMatDescr(cusparseMatDescr_t dest, const cusparseMatDescr_t src)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dest in `cusparseMatDescr_t`.
- * @param src in `const cusparseMatDescr_t`. */
+ * @param src in `const cusparseMatDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCopyMatDescr(dest: T.cusparseMatDescr_t | null, src: T.cusparseMatDescr_t | null): void {
   if (typeof dest !== 'number' || !(dest >= 0 && dest <= 9007199254740991) || Math.floor(dest) !== dest) dest = addressArg('cusparseCopyMatDescr', 'dest', dest, true) as typeof dest;
   if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cusparseCopyMatDescr', 'src', src, true) as typeof src;
@@ -184,7 +191,8 @@ export function cusparseCopyMatDescr(dest: T.cusparseMatDescr_t | null, src: T.c
 }
 let cusparseCreate$: typeof cusparseCreate | undefined;
 /** `cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `handle`: out `cusparseHandle_t *`. */
+ * @returns the value of `handle`: out `cusparseHandle_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreate(): T.cusparseHandle_t {
   return (cusparseCreate$ ??= bind$cusparseCreate())();
 }
@@ -216,7 +224,8 @@ let cusparseCreateBlockedEll$: typeof cusparseCreateBlockedEll | undefined;
  * @param ellIdxType in `cusparseIndexType_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
- * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.DeviceMemory | null, ellValue: T.DeviceMemory | null, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   return (cusparseCreateBlockedEll$ ??= bind$cusparseCreateBlockedEll())(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
 }
@@ -248,7 +257,8 @@ function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
 }
 let cusparseCreateBsric02Info$: typeof cusparseCreateBsric02Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `bsric02Info_t *`. */
+ * @returns the value of `info`: out `bsric02Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateBsric02Info(): T.bsric02Info_t {
   return (cusparseCreateBsric02Info$ ??= bind$cusparseCreateBsric02Info())();
 }
@@ -271,7 +281,8 @@ function bind$cusparseCreateBsric02Info(): typeof cusparseCreateBsric02Info {
 }
 let cusparseCreateBsrilu02Info$: typeof cusparseCreateBsrilu02Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `bsrilu02Info_t *`. */
+ * @returns the value of `info`: out `bsrilu02Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateBsrilu02Info(): T.bsrilu02Info_t {
   return (cusparseCreateBsrilu02Info$ ??= bind$cusparseCreateBsrilu02Info())();
 }
@@ -294,7 +305,8 @@ function bind$cusparseCreateBsrilu02Info(): typeof cusparseCreateBsrilu02Info {
 }
 let cusparseCreateBsrsm2Info$: typeof cusparseCreateBsrsm2Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `bsrsm2Info_t *`. */
+ * @returns the value of `info`: out `bsrsm2Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateBsrsm2Info(): T.bsrsm2Info_t {
   return (cusparseCreateBsrsm2Info$ ??= bind$cusparseCreateBsrsm2Info())();
 }
@@ -317,7 +329,8 @@ function bind$cusparseCreateBsrsm2Info(): typeof cusparseCreateBsrsm2Info {
 }
 let cusparseCreateBsrsv2Info$: typeof cusparseCreateBsrsv2Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `bsrsv2Info_t *`. */
+ * @returns the value of `info`: out `bsrsv2Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateBsrsv2Info(): T.bsrsv2Info_t {
   return (cusparseCreateBsrsv2Info$ ??= bind$cusparseCreateBsrsv2Info())();
 }
@@ -340,7 +353,8 @@ function bind$cusparseCreateBsrsv2Info(): typeof cusparseCreateBsrsv2Info {
 }
 let cusparseCreateColorInfo$: typeof cusparseCreateColorInfo | undefined;
 /** `cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `cusparseColorInfo_t *`. */
+ * @returns the value of `info`: out `cusparseColorInfo_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateColorInfo(): T.cusparseColorInfo_t {
   return (cusparseCreateColorInfo$ ??= bind$cusparseCreateColorInfo())();
 }
@@ -372,7 +386,8 @@ let cusparseCreateCoo$: typeof cusparseCreateCoo | undefined;
  * @param cooIdxType in `cusparseIndexType_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
- * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.DeviceMemory | null, cooColInd: T.DeviceMemory | null, cooValues: T.DeviceMemory | null, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   return (cusparseCreateCoo$ ??= bind$cusparseCreateCoo())(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
 }
@@ -413,6 +428,7 @@ let cusparseCreateCooAoS$: typeof cusparseCreateCooAoS | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCooAoS(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooInd: T.Pointer, cooValues: T.DeviceMemory | null, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   return (cusparseCreateCooAoS$ ??= bind$cusparseCreateCooAoS())(rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
@@ -454,7 +470,8 @@ let cusparseCreateCsc$: typeof cusparseCreateCsc | undefined;
  * @param cscRowIndType in `cusparseIndexType_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
- * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.DeviceMemory | null, cscRowInd: T.DeviceMemory | null, cscValues: T.DeviceMemory | null, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   return (cusparseCreateCsc$ ??= bind$cusparseCreateCsc())(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
 }
@@ -497,7 +514,8 @@ let cusparseCreateCsr$: typeof cusparseCreateCsr | undefined;
  * @param csrColIndType in `cusparseIndexType_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
- * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, csrValues: T.DeviceMemory | null, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   return (cusparseCreateCsr$ ??= bind$cusparseCreateCsr())(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
 }
@@ -531,6 +549,7 @@ function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
 let cusparseCreateCsrgemm2Info$: typeof cusparseCreateCsrgemm2Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsrgemm2Info(csrgemm2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csrgemm2Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrgemm2Info(): T.csrgemm2Info_t {
   return (cusparseCreateCsrgemm2Info$ ??= bind$cusparseCreateCsrgemm2Info())();
@@ -554,7 +573,8 @@ function bind$cusparseCreateCsrgemm2Info(): typeof cusparseCreateCsrgemm2Info {
 }
 let cusparseCreateCsric02Info$: typeof cusparseCreateCsric02Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `csric02Info_t *`. */
+ * @returns the value of `info`: out `csric02Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsric02Info(): T.csric02Info_t {
   return (cusparseCreateCsric02Info$ ??= bind$cusparseCreateCsric02Info())();
 }
@@ -577,7 +597,8 @@ function bind$cusparseCreateCsric02Info(): typeof cusparseCreateCsric02Info {
 }
 let cusparseCreateCsrilu02Info$: typeof cusparseCreateCsrilu02Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `csrilu02Info_t *`. */
+ * @returns the value of `info`: out `csrilu02Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsrilu02Info(): T.csrilu02Info_t {
   return (cusparseCreateCsrilu02Info$ ??= bind$cusparseCreateCsrilu02Info())();
 }
@@ -601,6 +622,7 @@ function bind$cusparseCreateCsrilu02Info(): typeof cusparseCreateCsrilu02Info {
 let cusparseCreateCsrsm2Info$: typeof cusparseCreateCsrsm2Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsrsm2Info(csrsm2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csrsm2Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrsm2Info(): T.csrsm2Info_t {
   return (cusparseCreateCsrsm2Info$ ??= bind$cusparseCreateCsrsm2Info())();
@@ -625,6 +647,7 @@ function bind$cusparseCreateCsrsm2Info(): typeof cusparseCreateCsrsm2Info {
 let cusparseCreateCsrsv2Info$: typeof cusparseCreateCsrsv2Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsrsv2Info(csrsv2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csrsv2Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrsv2Info(): T.csrsv2Info_t {
   return (cusparseCreateCsrsv2Info$ ??= bind$cusparseCreateCsrsv2Info())();
@@ -648,7 +671,8 @@ function bind$cusparseCreateCsrsv2Info(): typeof cusparseCreateCsrsv2Info {
 }
 let cusparseCreateCsru2csrInfo$: typeof cusparseCreateCsru2csrInfo | undefined;
 /** `cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `csru2csrInfo_t *`. */
+ * @returns the value of `info`: out `csru2csrInfo_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateCsru2csrInfo(): T.csru2csrInfo_t {
   return (cusparseCreateCsru2csrInfo$ ??= bind$cusparseCreateCsru2csrInfo())();
 }
@@ -677,7 +701,8 @@ let cusparseCreateDnMat$: typeof cusparseCreateDnMat | undefined;
  * @param values in/out `void *`: device memory.
  * @param valueType in `cudaDataType`.
  * @param order in `cusparseOrder_t`.
- * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`. */
+ * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.DeviceMemory | null, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseDnMatDescr_t {
   return (cusparseCreateDnMat$ ??= bind$cusparseCreateDnMat())(rows, cols, ld, values, valueType, order);
 }
@@ -706,10 +731,11 @@ function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
 }
 let cusparseCreateDnVec$: typeof cusparseCreateDnVec | undefined;
 /** `cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `int64_t`.
+ * @param size in `int64_t`: count of `values` in elements of `valueType`.
  * @param values in/out `void *`: device memory, `size` elements of `valueType`.
- * @param valueType in `cudaDataType`.
- * @returns the value of `dnVecDescr`: out `cusparseDnVecDescr_t *`. */
+ * @param valueType in `cudaDataType`: data type of `values`.
+ * @returns the value of `dnVecDescr`: out `cusparseDnVecDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateDnVec(size: T.Int64, values: T.DeviceMemory | null, valueType: T.cudaDataType): T.cusparseDnVecDescr_t {
   return (cusparseCreateDnVec$ ??= bind$cusparseCreateDnVec())(size, values, valueType);
 }
@@ -737,7 +763,8 @@ let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param n_ in `int`.
- * @param p in/out `int *`: address or host buffer. */
+ * @param p in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | null, n_: number, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCreateIdentityPermutation', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCreateIdentityPermutation', 'n', 'i32', n_);
@@ -747,7 +774,8 @@ export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | n
 }
 let cusparseCreateMatDescr$: typeof cusparseCreateMatDescr | undefined;
 /** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `descrA`: out `cusparseMatDescr_t *`. */
+ * @returns the value of `descrA`: out `cusparseMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateMatDescr(): T.cusparseMatDescr_t {
   return (cusparseCreateMatDescr$ ??= bind$cusparseCreateMatDescr())();
 }
@@ -770,7 +798,8 @@ function bind$cusparseCreateMatDescr(): typeof cusparseCreateMatDescr {
 }
 let cusparseCreatePruneInfo$: typeof cusparseCreatePruneInfo | undefined;
 /** `cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `pruneInfo_t *`. */
+ * @returns the value of `info`: out `pruneInfo_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreatePruneInfo(): T.pruneInfo_t {
   return (cusparseCreatePruneInfo$ ??= bind$cusparseCreatePruneInfo())();
 }
@@ -793,14 +822,15 @@ function bind$cusparseCreatePruneInfo(): typeof cusparseCreatePruneInfo {
 }
 let cusparseCreateSpVec$: typeof cusparseCreateSpVec | undefined;
 /** `cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `int64_t`.
+ * @param size in `int64_t`: size of `indices` in bytes; size of `values` in bytes.
  * @param nnz in `int64_t`.
  * @param indices in/out `void *`: device memory covering `size` bytes.
  * @param values in/out `void *`: device memory covering `size` bytes.
  * @param idxType in `cusparseIndexType_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
- * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`. */
+ * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.DeviceMemory | null, values: T.DeviceMemory | null, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpVecDescr_t {
   return (cusparseCreateSpVec$ ??= bind$cusparseCreateSpVec())(size, nnz, indices, values, idxType, idxBase, valueType);
 }

@@ -11,7 +11,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cusparseCscGet$: typeof cusparseCscGet | undefined;
 /** `cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @returns `{ rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cscColOffsets`: out `void **`; `cscRowInd`: out `void **`; `cscValues`: out `void **`; `cscColOffsetsType`: out `cusparseIndexType_t *`; `cscRowIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+ * @returns `{ rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cscColOffsets`: out `void **`; `cscRowInd`: out `void **`; `cscValues`: out `void **`; `cscColOffsetsType`: out `cusparseIndexType_t *`; `cscRowIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCscGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cscColOffsets: number; cscRowInd: number; cscValues: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseCscGet$ ??= bind$cusparseCscGet())(spMatDescr);
 }
@@ -42,7 +43,8 @@ let cusparseCscSetPointers$c: NativeFunction | undefined;
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @param cscColOffsets in/out `void *`: device memory.
  * @param cscRowInd in/out `void *`: device memory.
- * @param cscValues in/out `void *`: device memory. */
+ * @param cscValues in/out `void *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCscSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, cscColOffsets: T.DeviceMemory | null, cscRowInd: T.DeviceMemory | null, cscValues: T.DeviceMemory | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCscSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && cscColOffsets % 1 === 0 ? cscColOffsets : deviceArg('cusparseCscSetPointers', 'cscColOffsets', cscColOffsets, true);
@@ -59,6 +61,7 @@ let cusparseCsctr$c: NativeFunction | undefined;
  * @param xInd in `const int *`: device memory.
  * @param y in/out `cuComplex *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCsctr(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCsctr', 'handle', handle, true) as typeof handle;
@@ -86,7 +89,8 @@ let cusparseCsr2cscEx2$c: NativeFunction | undefined;
  * @param copyValues in `cusparseAction_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param alg in `cusparseCsr2CscAlg_t`.
- * @param buffer in/out `void *`: address or host buffer. */
+ * @param buffer in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCsr2cscEx2(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.DeviceMemory | null, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t, buffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCsr2cscEx2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCsr2cscEx2', 'm', 'i32', m);
@@ -122,7 +126,8 @@ let cusparseCsr2cscEx2_bufferSize$: typeof cusparseCsr2cscEx2_bufferSize | undef
  * @param copyValues in `cusparseAction_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param alg in `cusparseCsr2CscAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCsr2cscEx2_bufferSize(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.DeviceMemory | null, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t): number {
   return (cusparseCsr2cscEx2_bufferSize$ ??= bind$cusparseCsr2cscEx2_bufferSize())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg);
 }
@@ -160,7 +165,8 @@ function bind$cusparseCsr2cscEx2_bufferSize(): typeof cusparseCsr2cscEx2_bufferS
 let cusparseCsrGet$: typeof cusparseCsrGet | undefined;
 /** `cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @returns `{ rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `csrRowOffsets`: out `void **`; `csrColInd`: out `void **`; `csrValues`: out `void **`; `csrRowOffsetsType`: out `cusparseIndexType_t *`; `csrColIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+ * @returns `{ rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `csrRowOffsets`: out `void **`; `csrColInd`: out `void **`; `csrValues`: out `void **`; `csrRowOffsetsType`: out `cusparseIndexType_t *`; `csrColIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCsrGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; csrRowOffsets: number; csrColInd: number; csrValues: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseCsrGet$ ??= bind$cusparseCsrGet())(spMatDescr);
 }
@@ -191,7 +197,8 @@ let cusparseCsrSetPointers$c: NativeFunction | undefined;
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @param csrRowOffsets in/out `void *`: device memory.
  * @param csrColInd in/out `void *`: device memory.
- * @param csrValues in/out `void *`: device memory. */
+ * @param csrValues in/out `void *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCsrSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, csrRowOffsets: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, csrValues: T.DeviceMemory | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCsrSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && csrRowOffsets % 1 === 0 ? csrRowOffsets : deviceArg('cusparseCsrSetPointers', 'csrRowOffsets', csrRowOffsets, true);
@@ -205,7 +212,8 @@ let cusparseCsrSetStridedBatch$c: NativeFunction | undefined;
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @param batchCount in `int`.
  * @param offsetsBatchStride in `int64_t`.
- * @param columnsValuesBatchStride in `int64_t`. */
+ * @param columnsValuesBatchStride in `int64_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, offsetsBatchStride: T.Int64, columnsValuesBatchStride: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCsrSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCsrSetStridedBatch', 'batchCount', 'i32', batchCount);

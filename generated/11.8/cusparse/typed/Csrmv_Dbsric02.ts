@@ -31,6 +31,7 @@ let cusparseCsrmvEx$: typeof cusparseCsrmvEx | undefined;
  * @param ytype in `cudaDataType`.
  * @param executiontype in `cudaDataType`.
  * @param buffer in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCsrmvEx(handle: T.cusparseHandle_t | null, alg: T.cusparseAlgMode_t, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number, alpha: T.UntypedScalar, alphatype: T.cudaDataType, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrValAtype: T.cudaDataType, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, x: T.DeviceMemory | null, xtype: T.cudaDataType, beta: T.UntypedScalar, betatype: T.cudaDataType, y: T.DeviceMemory | null, ytype: T.cudaDataType, executiontype: T.cudaDataType, buffer: T.Pointer): void {
   return (cusparseCsrmvEx$ ??= bind$cusparseCsrmvEx())(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
@@ -89,6 +90,7 @@ let cusparseCsrmvEx_bufferSize$: typeof cusparseCsrmvEx_bufferSize | undefined;
  * @param ytype in `cudaDataType`.
  * @param executiontype in `cudaDataType`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCsrmvEx_bufferSize(handle: T.cusparseHandle_t | null, alg: T.cusparseAlgMode_t, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number, alpha: T.UntypedScalar, alphatype: T.cudaDataType, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrValAtype: T.cudaDataType, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, x: T.DeviceMemory | null, xtype: T.cudaDataType, beta: T.UntypedScalar, betatype: T.cudaDataType, y: T.DeviceMemory | null, ytype: T.cudaDataType, executiontype: T.cudaDataType): number {
   return (cusparseCsrmvEx_bufferSize$ ??= bind$cusparseCsrmvEx_bufferSize())(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype);
@@ -139,6 +141,7 @@ let cusparseDaxpyi$: typeof cusparseDaxpyi | undefined;
  * @param xInd in `const int *`: device memory.
  * @param y in/out `double *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDaxpyi(handle: T.cusparseHandle_t | null, nnz: number, alpha: T.RealScalar, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   return (cusparseDaxpyi$ ??= bind$cusparseDaxpyi())(handle, nnz, alpha, xVal, xInd, y, idxBase);
@@ -174,7 +177,8 @@ let cusparseDbsr2csr$c: NativeFunction | undefined;
  * @param descrC in `const cusparseMatDescr_t`.
  * @param csrSortedValC in/out `double *`: device memory.
  * @param csrSortedRowPtrC in/out `int *`: device memory.
- * @param csrSortedColIndC in/out `int *`: device memory. */
+ * @param csrSortedColIndC in/out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsr2csr', 'dirA', 'i32', dirA);
@@ -205,7 +209,8 @@ let cusparseDbsric02$c: NativeFunction | undefined;
  * @param blockDim in `int`.
  * @param info in `bsric02Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsric02', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02', 'dirA', 'i32', dirA);
@@ -235,7 +240,8 @@ let cusparseDbsric02_analysis$c: NativeFunction | undefined;
  * @param blockDim in `int`.
  * @param info in `bsric02Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
- * @param pInputBuffer in/out `void *`: address or host buffer. */
+ * @param pInputBuffer in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsric02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02_analysis', 'dirA', 'i32', dirA);
@@ -264,7 +270,8 @@ let cusparseDbsric02_bufferSize$: typeof cusparseDbsric02_bufferSize | undefined
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null): number {
   return (cusparseDbsric02_bufferSize$ ??= bind$cusparseDbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
@@ -302,7 +309,8 @@ let cusparseDbsric02_bufferSizeExt$: typeof cusparseDbsric02_bufferSizeExt | und
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsric02Info_t | null): number {
   return (cusparseDbsric02_bufferSizeExt$ ??= bind$cusparseDbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }

@@ -21,7 +21,8 @@ let cusparseDcsrcolor$: typeof cusparseDcsrcolor | undefined;
  * @param ncolors in/out `int *`: address or host buffer.
  * @param coloring in/out `int *`: address or host buffer.
  * @param reordering in/out `int *`: address or host buffer.
- * @param info in `const cusparseColorInfo_t`. */
+ * @param info in `const cusparseColorInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDcsrcolor(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, fractionToColor: T.RealScalar, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t | null): void {
   return (cusparseDcsrcolor$ ??= bind$cusparseDcsrcolor())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
 }
@@ -68,7 +69,8 @@ let cusparseDcsrgeam2$: typeof cusparseDcsrgeam2 | undefined;
  * @param csrSortedValC in/out `double *`: device memory.
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param csrSortedColIndC in/out `int *`: device memory.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDcsrgeam2(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.RealScalar, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, beta: T.RealScalar, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.DeviceMemory | null, csrSortedRowPtrB: T.DeviceMemory | null, csrSortedColIndB: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, pBuffer: T.DeviceMemory | null): void {
   return (cusparseDcsrgeam2$ ??= bind$cusparseDcsrgeam2())(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
 }
@@ -123,7 +125,8 @@ let cusparseDcsrgeam2_bufferSizeExt$: typeof cusparseDcsrgeam2_bufferSizeExt | u
  * @param csrSortedValC in `const double *`: device memory.
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.RealScalar, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, beta: T.RealScalar, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.DeviceMemory | null, csrSortedRowPtrB: T.DeviceMemory | null, csrSortedColIndB: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): number {
   return (cusparseDcsrgeam2_bufferSizeExt$ ??= bind$cusparseDcsrgeam2_bufferSizeExt())(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
@@ -192,6 +195,7 @@ let cusparseDcsrgemm2$: typeof cusparseDcsrgemm2 | undefined;
  * @param csrSortedColIndC in/out `int *`: device memory.
  * @param info in `const csrgemm2Info_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrgemm2(handle: T.cusparseHandle_t | null, m: number, n_: number, k: number, alpha: T.RealScalar, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.DeviceMemory | null, csrSortedRowPtrB: T.DeviceMemory | null, csrSortedColIndB: T.DeviceMemory | null, beta: T.RealScalar, descrD: T.cusparseMatDescr_t | null, nnzD: number, csrSortedValD: T.DeviceMemory | null, csrSortedRowPtrD: T.DeviceMemory | null, csrSortedColIndD: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.csrgemm2Info_t | null, pBuffer: T.DeviceMemory | null): void {
   return (cusparseDcsrgemm2$ ??= bind$cusparseDcsrgemm2())(handle, m, n_, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -255,6 +259,7 @@ let cusparseDcsrgemm2_bufferSizeExt$: typeof cusparseDcsrgemm2_bufferSizeExt | u
  * @param csrSortedColIndD in `const int *`: device memory.
  * @param info in `csrgemm2Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrgemm2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, k: number, alpha: T.RealScalar, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedRowPtrB: T.DeviceMemory | null, csrSortedColIndB: T.DeviceMemory | null, beta: T.RealScalar, descrD: T.cusparseMatDescr_t | null, nnzD: number, csrSortedRowPtrD: T.DeviceMemory | null, csrSortedColIndD: T.DeviceMemory | null, info: T.csrgemm2Info_t | null): number {
   return (cusparseDcsrgemm2_bufferSizeExt$ ??= bind$cusparseDcsrgemm2_bufferSizeExt())(handle, m, n_, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info);
@@ -306,7 +311,8 @@ let cusparseDcsric02$c: NativeFunction | undefined;
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csric02Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDcsric02(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA_valM: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsric02', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsric02', 'm', 'i32', m);
@@ -332,7 +338,8 @@ let cusparseDcsric02_analysis$c: NativeFunction | undefined;
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csric02Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDcsric02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsric02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsric02_analysis', 'm', 'i32', m);
@@ -357,7 +364,8 @@ let cusparseDcsric02_bufferSize$: typeof cusparseDcsric02_bufferSize | undefined
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csric02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDcsric02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csric02Info_t | null): number {
   return (cusparseDcsric02_bufferSize$ ??= bind$cusparseDcsric02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
@@ -391,7 +399,8 @@ let cusparseDcsric02_bufferSizeExt$: typeof cusparseDcsric02_bufferSizeExt | und
  * @param csrSortedRowPtr in `const int *`: device memory.
  * @param csrSortedColInd in `const int *`: device memory.
  * @param info in `csric02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDcsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.DeviceMemory | null, csrSortedRowPtr: T.DeviceMemory | null, csrSortedColInd: T.DeviceMemory | null, info: T.csric02Info_t | null): number {
   return (cusparseDcsric02_bufferSizeExt$ ??= bind$cusparseDcsric02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
 }

@@ -14,7 +14,8 @@ let cusparseDenseToSparse_analysis$c: NativeFunction | undefined;
  * @param matA in `cusparseDnMatDescr_t`.
  * @param matB in `cusparseSpMatDescr_t`.
  * @param alg in `cusparseDenseToSparseAlg_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDenseToSparse_analysis', 'handle', handle, true) as typeof handle;
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_analysis', 'matA', matA, true) as typeof matA;
@@ -30,7 +31,8 @@ let cusparseDenseToSparse_bufferSize$: typeof cusparseDenseToSparse_bufferSize |
  * @param matA in `cusparseDnMatDescr_t`.
  * @param matB in `cusparseSpMatDescr_t`.
  * @param alg in `cusparseDenseToSparseAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t): number {
   return (cusparseDenseToSparse_bufferSize$ ??= bind$cusparseDenseToSparse_bufferSize())(handle, matA, matB, alg);
 }
@@ -61,7 +63,8 @@ let cusparseDenseToSparse_convert$c: NativeFunction | undefined;
  * @param matA in `cusparseDnMatDescr_t`.
  * @param matB in `cusparseSpMatDescr_t`.
  * @param alg in `cusparseDenseToSparseAlg_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDenseToSparse_convert', 'handle', handle, true) as typeof handle;
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_convert', 'matA', matA, true) as typeof matA;
@@ -73,7 +76,8 @@ export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null,
 }
 let cusparseDestroy$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`. */
+ * @param handle in `cusparseHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroy(handle: T.cusparseHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusparseDestroy$c ??= binder.native('cusparseDestroy'))(handle);
@@ -81,7 +85,8 @@ export function cusparseDestroy(handle: T.cusparseHandle_t | null): void {
 }
 let cusparseDestroyBsric02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsric02Info_t`. */
+ * @param info in `bsric02Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsric02Info(info: T.bsric02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsric02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsric02Info$c ??= binder.native('cusparseDestroyBsric02Info'))(info);
@@ -89,7 +94,8 @@ export function cusparseDestroyBsric02Info(info: T.bsric02Info_t | null): void {
 }
 let cusparseDestroyBsrilu02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsrilu02Info_t`. */
+ * @param info in `bsrilu02Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrilu02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrilu02Info$c ??= binder.native('cusparseDestroyBsrilu02Info'))(info);
@@ -97,7 +103,8 @@ export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t | null): void
 }
 let cusparseDestroyBsrsm2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsrsm2Info_t`. */
+ * @param info in `bsrsm2Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrsm2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrsm2Info$c ??= binder.native('cusparseDestroyBsrsm2Info'))(info);
@@ -105,7 +112,8 @@ export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t | null): void {
 }
 let cusparseDestroyBsrsv2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `bsrsv2Info_t`. */
+ * @param info in `bsrsv2Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrsv2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrsv2Info$c ??= binder.native('cusparseDestroyBsrsv2Info'))(info);
@@ -113,7 +121,8 @@ export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t | null): void {
 }
 let cusparseDestroyColorInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyColorInfo(cusparseColorInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `cusparseColorInfo_t`. */
+ * @param info in `cusparseColorInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyColorInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyColorInfo$c ??= binder.native('cusparseDestroyColorInfo'))(info);
@@ -122,6 +131,7 @@ export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t | null): vo
 let cusparseDestroyCsrgemm2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrgemm2Info(csrgemm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `csrgemm2Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrgemm2Info(info: T.csrgemm2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsrgemm2Info', 'info', info, true) as typeof info;
@@ -130,7 +140,8 @@ export function cusparseDestroyCsrgemm2Info(info: T.csrgemm2Info_t | null): void
 }
 let cusparseDestroyCsric02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csric02Info_t`. */
+ * @param info in `csric02Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyCsric02Info(info: T.csric02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsric02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsric02Info$c ??= binder.native('cusparseDestroyCsric02Info'))(info);
@@ -138,7 +149,8 @@ export function cusparseDestroyCsric02Info(info: T.csric02Info_t | null): void {
 }
 let cusparseDestroyCsrilu02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csrilu02Info_t`. */
+ * @param info in `csrilu02Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsrilu02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsrilu02Info$c ??= binder.native('cusparseDestroyCsrilu02Info'))(info);
@@ -147,6 +159,7 @@ export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t | null): void
 let cusparseDestroyCsrsm2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrsm2Info(csrsm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `csrsm2Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrsm2Info(info: T.csrsm2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsrsm2Info', 'info', info, true) as typeof info;
@@ -156,6 +169,7 @@ export function cusparseDestroyCsrsm2Info(info: T.csrsm2Info_t | null): void {
 let cusparseDestroyCsrsv2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrsv2Info(csrsv2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `csrsv2Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrsv2Info(info: T.csrsv2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsrsv2Info', 'info', info, true) as typeof info;
@@ -164,7 +178,8 @@ export function cusparseDestroyCsrsv2Info(info: T.csrsv2Info_t | null): void {
 }
 let cusparseDestroyCsru2csrInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsru2csrInfo(csru2csrInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `csru2csrInfo_t`. */
+ * @param info in `csru2csrInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsru2csrInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsru2csrInfo$c ??= binder.native('cusparseDestroyCsru2csrInfo'))(info);
@@ -172,7 +187,8 @@ export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t | null): void
 }
 let cusparseDestroyDnMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnMat(cusparseDnMatDescr_t dnMatDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnMatDescr in `cusparseDnMatDescr_t`. */
+ * @param dnMatDescr in `cusparseDnMatDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyDnMat(dnMatDescr: T.cusparseDnMatDescr_t | null): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDestroyDnMat', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   const status = (cusparseDestroyDnMat$c ??= binder.native('cusparseDestroyDnMat'))(dnMatDescr);
@@ -180,7 +196,8 @@ export function cusparseDestroyDnMat(dnMatDescr: T.cusparseDnMatDescr_t | null):
 }
 let cusparseDestroyDnVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnVec(cusparseDnVecDescr_t dnVecDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnVecDescr in `cusparseDnVecDescr_t`. */
+ * @param dnVecDescr in `cusparseDnVecDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyDnVec(dnVecDescr: T.cusparseDnVecDescr_t | null): void {
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDestroyDnVec', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
   const status = (cusparseDestroyDnVec$c ??= binder.native('cusparseDestroyDnVec'))(dnVecDescr);
@@ -188,7 +205,8 @@ export function cusparseDestroyDnVec(dnVecDescr: T.cusparseDnVecDescr_t | null):
 }
 let cusparseDestroyMatDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descrA in `cusparseMatDescr_t`. */
+ * @param descrA in `cusparseMatDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t | null): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDestroyMatDescr', 'descrA', descrA, true) as typeof descrA;
   const status = (cusparseDestroyMatDescr$c ??= binder.native('cusparseDestroyMatDescr'))(descrA);
@@ -196,7 +214,8 @@ export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t | null): vo
 }
 let cusparseDestroyPruneInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyPruneInfo(pruneInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `pruneInfo_t`. */
+ * @param info in `pruneInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroyPruneInfo(info: T.pruneInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyPruneInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyPruneInfo$c ??= binder.native('cusparseDestroyPruneInfo'))(info);
@@ -204,7 +223,8 @@ export function cusparseDestroyPruneInfo(info: T.pruneInfo_t | null): void {
 }
 let cusparseDestroySpMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpMat(cusparseSpMatDescr_t spMatDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseSpMatDescr_t`. */
+ * @param spMatDescr in `cusparseSpMatDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroySpMat(spMatDescr: T.cusparseSpMatDescr_t | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseDestroySpMat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   const status = (cusparseDestroySpMat$c ??= binder.native('cusparseDestroySpMat'))(spMatDescr);
@@ -212,7 +232,8 @@ export function cusparseDestroySpMat(spMatDescr: T.cusparseSpMatDescr_t | null):
 }
 let cusparseDestroySpVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpVec(cusparseSpVecDescr_t spVecDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spVecDescr in `cusparseSpVecDescr_t`. */
+ * @param spVecDescr in `cusparseSpVecDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDestroySpVec(spVecDescr: T.cusparseSpVecDescr_t | null): void {
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseDestroySpVec', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
   const status = (cusparseDestroySpVec$c ??= binder.native('cusparseDestroySpVec'))(spVecDescr);

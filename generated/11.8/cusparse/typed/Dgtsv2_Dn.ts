@@ -18,7 +18,8 @@ let cusparseDgtsv2$c: NativeFunction | undefined;
  * @param du in `const double *`: device memory.
  * @param B in/out `double *`: address or host buffer.
  * @param ldb in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2', 'm', 'i32', m);
@@ -42,7 +43,8 @@ let cusparseDgtsv2StridedBatch$c: NativeFunction | undefined;
  * @param x in/out `double *`: device memory.
  * @param batchCount in `int`.
  * @param batchStride in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch', 'm', 'i32', m);
@@ -66,7 +68,8 @@ let cusparseDgtsv2StridedBatch_bufferSizeExt$: typeof cusparseDgtsv2StridedBatch
  * @param x in `const double *`: device memory.
  * @param batchCount in `int`.
  * @param batchStride in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number): number {
   return (cusparseDgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseDgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
@@ -105,7 +108,8 @@ let cusparseDgtsv2_bufferSizeExt$: typeof cusparseDgtsv2_bufferSizeExt | undefin
  * @param du in `const double *`: device memory.
  * @param B in `const double *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseDgtsv2_bufferSizeExt$ ??= bind$cusparseDgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -144,7 +148,8 @@ let cusparseDgtsv2_nopivot$c: NativeFunction | undefined;
  * @param du in `const double *`: device memory.
  * @param B in/out `double *`: address or host buffer.
  * @param ldb in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot', 'm', 'i32', m);
@@ -168,7 +173,8 @@ let cusparseDgtsv2_nopivot_bufferSizeExt$: typeof cusparseDgtsv2_nopivot_bufferS
  * @param du in `const double *`: device memory.
  * @param B in `const double *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseDgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseDgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -200,7 +206,8 @@ function bind$cusparseDgtsv2_nopivot_bufferSizeExt(): typeof cusparseDgtsv2_nopi
 let cusparseDnMatGet$: typeof cusparseDnMatGet | undefined;
 /** `cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
- * @returns `{ rows, cols, ld, values, type, order }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ld`: out `int64_t *`; `values`: out `void **`; `type`: out `cudaDataType *`; `order`: out `cusparseOrder_t *`. */
+ * @returns `{ rows, cols, ld, values, type, order }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ld`: out `int64_t *`; `values`: out `void **`; `type`: out `cudaDataType *`; `order`: out `cusparseOrder_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t | null): { rows: bigint; cols: bigint; ld: bigint; values: number; type: T.cudaDataType; order: T.cusparseOrder_t } {
   return (cusparseDnMatGet$ ??= bind$cusparseDnMatGet())(dnMatDescr);
 }
@@ -225,7 +232,8 @@ function bind$cusparseDnMatGet(): typeof cusparseDnMatGet {
 let cusparseDnMatGetStridedBatch$: typeof cusparseDnMatGetStridedBatch | undefined;
 /** `cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
- * @returns `{ batchCount, batchStride }`: `batchCount`: out `int *`; `batchStride`: out `int64_t *`. */
+ * @returns `{ batchCount, batchStride }`: `batchCount`: out `int *`; `batchStride`: out `int64_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnMatGetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t | null): { batchCount: number; batchStride: bigint } {
   return (cusparseDnMatGetStridedBatch$ ??= bind$cusparseDnMatGetStridedBatch())(dnMatDescr);
 }
@@ -246,7 +254,8 @@ function bind$cusparseDnMatGetStridedBatch(): typeof cusparseDnMatGetStridedBatc
 let cusparseDnMatGetValues$: typeof cusparseDnMatGetValues | undefined;
 /** `cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr, void **values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
- * @returns the value of `values`: out `void **`. */
+ * @returns the value of `values`: out `void **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnMatGetValues(dnMatDescr: T.cusparseDnMatDescr_t | null): number {
   return (cusparseDnMatGetValues$ ??= bind$cusparseDnMatGetValues())(dnMatDescr);
 }
@@ -272,7 +281,8 @@ let cusparseDnMatSetStridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatSetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
  * @param batchCount in `int`.
- * @param batchStride in `int64_t`. */
+ * @param batchStride in `int64_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatSetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDnMatSetStridedBatch', 'batchCount', 'i32', batchCount);
@@ -283,7 +293,8 @@ export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t 
 let cusparseDnMatSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDescr, void *values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
- * @param values in/out `void *`: device memory. */
+ * @param values in/out `void *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatSetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnMatSetValues', 'values', values, true);
@@ -293,7 +304,8 @@ export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null
 let cusparseDnVecGet$: typeof cusparseDnVecGet | undefined;
 /** `cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
- * @returns `{ size, values, valueType }`: `size`: out `int64_t *`; `values`: out `void **`; `valueType`: out `cudaDataType *`. */
+ * @returns `{ size, values, valueType }`: `size`: out `int64_t *`; `values`: out `void **`; `valueType`: out `cudaDataType *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnVecGet(dnVecDescr: T.cusparseDnVecDescr_t | null): { size: bigint; values: number; valueType: T.cudaDataType } {
   return (cusparseDnVecGet$ ??= bind$cusparseDnVecGet())(dnVecDescr);
 }
@@ -315,7 +327,8 @@ function bind$cusparseDnVecGet(): typeof cusparseDnVecGet {
 let cusparseDnVecGetValues$: typeof cusparseDnVecGetValues | undefined;
 /** `cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr, void **values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
- * @returns the value of `values`: out `void **`. */
+ * @returns the value of `values`: out `void **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t | null): number {
   return (cusparseDnVecGetValues$ ??= bind$cusparseDnVecGetValues())(dnVecDescr);
 }
@@ -340,7 +353,8 @@ function bind$cusparseDnVecGetValues(): typeof cusparseDnVecGetValues {
 let cusparseDnVecSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
- * @param values in/out `void *`: device memory. */
+ * @param values in/out `void *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDnVecSetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnVecSetValues', 'values', values, true);

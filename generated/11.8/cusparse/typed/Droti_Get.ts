@@ -18,6 +18,7 @@ let cusparseDroti$c: NativeFunction | undefined;
  * @param c in `const double *`: address or host buffer.
  * @param s_ in `const double *`: address or host buffer.
  * @param idxBase in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDroti(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, c: T.Pointer, s_: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDroti', 'handle', handle, true) as typeof handle;
@@ -39,6 +40,7 @@ let cusparseDsctr$c: NativeFunction | undefined;
  * @param xInd in `const int *`: device memory.
  * @param y in/out `double *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDsctr(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDsctr', 'handle', handle, true) as typeof handle;
@@ -54,7 +56,8 @@ let cusparseGather$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGather(cusparseHandle_t handle, cusparseDnVecDescr_t vecY, cusparseSpVecDescr_t vecX)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param vecY in `cusparseDnVecDescr_t`.
- * @param vecX in `cusparseSpVecDescr_t`. */
+ * @param vecX in `cusparseSpVecDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGather(handle: T.cusparseHandle_t | null, vecY: T.cusparseDnVecDescr_t | null, vecX: T.cusparseSpVecDescr_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseGather', 'handle', handle, true) as typeof handle;
   if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseGather', 'vecY', vecY, true) as typeof vecY;
@@ -65,7 +68,8 @@ export function cusparseGather(handle: T.cusparseHandle_t | null, vecY: T.cuspar
 let cusparseGetColorAlgs$: typeof cusparseGetColorAlgs | undefined;
 /** `cusparseStatus_t cusparseGetColorAlgs(cusparseColorInfo_t info, cusparseColorAlg_t *alg)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `cusparseColorInfo_t`.
- * @returns the value of `alg`: out `cusparseColorAlg_t *`. */
+ * @returns the value of `alg`: out `cusparseColorAlg_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetColorAlgs(info: T.cusparseColorInfo_t | null): T.cusparseColorAlg_t {
   return (cusparseGetColorAlgs$ ??= bind$cusparseGetColorAlgs())(info);
 }
@@ -85,7 +89,8 @@ function bind$cusparseGetColorAlgs(): typeof cusparseGetColorAlgs {
 let cusparseGetErrorName$c: NativeFunction | undefined;
 /** `const char *cusparseGetErrorName(cusparseStatus_t status)` · cusparse.h · CUDA 11.8
  * @param status_ in `cusparseStatus_t`.
- * @returns `const char *` */
+ * @returns `const char *`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetErrorName(status_: T.cusparseStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cusparseGetErrorName', 'status', 'i32', status_);
   const result = (cusparseGetErrorName$c ??= binder.native('cusparseGetErrorName'))(status_);
@@ -94,7 +99,8 @@ export function cusparseGetErrorName(status_: T.cusparseStatus_t): string | null
 let cusparseGetErrorString$c: NativeFunction | undefined;
 /** `const char *cusparseGetErrorString(cusparseStatus_t status)` · cusparse.h · CUDA 11.8
  * @param status_ in `cusparseStatus_t`.
- * @returns `const char *` */
+ * @returns `const char *`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetErrorString(status_: T.cusparseStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cusparseGetErrorString', 'status', 'i32', status_);
   const result = (cusparseGetErrorString$c ??= binder.native('cusparseGetErrorString'))(status_);
@@ -103,7 +109,8 @@ export function cusparseGetErrorString(status_: T.cusparseStatus_t): string | nu
 let cusparseGetMatDiagType$c: NativeFunction | undefined;
 /** `cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
  * @param descrA in `const cusparseMatDescr_t`.
- * @returns `cusparseDiagType_t` */
+ * @returns `cusparseDiagType_t`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatDiagType(descrA: T.cusparseMatDescr_t | null): T.cusparseDiagType_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseGetMatDiagType', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatDiagType$c ??= binder.native('cusparseGetMatDiagType'))(descrA);
@@ -112,7 +119,8 @@ export function cusparseGetMatDiagType(descrA: T.cusparseMatDescr_t | null): T.c
 let cusparseGetMatFillMode$c: NativeFunction | undefined;
 /** `cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
  * @param descrA in `const cusparseMatDescr_t`.
- * @returns `cusparseFillMode_t` */
+ * @returns `cusparseFillMode_t`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatFillMode(descrA: T.cusparseMatDescr_t | null): T.cusparseFillMode_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseGetMatFillMode', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatFillMode$c ??= binder.native('cusparseGetMatFillMode'))(descrA);
@@ -121,7 +129,8 @@ export function cusparseGetMatFillMode(descrA: T.cusparseMatDescr_t | null): T.c
 let cusparseGetMatIndexBase$c: NativeFunction | undefined;
 /** `cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
  * @param descrA in `const cusparseMatDescr_t`.
- * @returns `cusparseIndexBase_t` */
+ * @returns `cusparseIndexBase_t`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatIndexBase(descrA: T.cusparseMatDescr_t | null): T.cusparseIndexBase_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseGetMatIndexBase', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatIndexBase$c ??= binder.native('cusparseGetMatIndexBase'))(descrA);
@@ -130,7 +139,8 @@ export function cusparseGetMatIndexBase(descrA: T.cusparseMatDescr_t | null): T.
 let cusparseGetMatType$c: NativeFunction | undefined;
 /** `cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8
  * @param descrA in `const cusparseMatDescr_t`.
- * @returns `cusparseMatrixType_t` */
+ * @returns `cusparseMatrixType_t`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cusparseMatrixType_t {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseGetMatType', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatType$c ??= binder.native('cusparseGetMatType'))(descrA);
@@ -139,7 +149,8 @@ export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cuspa
 let cusparseGetPointerMode$: typeof cusparseGetPointerMode | undefined;
 /** `cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
- * @returns the value of `mode`: out `cusparsePointerMode_t *`. */
+ * @returns the value of `mode`: out `cusparsePointerMode_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetPointerMode(handle: T.cusparseHandle_t | null): T.cusparsePointerMode_t {
   return (cusparseGetPointerMode$ ??= bind$cusparseGetPointerMode())(handle);
 }
@@ -159,7 +170,8 @@ function bind$cusparseGetPointerMode(): typeof cusparseGetPointerMode {
 let cusparseGetProperty$: typeof cusparseGetProperty | undefined;
 /** `cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
- * @returns the value of `value`: out `int *`. */
+ * @returns the value of `value`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetProperty(type: T.libraryPropertyType): number {
   return (cusparseGetProperty$ ??= bind$cusparseGetProperty())(type);
 }
@@ -179,7 +191,8 @@ function bind$cusparseGetProperty(): typeof cusparseGetProperty {
 let cusparseGetStream$: typeof cusparseGetStream | undefined;
 /** `cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
- * @returns the value of `streamId`: out `cudaStream_t *`. */
+ * @returns the value of `streamId`: out `cudaStream_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetStream(handle: T.cusparseHandle_t | null): T.cudaStream_t {
   return (cusparseGetStream$ ??= bind$cusparseGetStream())(handle);
 }
@@ -204,7 +217,8 @@ function bind$cusparseGetStream(): typeof cusparseGetStream {
 let cusparseGetVersion$: typeof cusparseGetVersion | undefined;
 /** `cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
- * @returns the value of `version`: out `int *`. */
+ * @returns the value of `version`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseGetVersion(handle: T.cusparseHandle_t | null): number {
   return (cusparseGetVersion$ ??= bind$cusparseGetVersion())(handle);
 }

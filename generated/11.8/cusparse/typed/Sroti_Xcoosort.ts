@@ -18,6 +18,7 @@ let cusparseSroti$c: NativeFunction | undefined;
  * @param c in `const float *`: address or host buffer.
  * @param s_ in `const float *`: address or host buffer.
  * @param idxBase in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSroti(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, c: T.Pointer, s_: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSroti', 'handle', handle, true) as typeof handle;
@@ -39,6 +40,7 @@ let cusparseSsctr$c: NativeFunction | undefined;
  * @param xInd in `const int *`: device memory.
  * @param y in/out `float *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSsctr(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSsctr', 'handle', handle, true) as typeof handle;
@@ -54,7 +56,8 @@ let cusparseXbsric02_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bsric02Info_t info, int *position)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param info in `bsric02Info_t`.
- * @param position in/out `int *`: address or host buffer. */
+ * @param position in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXbsric02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsric02Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXbsric02_zeroPivot', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXbsric02_zeroPivot', 'info', info, true) as typeof info;
@@ -66,7 +69,8 @@ let cusparseXbsrilu02_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, bsrilu02Info_t info, int *position)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param info in `bsrilu02Info_t`.
- * @param position in/out `int *`: address or host buffer. */
+ * @param position in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXbsrilu02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsrilu02Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXbsrilu02_zeroPivot', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXbsrilu02_zeroPivot', 'info', info, true) as typeof info;
@@ -78,7 +82,8 @@ let cusparseXbsrsm2_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsrsm2Info_t info, int *position)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param info in `bsrsm2Info_t`.
- * @param position in/out `int *`: address or host buffer. */
+ * @param position in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXbsrsm2_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsrsm2Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXbsrsm2_zeroPivot', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXbsrsm2_zeroPivot', 'info', info, true) as typeof info;
@@ -90,7 +95,8 @@ let cusparseXbsrsv2_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsrsv2Info_t info, int *position)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param info in `bsrsv2Info_t`.
- * @param position in/out `int *`: address or host buffer. */
+ * @param position in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsrsv2Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXbsrsv2_zeroPivot', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXbsrsv2_zeroPivot', 'info', info, true) as typeof info;
@@ -105,7 +111,8 @@ let cusparseXcoo2csr$c: NativeFunction | undefined;
  * @param nnz in `int`.
  * @param m in `int`.
  * @param csrSortedRowPtr in/out `int *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`. */
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcoo2csr(handle: T.cusparseHandle_t | null, cooRowInd: T.DeviceMemory | null, nnz: number, m: number, csrSortedRowPtr: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcoo2csr', 'handle', handle, true) as typeof handle;
   const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && cooRowInd % 1 === 0 ? cooRowInd : deviceArg('cusparseXcoo2csr', 'cooRowInd', cooRowInd, true);
@@ -125,7 +132,8 @@ let cusparseXcoosortByColumn$c: NativeFunction | undefined;
  * @param cooRowsA in/out `int *`: address or host buffer.
  * @param cooColsA in/out `int *`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcoosortByColumn', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoosortByColumn', 'm', 'i32', m);
@@ -147,7 +155,8 @@ let cusparseXcoosortByRow$c: NativeFunction | undefined;
  * @param cooRowsA in/out `int *`: address or host buffer.
  * @param cooColsA in/out `int *`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcoosortByRow(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcoosortByRow', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoosortByRow', 'm', 'i32', m);
@@ -168,7 +177,8 @@ let cusparseXcoosort_bufferSizeExt$: typeof cusparseXcoosort_bufferSizeExt | und
  * @param nnz in `int`.
  * @param cooRowsA in `const int *`: address or host buffer.
  * @param cooColsA in `const int *`: address or host buffer.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcoosort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer): number {
   return (cusparseXcoosort_bufferSizeExt$ ??= bind$cusparseXcoosort_bufferSizeExt())(handle, m, n_, nnz, cooRowsA, cooColsA);
 }

@@ -12,7 +12,8 @@ let cusparseXcsrilu02_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, csrilu02Info_t info, int *position)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param info in `csrilu02Info_t`.
- * @param position in/out `int *`: address or host buffer. */
+ * @param position in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcsrilu02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csrilu02Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrilu02_zeroPivot', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXcsrilu02_zeroPivot', 'info', info, true) as typeof info;
@@ -25,6 +26,7 @@ let cusparseXcsrsm2_zeroPivot$c: NativeFunction | undefined;
  * @param handle in `cusparseHandle_t`.
  * @param info in `csrsm2Info_t`.
  * @param position in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsrsm2_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csrsm2Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrsm2_zeroPivot', 'handle', handle, true) as typeof handle;
@@ -43,7 +45,8 @@ let cusparseXcsrsort$c: NativeFunction | undefined;
  * @param csrRowPtrA in `const int *`: address or host buffer.
  * @param csrColIndA in/out `int *`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcsrsort(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrsort', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsrsort', 'm', 'i32', m);
@@ -65,7 +68,8 @@ let cusparseXcsrsort_bufferSizeExt$: typeof cusparseXcsrsort_bufferSizeExt | und
  * @param nnz in `int`.
  * @param csrRowPtrA in `const int *`: address or host buffer.
  * @param csrColIndA in `const int *`: address or host buffer.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): number {
   return (cusparseXcsrsort_bufferSizeExt$ ??= bind$cusparseXcsrsort_bufferSizeExt())(handle, m, n_, nnz, csrRowPtrA, csrColIndA);
 }
@@ -97,6 +101,7 @@ let cusparseXcsrsv2_zeroPivot$c: NativeFunction | undefined;
  * @param handle in `cusparseHandle_t`.
  * @param info in `csrsv2Info_t`.
  * @param position in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsrsv2_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csrsv2Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrsv2_zeroPivot', 'handle', handle, true) as typeof handle;
@@ -118,7 +123,8 @@ let cusparseXgebsr2csr$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @param descrC in `const cusparseMatDescr_t`.
  * @param csrSortedRowPtrC in/out `int *`: device memory.
- * @param csrSortedColIndC in/out `int *`: device memory. */
+ * @param csrSortedColIndC in/out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXgebsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseXgebsr2csr', 'dirA', 'i32', dirA);
@@ -152,7 +158,8 @@ let cusparseXgebsr2gebsrNnz$c: NativeFunction | undefined;
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseXgebsr2gebsrNnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t | null, bsrSortedRowPtrC: T.DeviceMemory | null, rowBlockDimC: number, colBlockDimC: number, nnzTotalDevHostPtr: T.AnyMemory | null, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXgebsr2gebsrNnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseXgebsr2gebsrNnz', 'dirA', 'i32', dirA);
@@ -182,6 +189,7 @@ let cusparseZaxpyi$: typeof cusparseZaxpyi | undefined;
  * @param xInd in `const int *`: device memory.
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZaxpyi(handle: T.cusparseHandle_t | null, nnz: number, alpha: T.ComplexScalar, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   return (cusparseZaxpyi$ ??= bind$cusparseZaxpyi())(handle, nnz, alpha, xVal, xInd, y, idxBase);

@@ -21,6 +21,7 @@ let cusparseZcsrsv2_analysis$c: NativeFunction | undefined;
  * @param info in `csrsv2Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrsv2_analysis(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrsv2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrsv2_analysis', 'handle', handle, true) as typeof handle;
@@ -49,6 +50,7 @@ let cusparseZcsrsv2_bufferSize$: typeof cusparseZcsrsv2_bufferSize | undefined;
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csrsv2Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrsv2_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrsv2Info_t | null): number {
   return (cusparseZcsrsv2_bufferSize$ ??= bind$cusparseZcsrsv2_bufferSize())(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
@@ -86,6 +88,7 @@ let cusparseZcsrsv2_bufferSizeExt$: typeof cusparseZcsrsv2_bufferSizeExt | undef
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csrsv2Info_t`.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrsv2Info_t | null): number {
   return (cusparseZcsrsv2_bufferSizeExt$ ??= bind$cusparseZcsrsv2_bufferSizeExt())(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
@@ -132,6 +135,7 @@ let cusparseZcsrsv2_solve$: typeof cusparseZcsrsv2_solve | undefined;
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrsv2_solve(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, alpha: T.ComplexScalar, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrsv2Info_t | null, f: T.Pointer, x: T.DeviceMemory | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
   return (cusparseZcsrsv2_solve$ ??= bind$cusparseZcsrsv2_solve())(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
@@ -171,7 +175,8 @@ let cusparseZcsru2csr$c: NativeFunction | undefined;
  * @param csrRowPtr in `const int *`: address or host buffer.
  * @param csrColInd in/out `int *`: device memory.
  * @param info in `csru2csrInfo_t`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZcsru2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsru2csr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsru2csr', 'm', 'i32', m);
@@ -196,7 +201,8 @@ let cusparseZcsru2csr_bufferSizeExt$: typeof cusparseZcsru2csr_bufferSizeExt | u
  * @param csrRowPtr in `const int *`: address or host buffer.
  * @param csrColInd in/out `int *`: device memory.
  * @param info in `csru2csrInfo_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseZcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null): number {
   return (cusparseZcsru2csr_bufferSizeExt$ ??= bind$cusparseZcsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);
 }
@@ -237,6 +243,7 @@ let cusparseZdense2csc$c: NativeFunction | undefined;
  * @param cscSortedValA in/out `cuDoubleComplex *`: address or host buffer.
  * @param cscSortedRowIndA in/out `int *`: address or host buffer.
  * @param cscSortedColPtrA in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZdense2csc(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerCol: T.Pointer, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZdense2csc', 'handle', handle, true) as typeof handle;
@@ -264,6 +271,7 @@ let cusparseZdense2csr$c: NativeFunction | undefined;
  * @param csrSortedValA in/out `cuDoubleComplex *`: device memory.
  * @param csrSortedRowPtrA in/out `int *`: device memory.
  * @param csrSortedColIndA in/out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZdense2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRow: T.Pointer, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZdense2csr', 'handle', handle, true) as typeof handle;

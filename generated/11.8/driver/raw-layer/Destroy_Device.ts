@@ -10,7 +10,7 @@ let cuDestroyExternalMemory$: NativeFunction | undefined;
 /** `CUresult cuDestroyExternalMemory(CUexternalMemory extMem)` · cuda.h · CUDA 11.8
  * @param extMem `CUexternalMemory`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuDestroyExternalMemory(extMem: T.CUexternalMemory): T.CUresult {
   return (cuDestroyExternalMemory$ ??= binder.native('cuDestroyExternalMemory'))(extMem);
 }
@@ -18,7 +18,7 @@ let cuDestroyExternalSemaphore$: NativeFunction | undefined;
 /** `CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)` · cuda.h · CUDA 11.8
  * @param extSem `CUexternalSemaphore`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuDestroyExternalSemaphore(extSem: T.CUexternalSemaphore): T.CUresult {
   return (cuDestroyExternalSemaphore$ ??= binder.native('cuDestroyExternalSemaphore'))(extSem);
 }
@@ -28,7 +28,7 @@ let cuDeviceCanAccessPeer$: NativeFunction | undefined;
  * @param dev `CUdevice`
  * @param peerDev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceCanAccessPeer(canAccessPeer: T.Pointer, dev: number, peerDev: number): T.CUresult {
   if (!(ArrayBuffer.isView(canAccessPeer) && canAccessPeer.byteLength >= 4 && (((canAccessPeer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (canAccessPeer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof canAccessPeer === 'number' && canAccessPeer >= 0 && Number.isSafeInteger(canAccessPeer)) && canAccessPeer !== null) rawCovers('cuDeviceCanAccessPeer', 'canAccessPeer', canAccessPeer, 4, 4);
   return (cuDeviceCanAccessPeer$ ??= binder.native('cuDeviceCanAccessPeer'))(canAccessPeer, dev, peerDev);
@@ -39,7 +39,7 @@ let cuDeviceComputeCapability$: NativeFunction | undefined;
  * @param minor `int *`, out: a typed array of one element
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuDeviceComputeCapability(major: T.Pointer, minor: T.Pointer, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(major) && major.byteLength >= 4 && (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof major === 'number' && major >= 0 && Number.isSafeInteger(major)) && major !== null) rawCovers('cuDeviceComputeCapability', 'major', major, 4, 4);
@@ -51,7 +51,7 @@ let cuDeviceGet$: NativeFunction | undefined;
  * @param device `CUdevice *`, out: a typed array of one element
  * @param ordinal `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGet(device: T.Pointer, ordinal: number): T.CUresult {
   if (!(ArrayBuffer.isView(device) && device.byteLength >= 4 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('cuDeviceGet', 'device', device, 4, 4);
   return (cuDeviceGet$ ??= binder.native('cuDeviceGet'))(device, ordinal);
@@ -62,7 +62,7 @@ let cuDeviceGetAttribute$: NativeFunction | undefined;
  * @param attrib `CUdevice_attribute`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetAttribute(pi: T.Pointer, attrib: T.CUdevice_attribute, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(pi) && pi.byteLength >= 4 && (((pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pi === 'number' && pi >= 0 && Number.isSafeInteger(pi)) && pi !== null) rawCovers('cuDeviceGetAttribute', 'pi', pi, 4, 4);
   return (cuDeviceGetAttribute$ ??= binder.native('cuDeviceGetAttribute'))(pi, attrib, dev);
@@ -72,7 +72,7 @@ let cuDeviceGetByPCIBusId$: NativeFunction | undefined;
  * @param dev `CUdevice *`, out: a typed array of one element
  * @param pciBusId `const char *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceGetByPCIBusId(dev: T.Pointer, pciBusId: string | T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(dev) && dev.byteLength >= 4 && (((dev as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dev as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dev === 'number' && dev >= 0 && Number.isSafeInteger(dev)) && dev !== null) rawCovers('cuDeviceGetByPCIBusId', 'dev', dev, 4, 4);
   if (typeof pciBusId === 'string' && pciBusId.includes('\0')) cstringArg('cuDeviceGetByPCIBusId', 'pciBusId', pciBusId, true);
@@ -82,7 +82,7 @@ let cuDeviceGetCount$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 11.8
  * @param count `int *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetCount(count: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(count) && count.byteLength >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('cuDeviceGetCount', 'count', count, 4, 4);
   return (cuDeviceGetCount$ ??= binder.native('cuDeviceGetCount'))(count);
@@ -92,7 +92,7 @@ let cuDeviceGetDefaultMemPool$: NativeFunction | undefined;
  * @param pool_out `CUmemoryPool *`, out: a typed array of one element
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetDefaultMemPool(pool_out: T.Pointer, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(pool_out) && pool_out.byteLength >= 8 && (((pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pool_out === 'number' && pool_out >= 0 && Number.isSafeInteger(pool_out)) && pool_out !== null) rawCovers('cuDeviceGetDefaultMemPool', 'pool_out', pool_out, 8, 8);
   return (cuDeviceGetDefaultMemPool$ ??= binder.native('cuDeviceGetDefaultMemPool'))(pool_out, dev);
@@ -103,7 +103,7 @@ let cuDeviceGetExecAffinitySupport$: NativeFunction | undefined;
  * @param type `CUexecAffinityType`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/index.html). */
 export function cuDeviceGetExecAffinitySupport(pi: T.Pointer, type: T.CUexecAffinityType, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(pi) && pi.byteLength >= 4 && (((pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pi === 'number' && pi >= 0 && Number.isSafeInteger(pi)) && pi !== null) rawCovers('cuDeviceGetExecAffinitySupport', 'pi', pi, 4, 4);
   return (cuDeviceGetExecAffinitySupport$ ??= binder.native('cuDeviceGetExecAffinitySupport'))(pi, type, dev);
@@ -114,7 +114,7 @@ let cuDeviceGetGraphMemAttribute$: NativeFunction | undefined;
  * @param attr `CUgraphMem_attribute`
  * @param value `void *`, out: typed by `attr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuDeviceGetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute, value: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuDeviceGetGraphMemAttribute', 'value', value, 0, 1);
   return (cuDeviceGetGraphMemAttribute$ ??= binder.native('cuDeviceGetGraphMemAttribute'))(device, attr, value);
@@ -125,7 +125,7 @@ let cuDeviceGetLuid$: NativeFunction | undefined;
  * @param deviceNodeMask `unsigned int *`, out: a typed array of one element
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetLuid(luid: T.Pointer, deviceNodeMask: T.Pointer, dev: number): T.CUresult {
   if (!ArrayBuffer.isView(luid) && !(typeof luid === 'number' && luid >= 0 && Number.isSafeInteger(luid)) && luid !== null) rawCovers('cuDeviceGetLuid', 'luid', luid, 0, 1);
   if (!(ArrayBuffer.isView(deviceNodeMask) && deviceNodeMask.byteLength >= 4 && (((deviceNodeMask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (deviceNodeMask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof deviceNodeMask === 'number' && deviceNodeMask >= 0 && Number.isSafeInteger(deviceNodeMask)) && deviceNodeMask !== null) rawCovers('cuDeviceGetLuid', 'deviceNodeMask', deviceNodeMask, 4, 4);
@@ -136,7 +136,7 @@ let cuDeviceGetMemPool$: NativeFunction | undefined;
  * @param pool `CUmemoryPool *`, out: a typed array of one element
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetMemPool(pool: T.Pointer, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(pool) && pool.byteLength >= 8 && (((pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pool === 'number' && pool >= 0 && Number.isSafeInteger(pool)) && pool !== null) rawCovers('cuDeviceGetMemPool', 'pool', pool, 8, 8);
   return (cuDeviceGetMemPool$ ??= binder.native('cuDeviceGetMemPool'))(pool, dev);
@@ -147,7 +147,7 @@ let cuDeviceGetName$: NativeFunction | undefined;
  * @param len `int`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetName(name: T.Pointer, len: number, dev: number): T.CUresult {
   if (!ArrayBuffer.isView(name) && !(typeof name === 'number' && name >= 0 && Number.isSafeInteger(name)) && name !== null) rawCovers('cuDeviceGetName', 'name', name, 0, 1);
   return (cuDeviceGetName$ ??= binder.native('cuDeviceGetName'))(name, len, dev);
@@ -158,7 +158,7 @@ let cuDeviceGetNvSciSyncAttributes$: NativeFunction | undefined;
  * @param dev `CUdevice`
  * @param flags `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, dev: number, flags: number): T.CUresult {
   if (!ArrayBuffer.isView(nvSciSyncAttrList) && !(typeof nvSciSyncAttrList === 'number' && nvSciSyncAttrList >= 0 && Number.isSafeInteger(nvSciSyncAttrList)) && nvSciSyncAttrList !== null) rawCovers('cuDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, 0, 1);
   return (cuDeviceGetNvSciSyncAttributes$ ??= binder.native('cuDeviceGetNvSciSyncAttributes'))(nvSciSyncAttrList, dev, flags);
@@ -170,7 +170,7 @@ let cuDeviceGetP2PAttribute$: NativeFunction | undefined;
  * @param srcDevice `CUdevice`
  * @param dstDevice `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceGetP2PAttribute(value: T.Pointer, attrib: T.CUdevice_P2PAttribute, srcDevice: number, dstDevice: number): T.CUresult {
   if (!(ArrayBuffer.isView(value) && value.byteLength >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuDeviceGetP2PAttribute', 'value', value, 4, 4);
   return (cuDeviceGetP2PAttribute$ ??= binder.native('cuDeviceGetP2PAttribute'))(value, attrib, srcDevice, dstDevice);
@@ -181,7 +181,7 @@ let cuDeviceGetPCIBusId$: NativeFunction | undefined;
  * @param len `int`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceGetPCIBusId(pciBusId: T.Pointer, len: number, dev: number): T.CUresult {
   if (!ArrayBuffer.isView(pciBusId) && !(typeof pciBusId === 'number' && pciBusId >= 0 && Number.isSafeInteger(pciBusId)) && pciBusId !== null) rawCovers('cuDeviceGetPCIBusId', 'pciBusId', pciBusId, 0, 1);
   return (cuDeviceGetPCIBusId$ ??= binder.native('cuDeviceGetPCIBusId'))(pciBusId, len, dev);
@@ -191,7 +191,7 @@ let cuDeviceGetProperties$: NativeFunction | undefined;
  * @param prop `CUdevprop *`, out: bytes of a `CUdevprop_st`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuDeviceGetProperties(prop: T.Pointer, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(prop) && prop.byteLength >= 56) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cuDeviceGetProperties', 'prop', prop, 56, 1);
@@ -204,7 +204,7 @@ let cuDeviceGetTexture1DLinearMaxWidth$: NativeFunction | undefined;
  * @param numChannels `unsigned int`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: T.Pointer, format: T.CUarray_format, numChannels: number, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(maxWidthInElements) && maxWidthInElements.byteLength >= 8 && (((maxWidthInElements as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxWidthInElements as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof maxWidthInElements === 'number' && maxWidthInElements >= 0 && Number.isSafeInteger(maxWidthInElements)) && maxWidthInElements !== null) rawCovers('cuDeviceGetTexture1DLinearMaxWidth', 'maxWidthInElements', maxWidthInElements, 8, 8);
   return (cuDeviceGetTexture1DLinearMaxWidth$ ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(maxWidthInElements, format, numChannels, dev);
@@ -214,7 +214,7 @@ let cuDeviceGetUuid$: NativeFunction | undefined;
  * @param uuid `CUuuid *`, out: bytes of a `CUuuid_st`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 9.2 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 9.2 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetUuid(uuid: T.Pointer, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(uuid) && uuid.byteLength >= 16) && !(typeof uuid === 'number' && uuid >= 0 && Number.isSafeInteger(uuid)) && uuid !== null) rawCovers('cuDeviceGetUuid', 'uuid', uuid, 16, 1);
   return (cuDeviceGetUuid$ ??= binder.native('cuDeviceGetUuid'))(uuid, dev);
@@ -224,7 +224,7 @@ let cuDeviceGetUuid_v2$: NativeFunction | undefined;
  * @param uuid `CUuuid *`, out: bytes of a `CUuuid_st`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetUuid_v2(uuid: T.Pointer, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(uuid) && uuid.byteLength >= 16) && !(typeof uuid === 'number' && uuid >= 0 && Number.isSafeInteger(uuid)) && uuid !== null) rawCovers('cuDeviceGetUuid_v2', 'uuid', uuid, 16, 1);
   return (cuDeviceGetUuid_v2$ ??= binder.native('cuDeviceGetUuid_v2'))(uuid, dev);
@@ -233,7 +233,7 @@ let cuDeviceGraphMemTrim$: NativeFunction | undefined;
 /** `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 11.8
  * @param device `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuDeviceGraphMemTrim(device: number): T.CUresult {
   return (cuDeviceGraphMemTrim$ ??= binder.native('cuDeviceGraphMemTrim'))(device);
 }
@@ -243,7 +243,7 @@ let cuDevicePrimaryCtxGetState$: NativeFunction | undefined;
  * @param flags `unsigned int *`, out: a typed array of one element
  * @param active `int *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxGetState(dev: number, flags: T.Pointer, active: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 4 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cuDevicePrimaryCtxGetState', 'flags', flags, 4, 4);
   if (!(ArrayBuffer.isView(active) && active.byteLength >= 4 && (((active as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (active as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof active === 'number' && active >= 0 && Number.isSafeInteger(active)) && active !== null) rawCovers('cuDevicePrimaryCtxGetState', 'active', active, 4, 4);
@@ -253,7 +253,7 @@ let cuDevicePrimaryCtxRelease$: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 11.8
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxRelease(dev: number): T.CUresult {
   return (cuDevicePrimaryCtxRelease$ ??= binder.native('cuDevicePrimaryCtxRelease'))(dev);
 }
@@ -261,7 +261,7 @@ let cuDevicePrimaryCtxReset$: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 11.8
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxReset(dev: number): T.CUresult {
   return (cuDevicePrimaryCtxReset$ ??= binder.native('cuDevicePrimaryCtxReset'))(dev);
 }
@@ -270,7 +270,7 @@ let cuDevicePrimaryCtxRetain$: NativeFunction | undefined;
  * @param pctx `CUcontext *`, out: a typed array of one element
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxRetain(pctx: T.Pointer, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(pctx) && pctx.byteLength >= 8 && (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pctx === 'number' && pctx >= 0 && Number.isSafeInteger(pctx)) && pctx !== null) rawCovers('cuDevicePrimaryCtxRetain', 'pctx', pctx, 8, 8);
   return (cuDevicePrimaryCtxRetain$ ??= binder.native('cuDevicePrimaryCtxRetain'))(pctx, dev);
@@ -280,7 +280,7 @@ let cuDevicePrimaryCtxSetFlags$: NativeFunction | undefined;
  * @param dev `CUdevice`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): T.CUresult {
   return (cuDevicePrimaryCtxSetFlags$ ??= binder.native('cuDevicePrimaryCtxSetFlags'))(dev, flags);
 }
@@ -290,7 +290,7 @@ let cuDeviceSetGraphMemAttribute$: NativeFunction | undefined;
  * @param attr `CUgraphMem_attribute`
  * @param value `void *`, in: typed by `attr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuDeviceSetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute, value: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuDeviceSetGraphMemAttribute', 'value', value, 0, 1);
   return (cuDeviceSetGraphMemAttribute$ ??= binder.native('cuDeviceSetGraphMemAttribute'))(device, attr, value);
@@ -300,7 +300,7 @@ let cuDeviceSetMemPool$: NativeFunction | undefined;
  * @param dev `CUdevice`
  * @param pool `CUmemoryPool`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool): T.CUresult {
   return (cuDeviceSetMemPool$ ??= binder.native('cuDeviceSetMemPool'))(dev, pool);
 }
@@ -309,7 +309,7 @@ let cuDeviceTotalMem$: NativeFunction | undefined;
  * @param bytes `size_t *`, out: a typed array of one element
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceTotalMem(bytes: T.Pointer, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(bytes) && bytes.byteLength >= 8 && (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bytes === 'number' && bytes >= 0 && Number.isSafeInteger(bytes)) && bytes !== null) rawCovers('cuDeviceTotalMem', 'bytes', bytes, 8, 8);
   return (cuDeviceTotalMem$ ??= binder.native('cuDeviceTotalMem'))(bytes, dev);

@@ -11,7 +11,7 @@ let cuGraphEventRecordNodeGetEvent$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param event_out `CUevent *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode, event_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(event_out) && event_out.byteLength >= 8 && (((event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof event_out === 'number' && event_out >= 0 && Number.isSafeInteger(event_out)) && event_out !== null) rawCovers('cuGraphEventRecordNodeGetEvent', 'event_out', event_out, 8, 8);
   return (cuGraphEventRecordNodeGetEvent$ ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, event_out);
@@ -21,7 +21,7 @@ let cuGraphEventRecordNodeSetEvent$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param event `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode, event: T.CUevent): T.CUresult {
   return (cuGraphEventRecordNodeSetEvent$ ??= binder.native('cuGraphEventRecordNodeSetEvent'))(hNode, event);
 }
@@ -30,7 +30,7 @@ let cuGraphEventWaitNodeGetEvent$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param event_out `CUevent *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode, event_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(event_out) && event_out.byteLength >= 8 && (((event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof event_out === 'number' && event_out >= 0 && Number.isSafeInteger(event_out)) && event_out !== null) rawCovers('cuGraphEventWaitNodeGetEvent', 'event_out', event_out, 8, 8);
   return (cuGraphEventWaitNodeGetEvent$ ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, event_out);
@@ -40,7 +40,7 @@ let cuGraphEventWaitNodeSetEvent$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param event `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventWaitNodeSetEvent(hNode: T.CUgraphNode, event: T.CUevent): T.CUresult {
   return (cuGraphEventWaitNodeSetEvent$ ??= binder.native('cuGraphEventWaitNodeSetEvent'))(hNode, event);
 }
@@ -50,7 +50,7 @@ let cuGraphExecBatchMemOpNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecBatchMemOpNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphExecBatchMemOpNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphExecBatchMemOpNodeSetParams$ ??= binder.native('cuGraphExecBatchMemOpNodeSetParams'))(hGraphExec, hNode, nodeParams);
@@ -61,7 +61,7 @@ let cuGraphExecChildGraphNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param childGraph `CUgraph`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecChildGraphNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, childGraph: T.CUgraph): T.CUresult {
   return (cuGraphExecChildGraphNodeSetParams$ ??= binder.native('cuGraphExecChildGraphNodeSetParams'))(hGraphExec, hNode, childGraph);
 }
@@ -69,7 +69,7 @@ let cuGraphExecDestroy$: NativeFunction | undefined;
 /** `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)` · cuda.h · CUDA 11.8
  * @param hGraphExec `CUgraphExec`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecDestroy(hGraphExec: T.CUgraphExec): T.CUresult {
   return (cuGraphExecDestroy$ ??= binder.native('cuGraphExecDestroy'))(hGraphExec);
 }
@@ -79,7 +79,7 @@ let cuGraphExecEventRecordNodeSetEvent$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param event `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecEventRecordNodeSetEvent(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, event: T.CUevent): T.CUresult {
   return (cuGraphExecEventRecordNodeSetEvent$ ??= binder.native('cuGraphExecEventRecordNodeSetEvent'))(hGraphExec, hNode, event);
 }
@@ -89,7 +89,7 @@ let cuGraphExecEventWaitNodeSetEvent$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param event `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecEventWaitNodeSetEvent(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, event: T.CUevent): T.CUresult {
   return (cuGraphExecEventWaitNodeSetEvent$ ??= binder.native('cuGraphExecEventWaitNodeSetEvent'))(hGraphExec, hNode, event);
 }
@@ -99,7 +99,7 @@ let cuGraphExecExternalSemaphoresSignalNodeSetParams$: NativeFunction | undefine
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphExecExternalSemaphoresSignalNodeSetParams$ ??= binder.native('cuGraphExecExternalSemaphoresSignalNodeSetParams'))(hGraphExec, hNode, nodeParams);
@@ -110,7 +110,7 @@ let cuGraphExecExternalSemaphoresWaitNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphExecExternalSemaphoresWaitNodeSetParams$ ??= binder.native('cuGraphExecExternalSemaphoresWaitNodeSetParams'))(hGraphExec, hNode, nodeParams);
@@ -121,7 +121,7 @@ let cuGraphExecHostNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_HOST_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecHostNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphExecHostNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphExecHostNodeSetParams$ ??= binder.native('cuGraphExecHostNodeSetParams'))(hGraphExec, hNode, nodeParams);
@@ -132,7 +132,7 @@ let cuGraphExecKernelNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_KERNEL_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.1 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.1 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecKernelNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphExecKernelNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphExecKernelNodeSetParams$ ??= binder.native('cuGraphExecKernelNodeSetParams'))(hGraphExec, hNode, nodeParams);
@@ -144,7 +144,7 @@ let cuGraphExecMemcpyNodeSetParams$: NativeFunction | undefined;
  * @param copyParams `const CUDA_MEMCPY3D *`
  * @param ctx `CUcontext`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecMemcpyNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, copyParams: T.Pointer, ctx: T.CUcontext): T.CUresult {
   if (!ArrayBuffer.isView(copyParams) && !(typeof copyParams === 'number' && copyParams >= 0 && Number.isSafeInteger(copyParams)) && copyParams !== null) rawCovers('cuGraphExecMemcpyNodeSetParams', 'copyParams', copyParams, 0, 1);
   return (cuGraphExecMemcpyNodeSetParams$ ??= binder.native('cuGraphExecMemcpyNodeSetParams'))(hGraphExec, hNode, copyParams, ctx);
@@ -156,7 +156,7 @@ let cuGraphExecMemsetNodeSetParams$: NativeFunction | undefined;
  * @param memsetParams `const CUDA_MEMSET_NODE_PARAMS *`
  * @param ctx `CUcontext`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, memsetParams: T.Pointer, ctx: T.CUcontext): T.CUresult {
   if (!ArrayBuffer.isView(memsetParams) && !(typeof memsetParams === 'number' && memsetParams >= 0 && Number.isSafeInteger(memsetParams)) && memsetParams !== null) rawCovers('cuGraphExecMemsetNodeSetParams', 'memsetParams', memsetParams, 0, 1);
   return (cuGraphExecMemsetNodeSetParams$ ??= binder.native('cuGraphExecMemsetNodeSetParams'))(hGraphExec, hNode, memsetParams, ctx);
@@ -168,7 +168,7 @@ let cuGraphExecUpdate$: NativeFunction | undefined;
  * @param hErrorNode_out `CUgraphNode *`, out: a typed array of one element
  * @param updateResult_out `CUgraphExecUpdateResult *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecUpdate(hGraphExec: T.CUgraphExec, hGraph: T.CUgraph, hErrorNode_out: T.Pointer, updateResult_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(hErrorNode_out) && hErrorNode_out.byteLength >= 8 && (((hErrorNode_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (hErrorNode_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof hErrorNode_out === 'number' && hErrorNode_out >= 0 && Number.isSafeInteger(hErrorNode_out)) && hErrorNode_out !== null) rawCovers('cuGraphExecUpdate', 'hErrorNode_out', hErrorNode_out, 8, 8);
   if (!(ArrayBuffer.isView(updateResult_out) && updateResult_out.byteLength >= 4 && (((updateResult_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (updateResult_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof updateResult_out === 'number' && updateResult_out >= 0 && Number.isSafeInteger(updateResult_out)) && updateResult_out !== null) rawCovers('cuGraphExecUpdate', 'updateResult_out', updateResult_out, 4, 4);

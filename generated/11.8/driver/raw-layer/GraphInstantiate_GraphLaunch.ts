@@ -14,7 +14,7 @@ let cuGraphInstantiate$: NativeFunction | undefined;
  * @param logBuffer `char *`, out: a char buffer of `bufferSize` bytes
  * @param bufferSize `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphInstantiate(phGraphExec: T.Pointer, hGraph: T.CUgraph, phErrorNode: T.Pointer, logBuffer: T.Pointer, bufferSize: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphExec) && phGraphExec.byteLength >= 8 && (((phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphExec === 'number' && phGraphExec >= 0 && Number.isSafeInteger(phGraphExec)) && phGraphExec !== null) rawCovers('cuGraphInstantiate', 'phGraphExec', phGraphExec, 8, 8);
   if (!(ArrayBuffer.isView(phErrorNode) && phErrorNode.byteLength >= 8 && (((phErrorNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phErrorNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phErrorNode === 'number' && phErrorNode >= 0 && Number.isSafeInteger(phErrorNode)) && phErrorNode !== null) rawCovers('cuGraphInstantiate', 'phErrorNode', phErrorNode, 8, 8);
@@ -27,7 +27,7 @@ let cuGraphInstantiateWithFlags$: NativeFunction | undefined;
  * @param hGraph `CUgraph`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphInstantiateWithFlags(phGraphExec: T.Pointer, hGraph: T.CUgraph, flags: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphExec) && phGraphExec.byteLength >= 8 && (((phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphExec === 'number' && phGraphExec >= 0 && Number.isSafeInteger(phGraphExec)) && phGraphExec !== null) rawCovers('cuGraphInstantiateWithFlags', 'phGraphExec', phGraphExec, 8, 8);
   return (cuGraphInstantiateWithFlags$ ??= binder.native('cuGraphInstantiateWithFlags'))(phGraphExec, hGraph, flags);
@@ -37,7 +37,7 @@ let cuGraphKernelNodeCopyAttributes$: NativeFunction | undefined;
  * @param dst `CUgraphNode`
  * @param src `CUgraphNode`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode, src: T.CUgraphNode): T.CUresult {
   return (cuGraphKernelNodeCopyAttributes$ ??= binder.native('cuGraphKernelNodeCopyAttributes'))(dst, src);
 }
@@ -47,7 +47,7 @@ let cuGraphKernelNodeGetAttribute$: NativeFunction | undefined;
  * @param attr `CUkernelNodeAttrID`
  * @param value_out `CUkernelNodeAttrValue *`, out: bytes of a `CUlaunchAttributeValue_union`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode, attr: T.CUkernelNodeAttrID, value_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(value_out) && value_out.byteLength >= 64) && !(typeof value_out === 'number' && value_out >= 0 && Number.isSafeInteger(value_out)) && value_out !== null) rawCovers('cuGraphKernelNodeGetAttribute', 'value_out', value_out, 64, 1);
   return (cuGraphKernelNodeGetAttribute$ ??= binder.native('cuGraphKernelNodeGetAttribute'))(hNode, attr, value_out);
@@ -57,7 +57,7 @@ let cuGraphKernelNodeGetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `CUDA_KERNEL_NODE_PARAMS *`, out: bytes of a `CUDA_KERNEL_NODE_PARAMS_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(nodeParams) && nodeParams.byteLength >= 56) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphKernelNodeGetParams', 'nodeParams', nodeParams, 56, 1);
   return (cuGraphKernelNodeGetParams$ ??= binder.native('cuGraphKernelNodeGetParams'))(hNode, nodeParams);
@@ -68,7 +68,7 @@ let cuGraphKernelNodeSetAttribute$: NativeFunction | undefined;
  * @param attr `CUkernelNodeAttrID`
  * @param value `const CUkernelNodeAttrValue *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode, attr: T.CUkernelNodeAttrID, value: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuGraphKernelNodeSetAttribute', 'value', value, 0, 1);
   return (cuGraphKernelNodeSetAttribute$ ??= binder.native('cuGraphKernelNodeSetAttribute'))(hNode, attr, value);
@@ -78,7 +78,7 @@ let cuGraphKernelNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_KERNEL_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphKernelNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphKernelNodeSetParams$ ??= binder.native('cuGraphKernelNodeSetParams'))(hNode, nodeParams);
@@ -88,7 +88,7 @@ let cuGraphLaunch$: NativeFunction | undefined;
  * @param hGraphExec `CUgraphExec`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphLaunch(hGraphExec: T.CUgraphExec, hStream: T.CUstream): T.CUresult {
   return (cuGraphLaunch$ ??= binder.native('cuGraphLaunch'))(hGraphExec, hStream);
 }

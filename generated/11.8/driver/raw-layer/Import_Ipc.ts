@@ -12,7 +12,7 @@ let cuImportExternalMemory$: NativeFunction | undefined;
  * @param extMem_out `CUexternalMemory *`, out: a typed array of one element
  * @param memHandleDesc `const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalMemory(extMem_out: T.Pointer, memHandleDesc: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(extMem_out) && extMem_out.byteLength >= 8 && (((extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof extMem_out === 'number' && extMem_out >= 0 && Number.isSafeInteger(extMem_out)) && extMem_out !== null) rawCovers('cuImportExternalMemory', 'extMem_out', extMem_out, 8, 8);
   if (!ArrayBuffer.isView(memHandleDesc) && !(typeof memHandleDesc === 'number' && memHandleDesc >= 0 && Number.isSafeInteger(memHandleDesc)) && memHandleDesc !== null) rawCovers('cuImportExternalMemory', 'memHandleDesc', memHandleDesc, 0, 1);
@@ -23,7 +23,7 @@ let cuImportExternalSemaphore$: NativeFunction | undefined;
  * @param extSem_out `CUexternalSemaphore *`, out: a typed array of one element
  * @param semHandleDesc `const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalSemaphore(extSem_out: T.Pointer, semHandleDesc: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(extSem_out) && extSem_out.byteLength >= 8 && (((extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof extSem_out === 'number' && extSem_out >= 0 && Number.isSafeInteger(extSem_out)) && extSem_out !== null) rawCovers('cuImportExternalSemaphore', 'extSem_out', extSem_out, 8, 8);
   if (!ArrayBuffer.isView(semHandleDesc) && !(typeof semHandleDesc === 'number' && semHandleDesc >= 0 && Number.isSafeInteger(semHandleDesc)) && semHandleDesc !== null) rawCovers('cuImportExternalSemaphore', 'semHandleDesc', semHandleDesc, 0, 1);
@@ -33,7 +33,7 @@ let cuInit$: NativeFunction | undefined;
 /** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 11.8
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__INITIALIZE.html). */
 export function cuInit(Flags: number): T.CUresult {
   return (cuInit$ ??= binder.native('cuInit'))(Flags);
 }
@@ -41,7 +41,7 @@ let cuIpcCloseMemHandle$: NativeFunction | undefined;
 /** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 11.8
  * @param dptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): T.CUresult {
   return (cuIpcCloseMemHandle$ ??= binder.native('cuIpcCloseMemHandle'))(dptr);
 }
@@ -50,7 +50,7 @@ let cuIpcGetEventHandle$: NativeFunction | undefined;
  * @param pHandle `CUipcEventHandle *`, out: bytes of a `CUipcEventHandle_st`
  * @param event `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetEventHandle(pHandle: T.Pointer, event: T.CUevent): T.CUresult {
   if (!(ArrayBuffer.isView(pHandle) && pHandle.byteLength >= 64) && !(typeof pHandle === 'number' && pHandle >= 0 && Number.isSafeInteger(pHandle)) && pHandle !== null) rawCovers('cuIpcGetEventHandle', 'pHandle', pHandle, 64, 1);
   return (cuIpcGetEventHandle$ ??= binder.native('cuIpcGetEventHandle'))(pHandle, event);
@@ -60,7 +60,7 @@ let cuIpcGetMemHandle$: NativeFunction | undefined;
  * @param pHandle `CUipcMemHandle *`, out: bytes of a `CUipcMemHandle_st`
  * @param dptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetMemHandle(pHandle: T.Pointer, dptr: T.CUdeviceptr): T.CUresult {
   if (!(ArrayBuffer.isView(pHandle) && pHandle.byteLength >= 64) && !(typeof pHandle === 'number' && pHandle >= 0 && Number.isSafeInteger(pHandle)) && pHandle !== null) rawCovers('cuIpcGetMemHandle', 'pHandle', pHandle, 64, 1);
   return (cuIpcGetMemHandle$ ??= binder.native('cuIpcGetMemHandle'))(pHandle, dptr);
@@ -70,7 +70,7 @@ let cuIpcOpenEventHandle$: NativeFunction | undefined;
  * @param phEvent `CUevent *`, out: a typed array of one element
  * @param handle `CUipcEventHandle`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenEventHandle(phEvent: T.Pointer, handle: T.CUipcEventHandle_st): T.CUresult {
   if (!(ArrayBuffer.isView(phEvent) && phEvent.byteLength >= 8 && (((phEvent as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phEvent as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phEvent === 'number' && phEvent >= 0 && Number.isSafeInteger(phEvent)) && phEvent !== null) rawCovers('cuIpcOpenEventHandle', 'phEvent', phEvent, 8, 8);
   handle = checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
@@ -82,7 +82,7 @@ let cuIpcOpenMemHandle$: NativeFunction | undefined;
  * @param handle `CUipcMemHandle`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(pdptr: T.Pointer, handle: T.CUipcMemHandle_st, Flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(pdptr) && pdptr.byteLength >= 8 && (((pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pdptr === 'number' && pdptr >= 0 && Number.isSafeInteger(pdptr)) && pdptr !== null) rawCovers('cuIpcOpenMemHandle', 'pdptr', pdptr, 8, 8);
   handle = checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);

@@ -10,7 +10,7 @@ let cuMemcpy2D$: NativeFunction | undefined;
 /** `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 11.8
  * @param pCopy `const CUDA_MEMCPY2D *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2D(pCopy: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy2D', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy2D$ ??= binder.native('cuMemcpy2D'))(pCopy);
@@ -20,7 +20,7 @@ let cuMemcpy2DAsync$: NativeFunction | undefined;
  * @param pCopy `const CUDA_MEMCPY2D *`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2DAsync(pCopy: T.Pointer, hStream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy2DAsync', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy2DAsync$ ??= binder.native('cuMemcpy2DAsync'))(pCopy, hStream);
@@ -29,7 +29,7 @@ let cuMemcpy2DUnaligned$: NativeFunction | undefined;
 /** `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 11.8
  * @param pCopy `const CUDA_MEMCPY2D *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2DUnaligned(pCopy: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy2DUnaligned', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy2DUnaligned$ ??= binder.native('cuMemcpy2DUnaligned'))(pCopy);
@@ -38,7 +38,7 @@ let cuMemcpy3D$: NativeFunction | undefined;
 /** `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 11.8
  * @param pCopy `const CUDA_MEMCPY3D *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3D(pCopy: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy3D', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy3D$ ??= binder.native('cuMemcpy3D'))(pCopy);
@@ -48,7 +48,7 @@ let cuMemcpy3DAsync$: NativeFunction | undefined;
  * @param pCopy `const CUDA_MEMCPY3D *`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DAsync(pCopy: T.Pointer, hStream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy3DAsync', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy3DAsync$ ??= binder.native('cuMemcpy3DAsync'))(pCopy, hStream);
@@ -57,7 +57,7 @@ let cuMemcpy3DPeer$: NativeFunction | undefined;
 /** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 11.8
  * @param pCopy `const CUDA_MEMCPY3D_PEER *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DPeer(pCopy: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy3DPeer', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy3DPeer$ ??= binder.native('cuMemcpy3DPeer'))(pCopy);
@@ -67,7 +67,7 @@ let cuMemcpy3DPeerAsync$: NativeFunction | undefined;
  * @param pCopy `const CUDA_MEMCPY3D_PEER *`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DPeerAsync(pCopy: T.Pointer, hStream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy3DPeerAsync', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy3DPeerAsync$ ??= binder.native('cuMemcpy3DPeerAsync'))(pCopy, hStream);
@@ -78,7 +78,7 @@ let cuMemsetD16$: NativeFunction | undefined;
  * @param us `unsigned short`
  * @param N `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): T.CUresult {
   return (cuMemsetD16$ ??= binder.native('cuMemsetD16'))(dstDevice, us, N);
 }
@@ -89,7 +89,7 @@ let cuMemsetD16Async$: NativeFunction | undefined;
  * @param N `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD16Async$ ??= binder.native('cuMemsetD16Async'))(dstDevice, us, N, hStream);
 }
@@ -101,7 +101,7 @@ let cuMemsetD2D16$: NativeFunction | undefined;
  * @param Width `size_t`
  * @param Height `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64): T.CUresult {
   return (cuMemsetD2D16$ ??= binder.native('cuMemsetD2D16'))(dstDevice, dstPitch, us, Width, Height);
 }
@@ -114,7 +114,7 @@ let cuMemsetD2D16Async$: NativeFunction | undefined;
  * @param Height `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD2D16Async$ ??= binder.native('cuMemsetD2D16Async'))(dstDevice, dstPitch, us, Width, Height, hStream);
 }
@@ -126,7 +126,7 @@ let cuMemsetD2D32$: NativeFunction | undefined;
  * @param Width `size_t`
  * @param Height `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64): T.CUresult {
   return (cuMemsetD2D32$ ??= binder.native('cuMemsetD2D32'))(dstDevice, dstPitch, ui, Width, Height);
 }
@@ -139,7 +139,7 @@ let cuMemsetD2D32Async$: NativeFunction | undefined;
  * @param Height `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD2D32Async$ ??= binder.native('cuMemsetD2D32Async'))(dstDevice, dstPitch, ui, Width, Height, hStream);
 }
@@ -151,7 +151,7 @@ let cuMemsetD2D8$: NativeFunction | undefined;
  * @param Width `size_t`
  * @param Height `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64): T.CUresult {
   return (cuMemsetD2D8$ ??= binder.native('cuMemsetD2D8'))(dstDevice, dstPitch, uc, Width, Height);
 }
@@ -164,7 +164,7 @@ let cuMemsetD2D8Async$: NativeFunction | undefined;
  * @param Height `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD2D8Async$ ??= binder.native('cuMemsetD2D8Async'))(dstDevice, dstPitch, uc, Width, Height, hStream);
 }
@@ -174,7 +174,7 @@ let cuMemsetD32$: NativeFunction | undefined;
  * @param ui `unsigned int`
  * @param N `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): T.CUresult {
   return (cuMemsetD32$ ??= binder.native('cuMemsetD32'))(dstDevice, ui, N);
 }
@@ -185,7 +185,7 @@ let cuMemsetD32Async$: NativeFunction | undefined;
  * @param N `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD32Async$ ??= binder.native('cuMemsetD32Async'))(dstDevice, ui, N, hStream);
 }
@@ -195,7 +195,7 @@ let cuMemsetD8$: NativeFunction | undefined;
  * @param uc `unsigned char`
  * @param N `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): T.CUresult {
   return (cuMemsetD8$ ??= binder.native('cuMemsetD8'))(dstDevice, uc, N);
 }
@@ -206,7 +206,7 @@ let cuMemsetD8Async$: NativeFunction | undefined;
  * @param N `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8Async(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD8Async$ ??= binder.native('cuMemsetD8Async'))(dstDevice, uc, N, hStream);
 }

@@ -12,7 +12,7 @@ let cuMipmappedArrayCreate$: NativeFunction | undefined;
  * @param pMipmappedArrayDesc `const CUDA_ARRAY3D_DESCRIPTOR *`
  * @param numMipmapLevels `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayCreate(pHandle: T.Pointer, pMipmappedArrayDesc: T.Pointer, numMipmapLevels: number): T.CUresult {
   if (!(ArrayBuffer.isView(pHandle) && pHandle.byteLength >= 8 && (((pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pHandle === 'number' && pHandle >= 0 && Number.isSafeInteger(pHandle)) && pHandle !== null) rawCovers('cuMipmappedArrayCreate', 'pHandle', pHandle, 8, 8);
   if (!ArrayBuffer.isView(pMipmappedArrayDesc) && !(typeof pMipmappedArrayDesc === 'number' && pMipmappedArrayDesc >= 0 && Number.isSafeInteger(pMipmappedArrayDesc)) && pMipmappedArrayDesc !== null) rawCovers('cuMipmappedArrayCreate', 'pMipmappedArrayDesc', pMipmappedArrayDesc, 0, 1);
@@ -22,7 +22,7 @@ let cuMipmappedArrayDestroy$: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 11.8
  * @param hMipmappedArray `CUmipmappedArray`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray): T.CUresult {
   return (cuMipmappedArrayDestroy$ ??= binder.native('cuMipmappedArrayDestroy'))(hMipmappedArray);
 }
@@ -32,7 +32,7 @@ let cuMipmappedArrayGetLevel$: NativeFunction | undefined;
  * @param hMipmappedArray `CUmipmappedArray`
  * @param level `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetLevel(pLevelArray: T.Pointer, hMipmappedArray: T.CUmipmappedArray, level: number): T.CUresult {
   if (!(ArrayBuffer.isView(pLevelArray) && pLevelArray.byteLength >= 8 && (((pLevelArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pLevelArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pLevelArray === 'number' && pLevelArray >= 0 && Number.isSafeInteger(pLevelArray)) && pLevelArray !== null) rawCovers('cuMipmappedArrayGetLevel', 'pLevelArray', pLevelArray, 8, 8);
   return (cuMipmappedArrayGetLevel$ ??= binder.native('cuMipmappedArrayGetLevel'))(pLevelArray, hMipmappedArray, level);
@@ -43,7 +43,7 @@ let cuMipmappedArrayGetMemoryRequirements$: NativeFunction | undefined;
  * @param mipmap `CUmipmappedArray`
  * @param device `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetMemoryRequirements(memoryRequirements: T.Pointer, mipmap: T.CUmipmappedArray, device: number): T.CUresult {
   if (!(ArrayBuffer.isView(memoryRequirements) && memoryRequirements.byteLength >= 32) && !(typeof memoryRequirements === 'number' && memoryRequirements >= 0 && Number.isSafeInteger(memoryRequirements)) && memoryRequirements !== null) rawCovers('cuMipmappedArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
   return (cuMipmappedArrayGetMemoryRequirements$ ??= binder.native('cuMipmappedArrayGetMemoryRequirements'))(memoryRequirements, mipmap, device);
@@ -53,7 +53,7 @@ let cuMipmappedArrayGetSparseProperties$: NativeFunction | undefined;
  * @param sparseProperties `CUDA_ARRAY_SPARSE_PROPERTIES *`, out: bytes of a `CUDA_ARRAY_SPARSE_PROPERTIES_st`
  * @param mipmap `CUmipmappedArray`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetSparseProperties(sparseProperties: T.Pointer, mipmap: T.CUmipmappedArray): T.CUresult {
   if (!(ArrayBuffer.isView(sparseProperties) && sparseProperties.byteLength >= 48) && !(typeof sparseProperties === 'number' && sparseProperties >= 0 && Number.isSafeInteger(sparseProperties)) && sparseProperties !== null) rawCovers('cuMipmappedArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
   return (cuMipmappedArrayGetSparseProperties$ ??= binder.native('cuMipmappedArrayGetSparseProperties'))(sparseProperties, mipmap);
@@ -64,7 +64,7 @@ let cuModuleGetFunction$: NativeFunction | undefined;
  * @param hmod `CUmodule`
  * @param name `const char *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetFunction(hfunc: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(hfunc) && hfunc.byteLength >= 8 && (((hfunc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (hfunc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof hfunc === 'number' && hfunc >= 0 && Number.isSafeInteger(hfunc)) && hfunc !== null) rawCovers('cuModuleGetFunction', 'hfunc', hfunc, 8, 8);
   if (typeof name === 'string' && name.includes('\0')) cstringArg('cuModuleGetFunction', 'name', name, true);
@@ -77,7 +77,7 @@ let cuModuleGetGlobal$: NativeFunction | undefined;
  * @param hmod `CUmodule`
  * @param name `const char *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetGlobal(dptr: T.Pointer, bytes: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuModuleGetGlobal', 'dptr', dptr, 8, 8);
   if (!(ArrayBuffer.isView(bytes) && bytes.byteLength >= 8 && (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bytes === 'number' && bytes >= 0 && Number.isSafeInteger(bytes)) && bytes !== null) rawCovers('cuModuleGetGlobal', 'bytes', bytes, 8, 8);
@@ -88,7 +88,7 @@ let cuModuleGetLoadingMode$: NativeFunction | undefined;
 /** `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 11.8
  * @param mode `CUmoduleLoadingMode *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetLoadingMode(mode: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(mode) && mode.byteLength >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cuModuleGetLoadingMode', 'mode', mode, 4, 4);
   return (cuModuleGetLoadingMode$ ??= binder.native('cuModuleGetLoadingMode'))(mode);
@@ -99,7 +99,7 @@ let cuModuleGetSurfRef$: NativeFunction | undefined;
  * @param hmod `CUmodule`
  * @param name `const char *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetSurfRef(pSurfRef: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pSurfRef) && pSurfRef.byteLength >= 8 && (((pSurfRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pSurfRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pSurfRef === 'number' && pSurfRef >= 0 && Number.isSafeInteger(pSurfRef)) && pSurfRef !== null) rawCovers('cuModuleGetSurfRef', 'pSurfRef', pSurfRef, 8, 8);
   if (typeof name === 'string' && name.includes('\0')) cstringArg('cuModuleGetSurfRef', 'name', name, true);
@@ -111,7 +111,7 @@ let cuModuleGetTexRef$: NativeFunction | undefined;
  * @param hmod `CUmodule`
  * @param name `const char *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetTexRef(pTexRef: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pTexRef) && pTexRef.byteLength >= 8 && (((pTexRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pTexRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pTexRef === 'number' && pTexRef >= 0 && Number.isSafeInteger(pTexRef)) && pTexRef !== null) rawCovers('cuModuleGetTexRef', 'pTexRef', pTexRef, 8, 8);
   if (typeof name === 'string' && name.includes('\0')) cstringArg('cuModuleGetTexRef', 'name', name, true);
@@ -122,7 +122,7 @@ let cuModuleLoad$: NativeFunction | undefined;
  * @param module `CUmodule *`, out: a typed array of one element
  * @param fname `const char *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoad(module: T.Pointer, fname: string | T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(module) && module.byteLength >= 8 && (((module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof module === 'number' && module >= 0 && Number.isSafeInteger(module)) && module !== null) rawCovers('cuModuleLoad', 'module', module, 8, 8);
   if (typeof fname === 'string' && fname.includes('\0')) cstringArg('cuModuleLoad', 'fname', fname, true);
@@ -133,7 +133,7 @@ let cuModuleLoadData$: NativeFunction | undefined;
  * @param module `CUmodule *`, out: a typed array of one element
  * @param image `const void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoadData(module: T.Pointer, image: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(module) && module.byteLength >= 8 && (((module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof module === 'number' && module >= 0 && Number.isSafeInteger(module)) && module !== null) rawCovers('cuModuleLoadData', 'module', module, 8, 8);
   if (!ArrayBuffer.isView(image) && !(typeof image === 'number' && image >= 0 && Number.isSafeInteger(image)) && image !== null) rawCovers('cuModuleLoadData', 'image', image, 0, 1);
@@ -147,7 +147,7 @@ let cuModuleLoadDataEx$: NativeFunction | undefined;
  * @param options `CUjit_option *`, array, `numOptions` long
  * @param optionValues `void **`, array, `numOptions` long
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoadDataEx(module: T.Pointer, image: T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(module) && module.byteLength >= 8 && (((module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof module === 'number' && module >= 0 && Number.isSafeInteger(module)) && module !== null) rawCovers('cuModuleLoadDataEx', 'module', module, 8, 8);
   if (!ArrayBuffer.isView(image) && !(typeof image === 'number' && image >= 0 && Number.isSafeInteger(image)) && image !== null) rawCovers('cuModuleLoadDataEx', 'image', image, 0, 1);
@@ -160,7 +160,7 @@ let cuModuleLoadFatBinary$: NativeFunction | undefined;
  * @param module `CUmodule *`, out: a typed array of one element
  * @param fatCubin `const void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoadFatBinary(module: T.Pointer, fatCubin: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(module) && module.byteLength >= 8 && (((module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof module === 'number' && module >= 0 && Number.isSafeInteger(module)) && module !== null) rawCovers('cuModuleLoadFatBinary', 'module', module, 8, 8);
   if (!ArrayBuffer.isView(fatCubin) && !(typeof fatCubin === 'number' && fatCubin >= 0 && Number.isSafeInteger(fatCubin)) && fatCubin !== null) rawCovers('cuModuleLoadFatBinary', 'fatCubin', fatCubin, 0, 1);
@@ -170,7 +170,7 @@ let cuModuleUnload$: NativeFunction | undefined;
 /** `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 11.8
  * @param hmod `CUmodule`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleUnload(hmod: T.CUmodule): T.CUresult {
   return (cuModuleUnload$ ??= binder.native('cuModuleUnload'))(hmod);
 }

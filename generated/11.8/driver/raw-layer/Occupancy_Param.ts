@@ -13,7 +13,7 @@ let cuOccupancyAvailableDynamicSMemPerBlock$: NativeFunction | undefined;
  * @param numBlocks `int`
  * @param blockSize `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: T.Pointer, func: T.CUfunction, numBlocks: number, blockSize: number): T.CUresult {
   if (!(ArrayBuffer.isView(dynamicSmemSize) && dynamicSmemSize.byteLength >= 8 && (((dynamicSmemSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dynamicSmemSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dynamicSmemSize === 'number' && dynamicSmemSize >= 0 && Number.isSafeInteger(dynamicSmemSize)) && dynamicSmemSize !== null) rawCovers('cuOccupancyAvailableDynamicSMemPerBlock', 'dynamicSmemSize', dynamicSmemSize, 8, 8);
   return (cuOccupancyAvailableDynamicSMemPerBlock$ ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(dynamicSmemSize, func, numBlocks, blockSize);
@@ -25,7 +25,7 @@ let cuOccupancyMaxActiveBlocksPerMultiprocessor$: NativeFunction | undefined;
  * @param blockSize `int`
  * @param dynamicSMemSize `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: T.Pointer, func: T.CUfunction, blockSize: number, dynamicSMemSize: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(numBlocks) && numBlocks.byteLength >= 4 && (((numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numBlocks === 'number' && numBlocks >= 0 && Number.isSafeInteger(numBlocks)) && numBlocks !== null) rawCovers('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'numBlocks', numBlocks, 4, 4);
   return (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(numBlocks, func, blockSize, dynamicSMemSize);
@@ -38,7 +38,7 @@ let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: NativeFunction | unde
  * @param dynamicSMemSize `size_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: T.Pointer, func: T.CUfunction, blockSize: number, dynamicSMemSize: T.Int64, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(numBlocks) && numBlocks.byteLength >= 4 && (((numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numBlocks === 'number' && numBlocks >= 0 && Number.isSafeInteger(numBlocks)) && numBlocks !== null) rawCovers('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'numBlocks', numBlocks, 4, 4);
   return (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(numBlocks, func, blockSize, dynamicSMemSize, flags);
@@ -49,7 +49,7 @@ let cuOccupancyMaxActiveClusters$: NativeFunction | undefined;
  * @param func `CUfunction`
  * @param config `const CUlaunchConfig *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.CUfunction, config: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(numClusters) && numClusters.byteLength >= 4 && (((numClusters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numClusters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numClusters === 'number' && numClusters >= 0 && Number.isSafeInteger(numClusters)) && numClusters !== null) rawCovers('cuOccupancyMaxActiveClusters', 'numClusters', numClusters, 4, 4);
   if (!ArrayBuffer.isView(config) && !(typeof config === 'number' && config >= 0 && Number.isSafeInteger(config)) && config !== null) rawCovers('cuOccupancyMaxActiveClusters', 'config', config, 0, 1);
@@ -64,7 +64,7 @@ let cuOccupancyMaxPotentialBlockSize$: NativeFunction | undefined;
  * @param dynamicSMemSize `size_t`
  * @param blockSizeLimit `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSize(minGridSize: T.Pointer, blockSize: T.Pointer, func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): T.CUresult {
   if (!(ArrayBuffer.isView(minGridSize) && minGridSize.byteLength >= 4 && (((minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minGridSize === 'number' && minGridSize >= 0 && Number.isSafeInteger(minGridSize)) && minGridSize !== null) rawCovers('cuOccupancyMaxPotentialBlockSize', 'minGridSize', minGridSize, 4, 4);
   if (!(ArrayBuffer.isView(blockSize) && blockSize.byteLength >= 4 && (((blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof blockSize === 'number' && blockSize >= 0 && Number.isSafeInteger(blockSize)) && blockSize !== null) rawCovers('cuOccupancyMaxPotentialBlockSize', 'blockSize', blockSize, 4, 4);
@@ -81,7 +81,7 @@ let cuOccupancyMaxPotentialBlockSizeWithFlags$: NativeFunction | undefined;
  * @param blockSizeLimit `int`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: T.Pointer, blockSize: T.Pointer, func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(minGridSize) && minGridSize.byteLength >= 4 && (((minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minGridSize === 'number' && minGridSize >= 0 && Number.isSafeInteger(minGridSize)) && minGridSize !== null) rawCovers('cuOccupancyMaxPotentialBlockSizeWithFlags', 'minGridSize', minGridSize, 4, 4);
   if (!(ArrayBuffer.isView(blockSize) && blockSize.byteLength >= 4 && (((blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof blockSize === 'number' && blockSize >= 0 && Number.isSafeInteger(blockSize)) && blockSize !== null) rawCovers('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSize', blockSize, 4, 4);
@@ -94,7 +94,7 @@ let cuOccupancyMaxPotentialClusterSize$: NativeFunction | undefined;
  * @param func `CUfunction`
  * @param config `const CUlaunchConfig *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialClusterSize(clusterSize: T.Pointer, func: T.CUfunction, config: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(clusterSize) && clusterSize.byteLength >= 4 && (((clusterSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clusterSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clusterSize === 'number' && clusterSize >= 0 && Number.isSafeInteger(clusterSize)) && clusterSize !== null) rawCovers('cuOccupancyMaxPotentialClusterSize', 'clusterSize', clusterSize, 4, 4);
   if (!ArrayBuffer.isView(config) && !(typeof config === 'number' && config >= 0 && Number.isSafeInteger(config)) && config !== null) rawCovers('cuOccupancyMaxPotentialClusterSize', 'config', config, 0, 1);
@@ -105,7 +105,7 @@ let cuParamSetSize$: NativeFunction | undefined;
  * @param hfunc `CUfunction`
  * @param numbytes `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetSize(hfunc: T.CUfunction, numbytes: number): T.CUresult {
   return (cuParamSetSize$ ??= binder.native('cuParamSetSize'))(hfunc, numbytes);
@@ -116,7 +116,7 @@ let cuParamSetTexRef$: NativeFunction | undefined;
  * @param texunit `int`
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetTexRef(hfunc: T.CUfunction, texunit: number, hTexRef: T.CUtexref): T.CUresult {
   return (cuParamSetTexRef$ ??= binder.native('cuParamSetTexRef'))(hfunc, texunit, hTexRef);
@@ -127,7 +127,7 @@ let cuParamSetf$: NativeFunction | undefined;
  * @param offset `int`
  * @param value `float`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetf(hfunc: T.CUfunction, offset: number, value: number): T.CUresult {
   return (cuParamSetf$ ??= binder.native('cuParamSetf'))(hfunc, offset, value);
@@ -138,7 +138,7 @@ let cuParamSeti$: NativeFunction | undefined;
  * @param offset `int`
  * @param value `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSeti(hfunc: T.CUfunction, offset: number, value: number): T.CUresult {
   return (cuParamSeti$ ??= binder.native('cuParamSeti'))(hfunc, offset, value);
@@ -150,7 +150,7 @@ let cuParamSetv$: NativeFunction | undefined;
  * @param ptr `void *`
  * @param numbytes `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetv(hfunc: T.CUfunction, offset: number, ptr: T.Pointer, numbytes: number): T.CUresult {
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cuParamSetv', 'ptr', ptr, 0, 1);

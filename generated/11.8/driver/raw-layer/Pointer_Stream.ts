@@ -12,7 +12,7 @@ let cuPointerGetAttribute$: NativeFunction | undefined;
  * @param attribute `CUpointer_attribute`
  * @param ptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerGetAttribute(data: T.Pointer, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUresult {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cuPointerGetAttribute', 'data', data, 0, 1);
   return (cuPointerGetAttribute$ ??= binder.native('cuPointerGetAttribute'))(data, attribute, ptr);
@@ -24,7 +24,7 @@ let cuPointerGetAttributes$: NativeFunction | undefined;
  * @param data `void **`, out: typed by `attributes`
  * @param ptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerGetAttributes(numAttributes: number, attributes: T.Pointer, data: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
   if (!(ArrayBuffer.isView(attributes) && attributes.byteLength >= 4 && (((attributes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (attributes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof attributes === 'number' && attributes >= 0 && Number.isSafeInteger(attributes)) && attributes !== null) rawCovers('cuPointerGetAttributes', 'attributes', attributes, 4, 4);
   if (!(ArrayBuffer.isView(data) && data.byteLength >= 8 && (((data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cuPointerGetAttributes', 'data', data, 8, 8);
@@ -36,7 +36,7 @@ let cuPointerSetAttribute$: NativeFunction | undefined;
  * @param attribute `CUpointer_attribute`
  * @param ptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerSetAttribute(value: T.Pointer, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuPointerSetAttribute', 'value', value, 0, 1);
   return (cuPointerSetAttribute$ ??= binder.native('cuPointerSetAttribute'))(value, attribute, ptr);
@@ -47,7 +47,7 @@ let cuProfilerInitialize$: NativeFunction | undefined;
  * @param outputFile `const char *`
  * @param outputMode `CUoutput_mode`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DRIVER`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER.html).
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PROFILER_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PROFILER__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuProfilerInitialize(configFile: string | T.Pointer, outputFile: string | T.Pointer, outputMode: T.CUoutput_mode): T.CUresult {
   if (typeof configFile === 'string' && configFile.includes('\0')) cstringArg('cuProfilerInitialize', 'configFile', configFile, true);
@@ -57,14 +57,14 @@ export function cuProfilerInitialize(configFile: string | T.Pointer, outputFile:
 let cuProfilerStart$: NativeFunction | undefined;
 /** `CUresult cuProfilerStart(void)` · cudaProfiler.h · CUDA 11.8
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DRIVER`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PROFILER`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PROFILER.html). */
 export function cuProfilerStart(): T.CUresult {
   return (cuProfilerStart$ ??= binder.native('cuProfilerStart'))();
 }
 let cuProfilerStop$: NativeFunction | undefined;
 /** `CUresult cuProfilerStop(void)` · cudaProfiler.h · CUDA 11.8
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PROFILER`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PROFILER.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PROFILER`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PROFILER.html). */
 export function cuProfilerStop(): T.CUresult {
   return (cuProfilerStop$ ??= binder.native('cuProfilerStop'))();
 }
@@ -75,7 +75,7 @@ let cuSignalExternalSemaphoresAsync$: NativeFunction | undefined;
  * @param numExtSems `unsigned int`, length of `extSemArray`, `paramsArray`
  * @param stream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuSignalExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.Pointer, numExtSems: number, stream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(extSemArray) && !(typeof extSemArray === 'number' && extSemArray >= 0 && Number.isSafeInteger(extSemArray)) && extSemArray !== null) rawCovers('cuSignalExternalSemaphoresAsync', 'extSemArray', extSemArray, 0, 1);
   if (!ArrayBuffer.isView(paramsArray) && !(typeof paramsArray === 'number' && paramsArray >= 0 && Number.isSafeInteger(paramsArray)) && paramsArray !== null) rawCovers('cuSignalExternalSemaphoresAsync', 'paramsArray', paramsArray, 0, 1);
@@ -88,7 +88,7 @@ let cuStreamAddCallback$: NativeFunction | undefined;
  * @param userData `void *`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAddCallback(hStream: T.CUstream, callback: T.Pointer, userData: T.Pointer, flags: number): T.CUresult {
   if (callback !== null && typeof callback !== 'bigint') callbackArg('cuStreamAddCallback', 'callback', callback, true);
   if (!ArrayBuffer.isView(userData) && !(typeof userData === 'number' && userData >= 0 && Number.isSafeInteger(userData)) && userData !== null) rawCovers('cuStreamAddCallback', 'userData', userData, 0, 1);
@@ -101,7 +101,7 @@ let cuStreamAttachMemAsync$: NativeFunction | undefined;
  * @param length `size_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAttachMemAsync(hStream: T.CUstream, dptr: T.CUdeviceptr, length: T.Int64, flags: number): T.CUresult {
   return (cuStreamAttachMemAsync$ ??= binder.native('cuStreamAttachMemAsync'))(hStream, dptr, length, flags);
 }
@@ -112,7 +112,7 @@ let cuStreamBatchMemOp$: NativeFunction | undefined;
  * @param paramArray `CUstreamBatchMemOpParams *`, array, `count` long
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamBatchMemOp(stream: T.CUstream, count: number, paramArray: T.Pointer, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(paramArray) && paramArray.byteLength >= 48) && !(typeof paramArray === 'number' && paramArray >= 0 && Number.isSafeInteger(paramArray)) && paramArray !== null) rawCovers('cuStreamBatchMemOp', 'paramArray', paramArray, 48, 1);
   return (cuStreamBatchMemOp$ ??= binder.native('cuStreamBatchMemOp'))(stream, count, paramArray, flags);
@@ -124,7 +124,7 @@ let cuStreamBatchMemOp_v2$: NativeFunction | undefined;
  * @param paramArray `CUstreamBatchMemOpParams *`, array, `count` long
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamBatchMemOp_v2(stream: T.CUstream, count: number, paramArray: T.Pointer, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(paramArray) && paramArray.byteLength >= 48) && !(typeof paramArray === 'number' && paramArray >= 0 && Number.isSafeInteger(paramArray)) && paramArray !== null) rawCovers('cuStreamBatchMemOp_v2', 'paramArray', paramArray, 48, 1);
   return (cuStreamBatchMemOp_v2$ ??= binder.native('cuStreamBatchMemOp_v2'))(stream, count, paramArray, flags);
@@ -134,7 +134,7 @@ let cuStreamBeginCapture$: NativeFunction | undefined;
  * @param hStream `CUstream`
  * @param mode `CUstreamCaptureMode`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 10.1. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 10.1. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamBeginCapture(hStream: T.CUstream, mode: T.CUstreamCaptureMode): T.CUresult {
   return (cuStreamBeginCapture$ ??= binder.native('cuStreamBeginCapture'))(hStream, mode);
 }
@@ -143,7 +143,7 @@ let cuStreamCopyAttributes$: NativeFunction | undefined;
  * @param dst `CUstream`
  * @param src `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCopyAttributes(dst: T.CUstream, src: T.CUstream): T.CUresult {
   return (cuStreamCopyAttributes$ ??= binder.native('cuStreamCopyAttributes'))(dst, src);
 }
@@ -152,7 +152,7 @@ let cuStreamCreate$: NativeFunction | undefined;
  * @param phStream `CUstream *`, out: a typed array of one element
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCreate(phStream: T.Pointer, Flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(phStream) && phStream.byteLength >= 8 && (((phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phStream === 'number' && phStream >= 0 && Number.isSafeInteger(phStream)) && phStream !== null) rawCovers('cuStreamCreate', 'phStream', phStream, 8, 8);
   return (cuStreamCreate$ ??= binder.native('cuStreamCreate'))(phStream, Flags);
@@ -163,7 +163,7 @@ let cuStreamCreateWithPriority$: NativeFunction | undefined;
  * @param flags `unsigned int`
  * @param priority `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCreateWithPriority(phStream: T.Pointer, flags: number, priority: number): T.CUresult {
   if (!(ArrayBuffer.isView(phStream) && phStream.byteLength >= 8 && (((phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phStream === 'number' && phStream >= 0 && Number.isSafeInteger(phStream)) && phStream !== null) rawCovers('cuStreamCreateWithPriority', 'phStream', phStream, 8, 8);
   return (cuStreamCreateWithPriority$ ??= binder.native('cuStreamCreateWithPriority'))(phStream, flags, priority);
@@ -172,7 +172,7 @@ let cuStreamDestroy$: NativeFunction | undefined;
 /** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 11.8
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamDestroy(hStream: T.CUstream): T.CUresult {
   return (cuStreamDestroy$ ??= binder.native('cuStreamDestroy'))(hStream);
 }
@@ -181,7 +181,7 @@ let cuStreamEndCapture$: NativeFunction | undefined;
  * @param hStream `CUstream`
  * @param phGraph `CUgraph *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamEndCapture(hStream: T.CUstream, phGraph: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(phGraph) && phGraph.byteLength >= 8 && (((phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraph === 'number' && phGraph >= 0 && Number.isSafeInteger(phGraph)) && phGraph !== null) rawCovers('cuStreamEndCapture', 'phGraph', phGraph, 8, 8);
   return (cuStreamEndCapture$ ??= binder.native('cuStreamEndCapture'))(hStream, phGraph);
@@ -192,7 +192,7 @@ let cuStreamGetAttribute$: NativeFunction | undefined;
  * @param attr `CUstreamAttrID`
  * @param value_out `CUstreamAttrValue *`, out: bytes of a `CUlaunchAttributeValue_union`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetAttribute(hStream: T.CUstream, attr: T.CUstreamAttrID, value_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(value_out) && value_out.byteLength >= 64) && !(typeof value_out === 'number' && value_out >= 0 && Number.isSafeInteger(value_out)) && value_out !== null) rawCovers('cuStreamGetAttribute', 'value_out', value_out, 64, 1);
   return (cuStreamGetAttribute$ ??= binder.native('cuStreamGetAttribute'))(hStream, attr, value_out);
@@ -203,7 +203,7 @@ let cuStreamGetCaptureInfo$: NativeFunction | undefined;
  * @param captureStatus_out `CUstreamCaptureStatus *`, out: a typed array of one element
  * @param id_out `cuuint64_t *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.1 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 10.1 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCaptureInfo(hStream: T.CUstream, captureStatus_out: T.Pointer, id_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(captureStatus_out) && captureStatus_out.byteLength >= 4 && (((captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof captureStatus_out === 'number' && captureStatus_out >= 0 && Number.isSafeInteger(captureStatus_out)) && captureStatus_out !== null) rawCovers('cuStreamGetCaptureInfo', 'captureStatus_out', captureStatus_out, 4, 4);
   if (!(ArrayBuffer.isView(id_out) && id_out.byteLength >= 8 && (((id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof id_out === 'number' && id_out >= 0 && Number.isSafeInteger(id_out)) && id_out !== null) rawCovers('cuStreamGetCaptureInfo', 'id_out', id_out, 8, 8);
@@ -218,7 +218,7 @@ let cuStreamGetCaptureInfo_v2$: NativeFunction | undefined;
  * @param dependencies_out `const CUgraphNode **`, out: an array of `*numDependencies_out` elements (capacity/count pair)
  * @param numDependencies_out `size_t *`, in/out: capacity of `dependencies_out` in, count out
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCaptureInfo_v2(hStream: T.CUstream, captureStatus_out: T.Pointer, id_out: T.Pointer, graph_out: T.Pointer, dependencies_out: T.Pointer, numDependencies_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(captureStatus_out) && captureStatus_out.byteLength >= 4 && (((captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof captureStatus_out === 'number' && captureStatus_out >= 0 && Number.isSafeInteger(captureStatus_out)) && captureStatus_out !== null) rawCovers('cuStreamGetCaptureInfo_v2', 'captureStatus_out', captureStatus_out, 4, 4);
   if (!(ArrayBuffer.isView(id_out) && id_out.byteLength >= 8 && (((id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof id_out === 'number' && id_out >= 0 && Number.isSafeInteger(id_out)) && id_out !== null) rawCovers('cuStreamGetCaptureInfo_v2', 'id_out', id_out, 8, 8);
@@ -232,7 +232,7 @@ let cuStreamGetCtx$: NativeFunction | undefined;
  * @param hStream `CUstream`
  * @param pctx `CUcontext *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 9.2 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 9.2 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCtx(hStream: T.CUstream, pctx: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pctx) && pctx.byteLength >= 8 && (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pctx === 'number' && pctx >= 0 && Number.isSafeInteger(pctx)) && pctx !== null) rawCovers('cuStreamGetCtx', 'pctx', pctx, 8, 8);
   return (cuStreamGetCtx$ ??= binder.native('cuStreamGetCtx'))(hStream, pctx);
@@ -242,7 +242,7 @@ let cuStreamGetFlags$: NativeFunction | undefined;
  * @param hStream `CUstream`
  * @param flags `unsigned int *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetFlags(hStream: T.CUstream, flags: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 4 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cuStreamGetFlags', 'flags', flags, 4, 4);
   return (cuStreamGetFlags$ ??= binder.native('cuStreamGetFlags'))(hStream, flags);
@@ -252,7 +252,7 @@ let cuStreamGetPriority$: NativeFunction | undefined;
  * @param hStream `CUstream`
  * @param priority `int *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetPriority(hStream: T.CUstream, priority: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(priority) && priority.byteLength >= 4 && (((priority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (priority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof priority === 'number' && priority >= 0 && Number.isSafeInteger(priority)) && priority !== null) rawCovers('cuStreamGetPriority', 'priority', priority, 4, 4);
   return (cuStreamGetPriority$ ??= binder.native('cuStreamGetPriority'))(hStream, priority);
@@ -262,7 +262,7 @@ let cuStreamIsCapturing$: NativeFunction | undefined;
  * @param hStream `CUstream`
  * @param captureStatus `CUstreamCaptureStatus *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamIsCapturing(hStream: T.CUstream, captureStatus: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(captureStatus) && captureStatus.byteLength >= 4 && (((captureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (captureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof captureStatus === 'number' && captureStatus >= 0 && Number.isSafeInteger(captureStatus)) && captureStatus !== null) rawCovers('cuStreamIsCapturing', 'captureStatus', captureStatus, 4, 4);
   return (cuStreamIsCapturing$ ??= binder.native('cuStreamIsCapturing'))(hStream, captureStatus);
@@ -271,7 +271,7 @@ let cuStreamQuery$: NativeFunction | undefined;
 /** `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 11.8
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamQuery(hStream: T.CUstream): T.CUresult {
   return (cuStreamQuery$ ??= binder.native('cuStreamQuery'))(hStream);
 }
@@ -281,7 +281,7 @@ let cuStreamSetAttribute$: NativeFunction | undefined;
  * @param attr `CUstreamAttrID`
  * @param value `const CUstreamAttrValue *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamSetAttribute(hStream: T.CUstream, attr: T.CUstreamAttrID, value: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuStreamSetAttribute', 'value', value, 0, 1);
   return (cuStreamSetAttribute$ ??= binder.native('cuStreamSetAttribute'))(hStream, attr, value);
@@ -290,7 +290,7 @@ let cuStreamSynchronize$: NativeFunction | undefined;
 /** `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 11.8
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamSynchronize(hStream: T.CUstream): T.CUresult {
   return (cuStreamSynchronize$ ??= binder.native('cuStreamSynchronize'))(hStream);
 }
@@ -301,7 +301,7 @@ let cuStreamUpdateCaptureDependencies$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream, dependencies: T.Pointer, numDependencies: T.Int64, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(dependencies) && dependencies.byteLength >= 8 && (((dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuStreamUpdateCaptureDependencies', 'dependencies', dependencies, 8, 8);
   return (cuStreamUpdateCaptureDependencies$ ??= binder.native('cuStreamUpdateCaptureDependencies'))(hStream, dependencies, numDependencies, flags);
@@ -312,7 +312,7 @@ let cuStreamWaitEvent$: NativeFunction | undefined;
  * @param hEvent `CUevent`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamWaitEvent(hStream: T.CUstream, hEvent: T.CUevent, Flags: number): T.CUresult {
   return (cuStreamWaitEvent$ ??= binder.native('cuStreamWaitEvent'))(hStream, hEvent, Flags);
 }
@@ -323,7 +323,7 @@ let cuStreamWaitValue32$: NativeFunction | undefined;
  * @param value `cuuint32_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue32(stream: T.CUstream, addr: T.CUdeviceptr, value: number, flags: number): T.CUresult {
   return (cuStreamWaitValue32$ ??= binder.native('cuStreamWaitValue32'))(stream, addr, value, flags);
 }
@@ -334,7 +334,7 @@ let cuStreamWaitValue32_v2$: NativeFunction | undefined;
  * @param value `cuuint32_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue32_v2(stream: T.CUstream, addr: T.CUdeviceptr, value: number, flags: number): T.CUresult {
   return (cuStreamWaitValue32_v2$ ??= binder.native('cuStreamWaitValue32_v2'))(stream, addr, value, flags);
 }
@@ -345,7 +345,7 @@ let cuStreamWaitValue64$: NativeFunction | undefined;
  * @param value `cuuint64_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue64(stream: T.CUstream, addr: T.CUdeviceptr, value: T.Int64, flags: number): T.CUresult {
   return (cuStreamWaitValue64$ ??= binder.native('cuStreamWaitValue64'))(stream, addr, value, flags);
 }
@@ -356,7 +356,7 @@ let cuStreamWaitValue64_v2$: NativeFunction | undefined;
  * @param value `cuuint64_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue64_v2(stream: T.CUstream, addr: T.CUdeviceptr, value: T.Int64, flags: number): T.CUresult {
   return (cuStreamWaitValue64_v2$ ??= binder.native('cuStreamWaitValue64_v2'))(stream, addr, value, flags);
 }
@@ -367,7 +367,7 @@ let cuStreamWriteValue32$: NativeFunction | undefined;
  * @param value `cuuint32_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue32(stream: T.CUstream, addr: T.CUdeviceptr, value: number, flags: number): T.CUresult {
   return (cuStreamWriteValue32$ ??= binder.native('cuStreamWriteValue32'))(stream, addr, value, flags);
 }
@@ -378,7 +378,7 @@ let cuStreamWriteValue32_v2$: NativeFunction | undefined;
  * @param value `cuuint32_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue32_v2(stream: T.CUstream, addr: T.CUdeviceptr, value: number, flags: number): T.CUresult {
   return (cuStreamWriteValue32_v2$ ??= binder.native('cuStreamWriteValue32_v2'))(stream, addr, value, flags);
 }
@@ -389,7 +389,7 @@ let cuStreamWriteValue64$: NativeFunction | undefined;
  * @param value `cuuint64_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue64(stream: T.CUstream, addr: T.CUdeviceptr, value: T.Int64, flags: number): T.CUresult {
   return (cuStreamWriteValue64$ ??= binder.native('cuStreamWriteValue64'))(stream, addr, value, flags);
 }
@@ -400,7 +400,7 @@ let cuStreamWriteValue64_v2$: NativeFunction | undefined;
  * @param value `cuuint64_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue64_v2(stream: T.CUstream, addr: T.CUdeviceptr, value: T.Int64, flags: number): T.CUresult {
   return (cuStreamWriteValue64_v2$ ??= binder.native('cuStreamWriteValue64_v2'))(stream, addr, value, flags);
 }

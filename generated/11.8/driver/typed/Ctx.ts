@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuCtxAttach$: typeof cuCtxAttach | undefined;
-/** `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxAttach(flags: number): T.CUcontext {
   return (cuCtxAttach$ ??= bind$cuCtxAttach())(flags);
@@ -36,11 +36,11 @@ function bind$cuCtxAttach(): typeof cuCtxAttach {
   };
 }
 let cuCtxCreate$: typeof cuCtxCreate | undefined;
-/** `CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`; wrapped by `Context.create` (objects layer). `CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @param dev in `CUdevice`.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context.create | Context.create} (objects layer) */
 export function cuCtxCreate(flags: number, dev: number): T.CUcontext {
   return (cuCtxCreate$ ??= bind$cuCtxCreate())(flags, dev);
@@ -65,12 +65,12 @@ function bind$cuCtxCreate(): typeof cuCtxCreate {
   };
 }
 let cuCtxCreate_v3$: typeof cuCtxCreate_v3 | undefined;
-/** `CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param paramsArray in array of `struct CUexecAffinityParam_st`; its length is passed as `numParams`.
  * @param flags in `unsigned int`.
  * @param dev in `CUdevice`.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate_v3(paramsArray: readonly (T.CUexecAffinityParam_st)[] | Uint8Array, flags: number, dev: number): T.CUcontext {
   return (cuCtxCreate_v3$ ??= bind$cuCtxCreate_v3())(paramsArray, flags, dev);
 }
@@ -96,9 +96,9 @@ function bind$cuCtxCreate_v3(): typeof cuCtxCreate_v3 {
   };
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
-/** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   assertMayBlock('cuCtxDestroy');
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxDestroy', 'ctx', ctx, true) as typeof ctx;
@@ -106,9 +106,9 @@ export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   if (status !== 0) throw fail('cuCtxDestroy', status);
 }
 let cuCtxDetach$c: NativeFunction | undefined;
-/** `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxDetach(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxDetach', 'ctx', ctx, true) as typeof ctx;
@@ -116,19 +116,19 @@ export function cuCtxDetach(ctx: T.CUcontext | null): void {
   if (status !== 0) throw fail('cuCtxDetach', status);
 }
 let cuCtxDisablePeerAccess$c: NativeFunction | undefined;
-/** `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PEER_ACCESS`. `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param peerContext in `CUcontext`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxDisablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
   const status = (cuCtxDisablePeerAccess$c ??= binder.native('cuCtxDisablePeerAccess'))(peerContext);
   if (status !== 0) throw fail('cuCtxDisablePeerAccess', status);
 }
 let cuCtxEnablePeerAccess$c: NativeFunction | undefined;
-/** `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PEER_ACCESS`. `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param peerContext in `CUcontext`.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: number): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuCtxEnablePeerAccess', 'Flags', 'u32', Flags);
@@ -136,10 +136,10 @@ export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: nu
   if (status !== 0) throw fail('cuCtxEnablePeerAccess', status);
 }
 let cuCtxGetApiVersion$: typeof cuCtxGetApiVersion | undefined;
-/** `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
  * @returns the value of `version`: out `unsigned int *`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
   return (cuCtxGetApiVersion$ ??= bind$cuCtxGetApiVersion())(ctx);
 }
@@ -157,9 +157,9 @@ function bind$cuCtxGetApiVersion(): typeof cuCtxGetApiVersion {
   };
 }
 let cuCtxGetCacheConfig$: typeof cuCtxGetCacheConfig | undefined;
-/** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pconfig`: out `CUfunc_cache *`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCacheConfig(): T.CUfunc_cache {
   return (cuCtxGetCacheConfig$ ??= bind$cuCtxGetCacheConfig())();
 }
@@ -176,9 +176,9 @@ function bind$cuCtxGetCacheConfig(): typeof cuCtxGetCacheConfig {
   };
 }
 let cuCtxGetCurrent$: typeof cuCtxGetCurrent | undefined;
-/** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCurrent(): T.CUcontext {
   return (cuCtxGetCurrent$ ??= bind$cuCtxGetCurrent())();
 }
@@ -200,9 +200,9 @@ function bind$cuCtxGetCurrent(): typeof cuCtxGetCurrent {
   };
 }
 let cuCtxGetDevice$: typeof cuCtxGetDevice | undefined;
-/** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `device`: out `CUdevice *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice(): number {
   return (cuCtxGetDevice$ ??= bind$cuCtxGetDevice())();
 }
@@ -219,10 +219,10 @@ function bind$cuCtxGetDevice(): typeof cuCtxGetDevice {
   };
 }
 let cuCtxGetExecAffinity$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`; wrapped by `Context.executionAffinity` (objects layer). `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `CUexecAffinityType`.
  * @returns the value of `pExecAffinity`: out `CUexecAffinityParam_st`.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context#executionAffinity | Context.executionAffinity} (objects layer) */
 export function cuCtxGetExecAffinity(type: T.CUexecAffinityType): T.CUexecAffinityParam_st {
   const pExecAffinity$ = new Uint8Array(8);
@@ -232,9 +232,9 @@ export function cuCtxGetExecAffinity(type: T.CUexecAffinityType): T.CUexecAffini
   return decodeRecord<T.CUexecAffinityParam_st>(records.CUexecAffinityParam_st(), pExecAffinity$);
 }
 let cuCtxGetFlags$: typeof cuCtxGetFlags | undefined;
-/** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `flags`: out `unsigned int *`.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetFlags(): number {
   return (cuCtxGetFlags$ ??= bind$cuCtxGetFlags())();
 }
@@ -251,10 +251,10 @@ function bind$cuCtxGetFlags(): typeof cuCtxGetFlags {
   };
 }
 let cuCtxGetLimit$: typeof cuCtxGetLimit | undefined;
-/** `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param limit in `CUlimit`.
  * @returns the value of `pvalue`: out `size_t *`.
- * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetLimit(limit: T.CUlimit): number {
   return (cuCtxGetLimit$ ??= bind$cuCtxGetLimit())(limit);
 }
@@ -277,9 +277,9 @@ function bind$cuCtxGetLimit(): typeof cuCtxGetLimit {
   };
 }
 let cuCtxGetSharedMemConfig$: typeof cuCtxGetSharedMemConfig | undefined;
-/** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pConfig`: out `CUsharedconfig *`.
- * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetSharedMemConfig(): T.CUsharedconfig {
   return (cuCtxGetSharedMemConfig$ ??= bind$cuCtxGetSharedMemConfig())();
 }
@@ -296,9 +296,9 @@ function bind$cuCtxGetSharedMemConfig(): typeof cuCtxGetSharedMemConfig {
   };
 }
 let cuCtxGetStreamPriorityRange$: typeof cuCtxGetStreamPriorityRange | undefined;
-/** `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`; wrapped by `Stream.priorityRange` (objects layer). `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ leastPriority, greatestPriority }`: `leastPriority`: out `int *`; `greatestPriority`: out `int *`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Stream.priorityRange | Stream.priorityRange} (objects layer) */
 export function cuCtxGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   return (cuCtxGetStreamPriorityRange$ ??= bind$cuCtxGetStreamPriorityRange())();
@@ -317,9 +317,9 @@ function bind$cuCtxGetStreamPriorityRange(): typeof cuCtxGetStreamPriorityRange 
   };
 }
 let cuCtxPopCurrent$: typeof cuCtxPopCurrent | undefined;
-/** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPopCurrent(): T.CUcontext {
   return (cuCtxPopCurrent$ ??= bind$cuCtxPopCurrent())();
 }
@@ -341,44 +341,44 @@ function bind$cuCtxPopCurrent(): typeof cuCtxPopCurrent {
   };
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPushCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxPushCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxPushCurrent$c ??= binder.native('cuCtxPushCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxPushCurrent', status);
 }
 let cuCtxResetPersistingL2Cache$c: NativeFunction | undefined;
-/** `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+/** API group `CUDA_CTX`. `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxResetPersistingL2Cache(): void {
   const status = (cuCtxResetPersistingL2Cache$c ??= binder.native('cuCtxResetPersistingL2Cache'))();
   if (status !== 0) throw fail('cuCtxResetPersistingL2Cache', status);
 }
 let cuCtxSetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param config in `CUfunc_cache`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCacheConfig(config: T.CUfunc_cache): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetCacheConfig', 'config', 'i32', config);
   const status = (cuCtxSetCacheConfig$c ??= binder.native('cuCtxSetCacheConfig'))(config);
   if (status !== 0) throw fail('cuCtxSetCacheConfig', status);
 }
 let cuCtxSetCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxSetCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxSetCurrent$c ??= binder.native('cuCtxSetCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxSetCurrent', status);
 }
 let cuCtxSetLimit$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param limit in `CUlimit`.
  * @param value in `size_t`.
- * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxSetLimit', 'limit', 'i32', limit);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuCtxSetLimit', 'value', value, false);
@@ -386,17 +386,17 @@ export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
   if (status !== 0) throw fail('cuCtxSetLimit', status);
 }
 let cuCtxSetSharedMemConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param config in `CUsharedconfig`.
- * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetSharedMemConfig', 'config', 'i32', config);
   const status = (cuCtxSetSharedMemConfig$c ??= binder.native('cuCtxSetSharedMemConfig'))(config);
   if (status !== 0) throw fail('cuCtxSetSharedMemConfig', status);
 }
 let cuCtxSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+/** API group `CUDA_CTX`; wrapped by `Context.synchronize` (objects layer). `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context#synchronize | Context.synchronize} (objects layer) */
 export function cuCtxSynchronize(): void {
   assertMayBlock('cuCtxSynchronize');

@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuImportExternalMemory$: typeof cuImportExternalMemory | undefined;
-/** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXTRES_INTEROP`. `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param memHandleDesc in `const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *`: a `CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st` object or its bytes.
  * @returns the value of `extMem_out`: out `CUexternalMemory *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st | Uint8Array): T.CUexternalMemory {
   return (cuImportExternalMemory$ ??= bind$cuImportExternalMemory())(memHandleDesc);
 }
@@ -35,10 +35,10 @@ function bind$cuImportExternalMemory(): typeof cuImportExternalMemory {
   };
 }
 let cuImportExternalSemaphore$: typeof cuImportExternalSemaphore | undefined;
-/** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXTRES_INTEROP`. `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param semHandleDesc in `const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *`: a `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` object or its bytes.
  * @returns the value of `extSem_out`: out `CUexternalSemaphore *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st | Uint8Array): T.CUexternalSemaphore {
   return (cuImportExternalSemaphore$ ??= bind$cuImportExternalSemaphore())(semHandleDesc);
 }
@@ -61,28 +61,28 @@ function bind$cuImportExternalSemaphore(): typeof cuImportExternalSemaphore {
   };
 }
 let cuInit$c: NativeFunction | undefined;
-/** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_INITIALIZE`. `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__INITIALIZE.html). */
 export function cuInit(Flags: number): void {
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuInit', 'Flags', 'u32', Flags);
   const status = (cuInit$c ??= binder.native('cuInit'))(Flags);
   if (status !== 0) throw fail('cuInit', status);
 }
 let cuIpcCloseMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuIpcCloseMemHandle', 'dptr', dptr, false) as typeof dptr;
   const status = (cuIpcCloseMemHandle$c ??= binder.native('cuIpcCloseMemHandle'))(dptr);
   if (status !== 0) throw fail('cuIpcCloseMemHandle', status);
 }
 let cuIpcGetEventHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `Event.ipcHandle` (objects layer). `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param event in `CUevent`.
  * @returns the value of `pHandle`: out `CUipcEventHandle_st`.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Event#ipcHandle | Event.ipcHandle} (objects layer) */
 export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
   const pHandle$ = new Uint8Array(64);
@@ -92,10 +92,10 @@ export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
   return pHandle$;
 }
 let cuIpcGetMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
  * @returns the value of `pHandle`: out `CUipcMemHandle_st`.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
   const pHandle$ = new Uint8Array(64);
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuIpcGetMemHandle', 'dptr', dptr, false) as typeof dptr;
@@ -104,10 +104,10 @@ export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
   return pHandle$;
 }
 let cuIpcOpenEventHandle$: typeof cuIpcOpenEventHandle | undefined;
-/** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `Event.fromIpcHandle` (objects layer). `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `CUipcEventHandle_st` by value.
  * @returns the value of `phEvent`: out `CUevent *`.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Event.fromIpcHandle | Event.fromIpcHandle} (objects layer) */
 export function cuIpcOpenEventHandle(handle: T.CUipcEventHandle_st): T.CUevent {
   return (cuIpcOpenEventHandle$ ??= bind$cuIpcOpenEventHandle())(handle);
@@ -131,11 +131,11 @@ function bind$cuIpcOpenEventHandle(): typeof cuIpcOpenEventHandle {
   };
 }
 let cuIpcOpenMemHandle$: typeof cuIpcOpenMemHandle | undefined;
-/** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `CUipcMemHandle_st` by value.
  * @param Flags in `unsigned int`.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): T.CUdeviceptr {
   return (cuIpcOpenMemHandle$ ??= bind$cuIpcOpenMemHandle())(handle, Flags);
 }

@@ -9,12 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuOccupancyAvailableDynamicSMemPerBlock$: typeof cuOccupancyAvailableDynamicSMemPerBlock | undefined;
-/** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param numBlocks in `int`.
  * @param blockSize in `int`.
  * @returns the value of `dynamicSmemSize`: out `size_t *`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | null, numBlocks: number, blockSize: number): number {
   return (cuOccupancyAvailableDynamicSMemPerBlock$ ??= bind$cuOccupancyAvailableDynamicSMemPerBlock())(func, numBlocks, blockSize);
 }
@@ -39,12 +39,12 @@ function bind$cuOccupancyAvailableDynamicSMemPerBlock(): typeof cuOccupancyAvail
   };
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessor | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`; wrapped by `Kernel.maxActiveBlocksPerMultiprocessor` (objects layer). `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSize in `int`.
  * @param dynamicSMemSize in `size_t`.
  * @returns the value of `numBlocks`: out `int *`.
- * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
+ * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxActiveBlocksPerMultiprocessor | Kernel.maxActiveBlocksPerMultiprocessor} (objects layer) */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessor(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64): number {
   return (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= bind$cuOccupancyMaxActiveBlocksPerMultiprocessor())(func, blockSize, dynamicSMemSize);
@@ -65,13 +65,13 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cuOccupancyM
   };
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSize in `int`.
  * @param dynamicSMemSize in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `numBlocks`: out `int *`.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
   return (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags())(func, blockSize, dynamicSMemSize, flags);
 }
@@ -92,11 +92,11 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(): typeof cuO
   };
 }
 let cuOccupancyMaxActiveClusters$: typeof cuOccupancyMaxActiveClusters | undefined;
-/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `numClusters`: out `int *`.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveClusters(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
   return (cuOccupancyMaxActiveClusters$ ??= bind$cuOccupancyMaxActiveClusters())(func, config);
 }
@@ -115,13 +115,13 @@ function bind$cuOccupancyMaxActiveClusters(): typeof cuOccupancyMaxActiveCluster
   };
 }
 let cuOccupancyMaxPotentialBlockSize$: typeof cuOccupancyMaxPotentialBlockSize | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 11.8 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`; wrapped by `Kernel.maxPotentialBlockSize` (objects layer). `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 11.8 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`.
  * @param dynamicSMemSize in `size_t`.
  * @param blockSizeLimit in `int`.
  * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
- * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
+ * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxPotentialBlockSize | Kernel.maxPotentialBlockSize} (objects layer) */
 export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): { minGridSize: number; blockSize: number } {
   return (cuOccupancyMaxPotentialBlockSize$ ??= bind$cuOccupancyMaxPotentialBlockSize())(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
@@ -144,14 +144,14 @@ function bind$cuOccupancyMaxPotentialBlockSize(): typeof cuOccupancyMaxPotential
   };
 }
 let cuOccupancyMaxPotentialBlockSizeWithFlags$: typeof cuOccupancyMaxPotentialBlockSizeWithFlags | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 11.8 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 11.8 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`.
  * @param dynamicSMemSize in `size_t`.
  * @param blockSizeLimit in `int`.
  * @param flags in `unsigned int`.
  * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
   return (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= bind$cuOccupancyMaxPotentialBlockSizeWithFlags())(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
 }
@@ -174,11 +174,11 @@ function bind$cuOccupancyMaxPotentialBlockSizeWithFlags(): typeof cuOccupancyMax
   };
 }
 let cuOccupancyMaxPotentialClusterSize$: typeof cuOccupancyMaxPotentialClusterSize | undefined;
-/** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `clusterSize`: out `int *`.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialClusterSize(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
   return (cuOccupancyMaxPotentialClusterSize$ ??= bind$cuOccupancyMaxPotentialClusterSize())(func, config);
 }
@@ -197,10 +197,10 @@ function bind$cuOccupancyMaxPotentialClusterSize(): typeof cuOccupancyMaxPotenti
   };
 }
 let cuParamSetSize$c: NativeFunction | undefined;
-/** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param numbytes in `unsigned int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetSize', 'hfunc', hfunc, true) as typeof hfunc;
@@ -209,11 +209,11 @@ export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): vo
   if (status !== 0) throw fail('cuParamSetSize', status);
 }
 let cuParamSetTexRef$c: NativeFunction | undefined;
-/** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param texunit in `int`.
  * @param hTexRef in `CUtexref`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hTexRef: T.CUtexref | null): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetTexRef', 'hfunc', hfunc, true) as typeof hfunc;
@@ -223,11 +223,11 @@ export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hT
   if (status !== 0) throw fail('cuParamSetTexRef', status);
 }
 let cuParamSetf$c: NativeFunction | undefined;
-/** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param offset in `int`.
  * @param value in `float`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetf', 'hfunc', hfunc, true) as typeof hfunc;
@@ -237,11 +237,11 @@ export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: n
   if (status !== 0) throw fail('cuParamSetf', status);
 }
 let cuParamSeti$c: NativeFunction | undefined;
-/** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param offset in `int`.
  * @param value in `unsigned int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSeti', 'hfunc', hfunc, true) as typeof hfunc;
@@ -251,12 +251,12 @@ export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: n
   if (status !== 0) throw fail('cuParamSeti', status);
 }
 let cuParamSetv$c: NativeFunction | undefined;
-/** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param offset in `int`.
  * @param ptr in/out `void *`: address or host buffer.
  * @param numbytes in `unsigned int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.Pointer, numbytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetv', 'hfunc', hfunc, true) as typeof hfunc;

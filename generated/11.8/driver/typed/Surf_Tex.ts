@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuSurfObjectCreate$: typeof cuSurfObjectCreate | undefined;
-/** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_SURFOBJECT`; wrapped by `SurfaceObject.create` (objects layer). `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const CUDA_RESOURCE_DESC *`: a `CUDA_RESOURCE_DESC_st` object or its bytes.
  * @returns the value of `pSurfObject`: out `CUsurfObject *`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__SURFOBJECT.html).
  * @see {@link cuda-ts/objects!SurfaceObject.create | SurfaceObject.create} (objects layer) */
 export function cuSurfObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array): bigint {
   return (cuSurfObjectCreate$ ??= bind$cuSurfObjectCreate())(pResDesc);
@@ -31,19 +31,19 @@ function bind$cuSurfObjectCreate(): typeof cuSurfObjectCreate {
   };
 }
 let cuSurfObjectDestroy$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_SURFOBJECT`. `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param surfObject in `CUsurfObject`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectDestroy(surfObject: T.Int64): void {
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cuSurfObjectDestroy', 'surfObject', surfObject, false);
   const status = (cuSurfObjectDestroy$c ??= binder.native('cuSurfObjectDestroy'))(surfObject);
   if (status !== 0) throw fail('cuSurfObjectDestroy', status);
 }
 let cuSurfObjectGetResourceDesc$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_SURFOBJECT`. `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param surfObject in `CUsurfObject`.
  * @returns the value of `pResDesc`: out `CUDA_RESOURCE_DESC_st`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
   const pResDesc$ = new Uint8Array(144);
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cuSurfObjectGetResourceDesc', 'surfObject', surfObject, false);
@@ -52,10 +52,10 @@ export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURC
   return decodeRecord<T.CUDA_RESOURCE_DESC_st>(records.CUDA_RESOURCE_DESC_st(), pResDesc$);
 }
 let cuSurfRefGetArray$: typeof cuSurfRefGetArray | undefined;
-/** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_SURFREF_DEPRECATED`. `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hSurfRef in `CUsurfref`.
  * @returns the value of `phArray`: out `CUarray *`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuSurfRefGetArray(hSurfRef: T.CUsurfref | null): T.CUarray {
   return (cuSurfRefGetArray$ ??= bind$cuSurfRefGetArray())(hSurfRef);
@@ -79,11 +79,11 @@ function bind$cuSurfRefGetArray(): typeof cuSurfRefGetArray {
   };
 }
 let cuSurfRefSetArray$c: NativeFunction | undefined;
-/** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_SURFREF_DEPRECATED`. `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hSurfRef in `CUsurfref`.
  * @param hArray in `CUarray`.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarray | null, Flags: number): void {
   if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || Math.floor(hSurfRef) !== hSurfRef) hSurfRef = addressArg('cuSurfRefSetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
@@ -93,12 +93,12 @@ export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarra
   if (status !== 0) throw fail('cuSurfRefSetArray', status);
 }
 let cuTexObjectCreate$: typeof cuTexObjectCreate | undefined;
-/** `CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXOBJECT`; wrapped by `TextureObject.create` (objects layer). `CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const CUDA_RESOURCE_DESC *`: a `CUDA_RESOURCE_DESC_st` object or its bytes.
  * @param pTexDesc in `const CUDA_TEXTURE_DESC *`: a `CUDA_TEXTURE_DESC_st` object or its bytes.
  * @param pResViewDesc in `const CUDA_RESOURCE_VIEW_DESC *`: a `CUDA_RESOURCE_VIEW_DESC_st` object or its bytes.
  * @returns the value of `pTexObject`: out `CUtexObject *`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXOBJECT.html).
  * @see {@link cuda-ts/objects!TextureObject.create | TextureObject.create} (objects layer) */
 export function cuTexObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array, pTexDesc: T.CUDA_TEXTURE_DESC_st | Uint8Array, pResViewDesc: T.CUDA_RESOURCE_VIEW_DESC_st | Uint8Array): bigint {
   return (cuTexObjectCreate$ ??= bind$cuTexObjectCreate())(pResDesc, pTexDesc, pResViewDesc);
@@ -119,19 +119,19 @@ function bind$cuTexObjectCreate(): typeof cuTexObjectCreate {
   };
 }
 let cuTexObjectDestroy$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXOBJECT`. `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param texObject in `CUtexObject`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectDestroy(texObject: T.Int64): void {
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cuTexObjectDestroy', 'texObject', texObject, false);
   const status = (cuTexObjectDestroy$c ??= binder.native('cuTexObjectDestroy'))(texObject);
   if (status !== 0) throw fail('cuTexObjectDestroy', status);
 }
 let cuTexObjectGetResourceDesc$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXOBJECT`. `CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param texObject in `CUtexObject`.
  * @returns the value of `pResDesc`: out `CUDA_RESOURCE_DESC_st`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetResourceDesc(texObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
   const pResDesc$ = new Uint8Array(144);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cuTexObjectGetResourceDesc', 'texObject', texObject, false);
@@ -140,10 +140,10 @@ export function cuTexObjectGetResourceDesc(texObject: T.Int64): T.CUDA_RESOURCE_
   return decodeRecord<T.CUDA_RESOURCE_DESC_st>(records.CUDA_RESOURCE_DESC_st(), pResDesc$);
 }
 let cuTexObjectGetResourceViewDesc$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXOBJECT`. `CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param texObject in `CUtexObject`.
  * @returns the value of `pResViewDesc`: out `CUDA_RESOURCE_VIEW_DESC_st`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetResourceViewDesc(texObject: T.Int64): T.CUDA_RESOURCE_VIEW_DESC_st {
   const pResViewDesc$ = new Uint8Array(112);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cuTexObjectGetResourceViewDesc', 'texObject', texObject, false);
@@ -152,10 +152,10 @@ export function cuTexObjectGetResourceViewDesc(texObject: T.Int64): T.CUDA_RESOU
   return decodeRecord<T.CUDA_RESOURCE_VIEW_DESC_st>(records.CUDA_RESOURCE_VIEW_DESC_st(), pResViewDesc$);
 }
 let cuTexObjectGetTextureDesc$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXOBJECT`. `CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param texObject in `CUtexObject`.
  * @returns the value of `pTexDesc`: out `CUDA_TEXTURE_DESC_st`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetTextureDesc(texObject: T.Int64): T.CUDA_TEXTURE_DESC_st {
   const pTexDesc$ = new Uint8Array(104);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cuTexObjectGetTextureDesc', 'texObject', texObject, false);
@@ -164,9 +164,9 @@ export function cuTexObjectGetTextureDesc(texObject: T.Int64): T.CUDA_TEXTURE_DE
   return decodeRecord<T.CUDA_TEXTURE_DESC_st>(records.CUDA_TEXTURE_DESC_st(), pTexDesc$);
 }
 let cuTexRefCreate$: typeof cuTexRefCreate | undefined;
-/** `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pTexRef`: out `CUtexref *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefCreate(): T.CUtexref {
   return (cuTexRefCreate$ ??= bind$cuTexRefCreate())();
@@ -189,9 +189,9 @@ function bind$cuTexRefCreate(): typeof cuTexRefCreate {
   };
 }
 let cuTexRefDestroy$c: NativeFunction | undefined;
-/** `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefDestroy(hTexRef: T.CUtexref | null): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefDestroy', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -199,10 +199,10 @@ export function cuTexRefDestroy(hTexRef: T.CUtexref | null): void {
   if (status !== 0) throw fail('cuTexRefDestroy', status);
 }
 let cuTexRefGetAddress$: typeof cuTexRefGetAddress | undefined;
-/** `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetAddress(hTexRef: T.CUtexref | null): T.CUdeviceptr {
   return (cuTexRefGetAddress$ ??= bind$cuTexRefGetAddress())(hTexRef);
@@ -226,11 +226,11 @@ function bind$cuTexRefGetAddress(): typeof cuTexRefGetAddress {
   };
 }
 let cuTexRefGetAddressMode$: typeof cuTexRefGetAddressMode | undefined;
-/** `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param dim in `int`.
  * @returns the value of `pam`: out `CUaddress_mode *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetAddressMode(hTexRef: T.CUtexref | null, dim: number): T.CUaddress_mode {
   return (cuTexRefGetAddressMode$ ??= bind$cuTexRefGetAddressMode())(hTexRef, dim);
@@ -250,10 +250,10 @@ function bind$cuTexRefGetAddressMode(): typeof cuTexRefGetAddressMode {
   };
 }
 let cuTexRefGetArray$: typeof cuTexRefGetArray | undefined;
-/** `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `phArray`: out `CUarray *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetArray(hTexRef: T.CUtexref | null): T.CUarray {
   return (cuTexRefGetArray$ ??= bind$cuTexRefGetArray())(hTexRef);
@@ -277,10 +277,10 @@ function bind$cuTexRefGetArray(): typeof cuTexRefGetArray {
   };
 }
 let cuTexRefGetBorderColor$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pBorderColor`: out array of `f32`, `4` long.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetBorderColor(hTexRef: T.CUtexref | null): Float32Array {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetBorderColor', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -290,10 +290,10 @@ export function cuTexRefGetBorderColor(hTexRef: T.CUtexref | null): Float32Array
   return pBorderColor$.slice(0, 4);
 }
 let cuTexRefGetFilterMode$: typeof cuTexRefGetFilterMode | undefined;
-/** `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pfm`: out `CUfilter_mode *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFilterMode(hTexRef: T.CUtexref | null): T.CUfilter_mode {
   return (cuTexRefGetFilterMode$ ??= bind$cuTexRefGetFilterMode())(hTexRef);
@@ -312,10 +312,10 @@ function bind$cuTexRefGetFilterMode(): typeof cuTexRefGetFilterMode {
   };
 }
 let cuTexRefGetFlags$: typeof cuTexRefGetFlags | undefined;
-/** `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pFlags`: out `unsigned int *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFlags(hTexRef: T.CUtexref | null): number {
   return (cuTexRefGetFlags$ ??= bind$cuTexRefGetFlags())(hTexRef);
@@ -334,10 +334,10 @@ function bind$cuTexRefGetFlags(): typeof cuTexRefGetFlags {
   };
 }
 let cuTexRefGetFormat$: typeof cuTexRefGetFormat | undefined;
-/** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns `{ pFormat, pNumChannels }`: `pFormat`: out `CUarray_format *`; `pNumChannels`: out `int *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFormat(hTexRef: T.CUtexref | null): { pFormat: T.CUarray_format; pNumChannels: number } {
   return (cuTexRefGetFormat$ ??= bind$cuTexRefGetFormat())(hTexRef);
@@ -357,10 +357,10 @@ function bind$cuTexRefGetFormat(): typeof cuTexRefGetFormat {
   };
 }
 let cuTexRefGetMaxAnisotropy$: typeof cuTexRefGetMaxAnisotropy | undefined;
-/** `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pmaxAniso`: out `int *`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMaxAnisotropy(hTexRef: T.CUtexref | null): number {
   return (cuTexRefGetMaxAnisotropy$ ??= bind$cuTexRefGetMaxAnisotropy())(hTexRef);
@@ -379,10 +379,10 @@ function bind$cuTexRefGetMaxAnisotropy(): typeof cuTexRefGetMaxAnisotropy {
   };
 }
 let cuTexRefGetMipmapFilterMode$: typeof cuTexRefGetMipmapFilterMode | undefined;
-/** `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pfm`: out `CUfilter_mode *`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapFilterMode(hTexRef: T.CUtexref | null): T.CUfilter_mode {
   return (cuTexRefGetMipmapFilterMode$ ??= bind$cuTexRefGetMipmapFilterMode())(hTexRef);
@@ -401,10 +401,10 @@ function bind$cuTexRefGetMipmapFilterMode(): typeof cuTexRefGetMipmapFilterMode 
   };
 }
 let cuTexRefGetMipmapLevelBias$: typeof cuTexRefGetMipmapLevelBias | undefined;
-/** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pbias`: out `float *`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapLevelBias(hTexRef: T.CUtexref | null): number {
   return (cuTexRefGetMipmapLevelBias$ ??= bind$cuTexRefGetMipmapLevelBias())(hTexRef);
@@ -423,10 +423,10 @@ function bind$cuTexRefGetMipmapLevelBias(): typeof cuTexRefGetMipmapLevelBias {
   };
 }
 let cuTexRefGetMipmapLevelClamp$: typeof cuTexRefGetMipmapLevelClamp | undefined;
-/** `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns `{ pminMipmapLevelClamp, pmaxMipmapLevelClamp }`: `pminMipmapLevelClamp`: out `float *`; `pmaxMipmapLevelClamp`: out `float *`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapLevelClamp(hTexRef: T.CUtexref | null): { pminMipmapLevelClamp: number; pmaxMipmapLevelClamp: number } {
   return (cuTexRefGetMipmapLevelClamp$ ??= bind$cuTexRefGetMipmapLevelClamp())(hTexRef);
@@ -446,10 +446,10 @@ function bind$cuTexRefGetMipmapLevelClamp(): typeof cuTexRefGetMipmapLevelClamp 
   };
 }
 let cuTexRefGetMipmappedArray$: typeof cuTexRefGetMipmappedArray | undefined;
-/** `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `phMipmappedArray`: out `CUmipmappedArray *`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmappedArray(hTexRef: T.CUtexref | null): T.CUmipmappedArray {
   return (cuTexRefGetMipmappedArray$ ??= bind$cuTexRefGetMipmappedArray())(hTexRef);
@@ -473,12 +473,12 @@ function bind$cuTexRefGetMipmappedArray(): typeof cuTexRefGetMipmappedArray {
   };
 }
 let cuTexRefSetAddress$: typeof cuTexRefSetAddress | undefined;
-/** `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param dptr in `CUdeviceptr`.
  * @param bytes in `size_t`.
  * @returns the value of `ByteOffset`: out `size_t *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddress(hTexRef: T.CUtexref | null, dptr: T.CUdeviceptr, bytes: T.Int64): number {
   return (cuTexRefSetAddress$ ??= bind$cuTexRefSetAddress())(hTexRef, dptr, bytes);
@@ -504,12 +504,12 @@ function bind$cuTexRefSetAddress(): typeof cuTexRefSetAddress {
   };
 }
 let cuTexRefSetAddress2D$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param desc in `const CUDA_ARRAY_DESCRIPTOR *`: a `CUDA_ARRAY_DESCRIPTOR_st` object or its bytes.
  * @param dptr in `CUdeviceptr`.
  * @param Pitch in `size_t`.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 4.1. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 4.1. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddress2D(hTexRef: T.CUtexref | null, desc: T.CUDA_ARRAY_DESCRIPTOR_st | Uint8Array, dptr: T.CUdeviceptr, Pitch: T.Int64): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetAddress2D', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -520,11 +520,11 @@ export function cuTexRefSetAddress2D(hTexRef: T.CUtexref | null, desc: T.CUDA_AR
   if (status !== 0) throw fail('cuTexRefSetAddress2D', status);
 }
 let cuTexRefSetAddressMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param dim in `int`.
  * @param am in `CUaddress_mode`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddressMode(hTexRef: T.CUtexref | null, dim: number, am: T.CUaddress_mode): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -534,11 +534,11 @@ export function cuTexRefSetAddressMode(hTexRef: T.CUtexref | null, dim: number, 
   if (status !== 0) throw fail('cuTexRefSetAddressMode', status);
 }
 let cuTexRefSetArray$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param hArray in `CUarray`.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetArray(hTexRef: T.CUtexref | null, hArray: T.CUarray | null, Flags: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -548,10 +548,10 @@ export function cuTexRefSetArray(hTexRef: T.CUtexref | null, hArray: T.CUarray |
   if (status !== 0) throw fail('cuTexRefSetArray', status);
 }
 let cuTexRefSetBorderColor$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param pBorderColor in array of `f32`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetBorderColor(hTexRef: T.CUtexref | null, pBorderColor: readonly (number)[] | Float32Array): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetBorderColor', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -560,10 +560,10 @@ export function cuTexRefSetBorderColor(hTexRef: T.CUtexref | null, pBorderColor:
   if (status !== 0) throw fail('cuTexRefSetBorderColor', status);
 }
 let cuTexRefSetFilterMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param fm in `CUfilter_mode`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -572,10 +572,10 @@ export function cuTexRefSetFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter
   if (status !== 0) throw fail('cuTexRefSetFilterMode', status);
 }
 let cuTexRefSetFlags$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFlags(hTexRef: T.CUtexref | null, Flags: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -584,11 +584,11 @@ export function cuTexRefSetFlags(hTexRef: T.CUtexref | null, Flags: number): voi
   if (status !== 0) throw fail('cuTexRefSetFlags', status);
 }
 let cuTexRefSetFormat$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param fmt in `CUarray_format`.
  * @param NumPackedComponents in `int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFormat(hTexRef: T.CUtexref | null, fmt: T.CUarray_format, NumPackedComponents: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -598,10 +598,10 @@ export function cuTexRefSetFormat(hTexRef: T.CUtexref | null, fmt: T.CUarray_for
   if (status !== 0) throw fail('cuTexRefSetFormat', status);
 }
 let cuTexRefSetMaxAnisotropy$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param maxAniso in `unsigned int`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref | null, maxAniso: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -610,10 +610,10 @@ export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref | null, maxAniso: n
   if (status !== 0) throw fail('cuTexRefSetMaxAnisotropy', status);
 }
 let cuTexRefSetMipmapFilterMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param fm in `CUfilter_mode`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -622,10 +622,10 @@ export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref | null, fm: T.CU
   if (status !== 0) throw fail('cuTexRefSetMipmapFilterMode', status);
 }
 let cuTexRefSetMipmapLevelBias$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param bias in `float`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapLevelBias(hTexRef: T.CUtexref | null, bias: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -634,11 +634,11 @@ export function cuTexRefSetMipmapLevelBias(hTexRef: T.CUtexref | null, bias: num
   if (status !== 0) throw fail('cuTexRefSetMipmapLevelBias', status);
 }
 let cuTexRefSetMipmapLevelClamp$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param minMipmapLevelClamp in `float`.
  * @param maxMipmapLevelClamp in `float`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapLevelClamp(hTexRef: T.CUtexref | null, minMipmapLevelClamp: number, maxMipmapLevelClamp: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetMipmapLevelClamp', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -648,11 +648,11 @@ export function cuTexRefSetMipmapLevelClamp(hTexRef: T.CUtexref | null, minMipma
   if (status !== 0) throw fail('cuTexRefSetMipmapLevelClamp', status);
 }
 let cuTexRefSetMipmappedArray$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TEXREF_DEPRECATED`. `CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param hMipmappedArray in `CUmipmappedArray`.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmappedArray(hTexRef: T.CUtexref | null, hMipmappedArray: T.CUmipmappedArray | null, Flags: number): void {
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;

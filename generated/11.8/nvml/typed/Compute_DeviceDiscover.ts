@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlComputeInstanceDestroy$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param computeInstance in `nvmlComputeInstance_t`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlComputeInstanceDestroy(computeInstance: T.nvmlComputeInstance_t | null): void {
@@ -18,7 +18,7 @@ export function nvmlComputeInstanceDestroy(computeInstance: T.nvmlComputeInstanc
   if (status !== 0) throw fail('nvmlComputeInstanceDestroy', status);
 }
 let nvmlComputeInstanceGetInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param computeInstance in `nvmlComputeInstance_t`.
  * @returns the value of `info`: out `nvmlComputeInstanceInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
@@ -30,7 +30,7 @@ export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstanc
   return decodeRecord<T.nvmlComputeInstanceInfo_st>(records.nvmlComputeInstanceInfo_st(), info$);
 }
 let nvmlDeviceClearAccountingPids$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceClearAccountingPids(device: T.nvmlDevice_t | null): void {
@@ -39,7 +39,7 @@ export function nvmlDeviceClearAccountingPids(device: T.nvmlDevice_t | null): vo
   if (status !== 0) throw fail('nvmlDeviceClearAccountingPids', status);
 }
 let nvmlDeviceClearCpuAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceClearCpuAffinity(device: T.nvmlDevice_t | null): void {
@@ -48,7 +48,7 @@ export function nvmlDeviceClearCpuAffinity(device: T.nvmlDevice_t | null): void 
   if (status !== 0) throw fail('nvmlDeviceClearCpuAffinity', status);
 }
 let nvmlDeviceClearEccErrorCounts$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param counterType in `nvmlEccCounterType_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -59,7 +59,7 @@ export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t | null, cou
   if (status !== 0) throw fail('nvmlDeviceClearEccErrorCounts', status);
 }
 let nvmlDeviceCreateGpuInstance$: typeof nvmlDeviceCreateGpuInstance | undefined;
-/** `nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
@@ -87,7 +87,7 @@ function bind$nvmlDeviceCreateGpuInstance(): typeof nvmlDeviceCreateGpuInstance 
   };
 }
 let nvmlDeviceCreateGpuInstanceWithPlacement$: typeof nvmlDeviceCreateGpuInstanceWithPlacement | undefined;
-/** `nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @param placement in `const nvmlGpuInstancePlacement_t *`: a `nvmlGpuInstancePlacement_st` object or its bytes.
@@ -117,7 +117,7 @@ function bind$nvmlDeviceCreateGpuInstanceWithPlacement(): typeof nvmlDeviceCreat
   };
 }
 let nvmlDeviceDiscoverGpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlZPI`. `nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceDiscoverGpus(pciInfo: T.nvmlPciInfo_st | Uint8Array): void {

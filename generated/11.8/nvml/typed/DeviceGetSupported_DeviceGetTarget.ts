@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlDeviceGetSupportedClocksThrottleReasons$: typeof nvmlDeviceGetSupportedClocksThrottleReasons | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `supportedClocksThrottleReasons`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -30,7 +30,7 @@ function bind$nvmlDeviceGetSupportedClocksThrottleReasons(): typeof nvmlDeviceGe
   };
 }
 let nvmlDeviceGetSupportedEventTypes$: typeof nvmlDeviceGetSupportedEventTypes | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `eventTypes`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
@@ -51,7 +51,7 @@ function bind$nvmlDeviceGetSupportedEventTypes(): typeof nvmlDeviceGetSupportedE
   };
 }
 let nvmlDeviceGetSupportedGraphicsClocks$: typeof nvmlDeviceGetSupportedGraphicsClocks | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param memoryClockMHz in `unsigned int`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
@@ -82,7 +82,7 @@ function bind$nvmlDeviceGetSupportedGraphicsClocks(): typeof nvmlDeviceGetSuppor
   };
 }
 let nvmlDeviceGetSupportedMemoryClocks$: typeof nvmlDeviceGetSupportedMemoryClocks | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -111,10 +111,10 @@ function bind$nvmlDeviceGetSupportedMemoryClocks(): typeof nvmlDeviceGetSupporte
   };
 }
 let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param pstates in/out `nvmlPstates_t *`: address or host buffer covering `size` bytes.
- * @param size in `unsigned int`.
+ * @param size in `unsigned int`: size of `pstates` in bytes.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t | null, pstates: T.Pointer, size: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
@@ -125,7 +125,7 @@ export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t |
   if (status !== 0) throw fail('nvmlDeviceGetSupportedPerformanceStates', status);
 }
 let nvmlDeviceGetSupportedPowerModes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedPowerModes(nvmlDevice_t device, unsigned int *supportedPowerModes)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedPowerModes(nvmlDevice_t device, unsigned int *supportedPowerModes)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param supportedPowerModes in/out `unsigned int *`: address or host buffer.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -136,7 +136,7 @@ export function nvmlDeviceGetSupportedPowerModes(device: T.nvmlDevice_t | null, 
   if (status !== 0) throw fail('nvmlDeviceGetSupportedPowerModes', status);
 }
 let nvmlDeviceGetSupportedVgpus$: typeof nvmlDeviceGetSupportedVgpus | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -165,7 +165,7 @@ function bind$nvmlDeviceGetSupportedVgpus(): typeof nvmlDeviceGetSupportedVgpus 
   };
 }
 let nvmlDeviceGetTargetFanSpeed$: typeof nvmlDeviceGetTargetFanSpeed | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `targetSpeed`: out `unsigned int *`.

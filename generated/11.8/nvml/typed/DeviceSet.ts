@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlDeviceSetAPIRestriction$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param apiType in `nvmlRestrictedAPI_t`.
  * @param isRestricted in `nvmlEnableState_t`.
@@ -22,7 +22,7 @@ export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiTy
   if (status !== 0) throw fail('nvmlDeviceSetAPIRestriction', status);
 }
 let nvmlDeviceSetAccountingMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
@@ -33,7 +33,7 @@ export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode:
   if (status !== 0) throw fail('nvmlDeviceSetAccountingMode', status);
 }
 let nvmlDeviceSetApplicationsClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param memClockMHz in `unsigned int`.
  * @param graphicsClockMHz in `unsigned int`.
@@ -46,7 +46,7 @@ export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, m
   if (status !== 0) throw fail('nvmlDeviceSetApplicationsClocks', status);
 }
 let nvmlDeviceSetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param enabled in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -57,7 +57,7 @@ export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | n
   if (status !== 0) throw fail('nvmlDeviceSetAutoBoostedClocksEnabled', status);
 }
 let nvmlDeviceSetComputeMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlComputeMode_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -68,7 +68,7 @@ export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.
   if (status !== 0) throw fail('nvmlDeviceSetComputeMode', status);
 }
 let nvmlDeviceSetCpuAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
@@ -77,7 +77,7 @@ export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
   if (status !== 0) throw fail('nvmlDeviceSetCpuAffinity', status);
 }
 let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param enabled in `nvmlEnableState_t`.
  * @param flags in `unsigned int`.
@@ -90,7 +90,7 @@ export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevic
   if (status !== 0) throw fail('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', status);
 }
 let nvmlDeviceSetDefaultFanSpeed_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -101,7 +101,7 @@ export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, f
   if (status !== 0) throw fail('nvmlDeviceSetDefaultFanSpeed_v2', status);
 }
 let nvmlDeviceSetDriverModel$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param driverModel in `nvmlDriverModel_t`.
  * @param flags in `unsigned int`.
@@ -114,7 +114,7 @@ export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverMo
   if (status !== 0) throw fail('nvmlDeviceSetDriverModel', status);
 }
 let nvmlDeviceSetEccMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param ecc in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -125,7 +125,7 @@ export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlE
   if (status !== 0) throw fail('nvmlDeviceSetEccMode', status);
 }
 let nvmlDeviceSetFanSpeed_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @param speed in `unsigned int`.
@@ -138,7 +138,7 @@ export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: num
   if (status !== 0) throw fail('nvmlDeviceSetFanSpeed_v2', status);
 }
 let nvmlDeviceSetGpcClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param offset in `int`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
@@ -149,7 +149,7 @@ export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offse
   if (status !== 0) throw fail('nvmlDeviceSetGpcClkVfOffset', status);
 }
 let nvmlDeviceSetGpuLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param minGpuClockMHz in `unsigned int`.
  * @param maxGpuClockMHz in `unsigned int`.
@@ -162,7 +162,7 @@ export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minG
   if (status !== 0) throw fail('nvmlDeviceSetGpuLockedClocks', status);
 }
 let nvmlDeviceSetGpuOperationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlGpuOperationMode_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -173,7 +173,7 @@ export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mod
   if (status !== 0) throw fail('nvmlDeviceSetGpuOperationMode', status);
 }
 let nvmlDeviceSetMemClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param offset in `int`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
@@ -184,7 +184,7 @@ export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offse
   if (status !== 0) throw fail('nvmlDeviceSetMemClkVfOffset', status);
 }
 let nvmlDeviceSetMemoryLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param minMemClockMHz in `unsigned int`.
  * @param maxMemClockMHz in `unsigned int`.
@@ -197,7 +197,7 @@ export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, m
   if (status !== 0) throw fail('nvmlDeviceSetMemoryLockedClocks', status);
 }
 let nvmlDeviceSetMigMode$: typeof nvmlDeviceSetMigMode | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `unsigned int`.
  * @returns the value of `activationStatus`: out `nvmlReturn_t *`.
@@ -220,7 +220,7 @@ function bind$nvmlDeviceSetMigMode(): typeof nvmlDeviceSetMigMode {
   };
 }
 let nvmlDeviceSetNvLinkUtilizationControl$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
@@ -237,7 +237,7 @@ export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | n
   if (status !== 0) throw fail('nvmlDeviceSetNvLinkUtilizationControl', status);
 }
 let nvmlDeviceSetPersistenceMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -248,7 +248,7 @@ export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode
   if (status !== 0) throw fail('nvmlDeviceSetPersistenceMode', status);
 }
 let nvmlDeviceSetPowerManagementLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param limit in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -259,7 +259,7 @@ export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null,
   if (status !== 0) throw fail('nvmlDeviceSetPowerManagementLimit', status);
 }
 let nvmlDeviceSetPowerMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPowerMode(nvmlDevice_t device, unsigned int powerModeId)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetPowerMode(nvmlDevice_t device, unsigned int powerModeId)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param powerModeId in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -270,7 +270,7 @@ export function nvmlDeviceSetPowerMode(device: T.nvmlDevice_t | null, powerModeI
   if (status !== 0) throw fail('nvmlDeviceSetPowerMode', status);
 }
 let nvmlDeviceSetTemperatureThreshold$: typeof nvmlDeviceSetTemperatureThreshold | undefined;
-/** `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param thresholdType in `nvmlTemperatureThresholds_t`.
  * @param temp in/out `int *`: this value in, the call's value returned.
@@ -295,7 +295,7 @@ function bind$nvmlDeviceSetTemperatureThreshold(): typeof nvmlDeviceSetTemperatu
   };
 }
 let nvmlDeviceSetVirtualizationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param virtualMode in `nvmlGpuVirtualizationMode_t`.
  * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */

@@ -9,14 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlInit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInit(): void {
   const status = (nvmlInit$c ??= binder.native('nvmlInit'))();
   if (status !== 0) throw fail('nvmlInit', status);
 }
 let nvmlInitWithFlags$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInitWithFlags(flags: number): void {
@@ -25,7 +25,7 @@ export function nvmlInitWithFlags(flags: number): void {
   if (status !== 0) throw fail('nvmlInitWithFlags', status);
 }
 let nvmlSetVgpuVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvml`. `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuVersion in `nvmlVgpuVersion_t *`: a `nvmlVgpuVersion_st` object or its bytes.
  * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Array): void {
@@ -34,14 +34,14 @@ export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Arra
   if (status !== 0) throw fail('nvmlSetVgpuVersion', status);
 }
 let nvmlShutdown$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlShutdown(): void {
   const status = (nvmlShutdown$c ??= binder.native('nvmlShutdown'))();
   if (status !== 0) throw fail('nvmlShutdown', status);
 }
 let nvmlSystemGetCudaDriverVersion$: typeof nvmlSystemGetCudaDriverVersion | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion(): number {
@@ -60,7 +60,7 @@ function bind$nvmlSystemGetCudaDriverVersion(): typeof nvmlSystemGetCudaDriverVe
   };
 }
 let nvmlSystemGetCudaDriverVersion_v2$: typeof nvmlSystemGetCudaDriverVersion_v2 | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
@@ -79,8 +79,8 @@ function bind$nvmlSystemGetCudaDriverVersion_v2(): typeof nvmlSystemGetCudaDrive
   };
 }
 let nvmlSystemGetDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param length in `unsigned int`.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetDriverVersion(length: number): string {
@@ -91,7 +91,7 @@ export function nvmlSystemGetDriverVersion(length: number): string {
   return textFrom(version$);
 }
 let nvmlSystemGetHicVersion$: typeof nvmlSystemGetHicVersion | undefined;
-/** `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `hwbcEntries`: out array of `struct nvmlHwbcEntry_st`: its length asked first through `hwbcCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
@@ -118,8 +118,8 @@ function bind$nvmlSystemGetHicVersion(): typeof nvmlSystemGetHicVersion {
   };
 }
 let nvmlSystemGetNVMLVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param length in `unsigned int`.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetNVMLVersion(length: number): string {
@@ -130,9 +130,9 @@ export function nvmlSystemGetNVMLVersion(length: number): string {
   return textFrom(version$);
 }
 let nvmlSystemGetProcessName$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pid in `unsigned int`.
- * @param length in `unsigned int`.
+ * @param length in `unsigned int`: capacity of `name` in bytes.
  * @returns the value of `name`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetProcessName(pid: number, length: number): string {
@@ -144,7 +144,7 @@ export function nvmlSystemGetProcessName(pid: number, length: number): string {
   return textFrom(name$);
 }
 let nvmlSystemGetTopologyGpuSet$: typeof nvmlSystemGetTopologyGpuSet | undefined;
-/** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param cpuNumber in `unsigned int`.
  * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */

@@ -9,9 +9,9 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvrtcVersion$: typeof nvrtcVersion | undefined;
-/** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `query`. `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
- * @remarks Group `query`. */
+ * @remarks Group `query` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/nvrtc/index.html). */
 export function nvrtcVersion(): { major: number; minor: number } {
   return (nvrtcVersion$ ??= bind$nvrtcVersion())();
 }

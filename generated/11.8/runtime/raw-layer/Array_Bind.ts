@@ -13,7 +13,7 @@ let cudaArrayGetInfo$: NativeFunction | undefined;
  * @param flags `unsigned int *`, out: a typed array of one element
  * @param array `cudaArray_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetInfo(desc: T.Pointer, extent: T.Pointer, flags: T.Pointer, array: T.cudaArray_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(desc) && desc.byteLength >= 20) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cudaArrayGetInfo', 'desc', desc, 20, 1);
   if (!(ArrayBuffer.isView(extent) && extent.byteLength >= 24) && !(typeof extent === 'number' && extent >= 0 && Number.isSafeInteger(extent)) && extent !== null) rawCovers('cudaArrayGetInfo', 'extent', extent, 24, 1);
@@ -26,7 +26,7 @@ let cudaArrayGetMemoryRequirements$: NativeFunction | undefined;
  * @param array `cudaArray_t`
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetMemoryRequirements(memoryRequirements: T.Pointer, array: T.cudaArray_t, device: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(memoryRequirements) && memoryRequirements.byteLength >= 32) && !(typeof memoryRequirements === 'number' && memoryRequirements >= 0 && Number.isSafeInteger(memoryRequirements)) && memoryRequirements !== null) rawCovers('cudaArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
   return (cudaArrayGetMemoryRequirements$ ??= binder.native('cudaArrayGetMemoryRequirements'))(memoryRequirements, array, device);
@@ -37,7 +37,7 @@ let cudaArrayGetPlane$: NativeFunction | undefined;
  * @param hArray `cudaArray_t`
  * @param planeIdx `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(pPlaneArray: T.Pointer, hArray: T.cudaArray_t, planeIdx: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(pPlaneArray) && pPlaneArray.byteLength >= 8 && (((pPlaneArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pPlaneArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pPlaneArray === 'number' && pPlaneArray >= 0 && Number.isSafeInteger(pPlaneArray)) && pPlaneArray !== null) rawCovers('cudaArrayGetPlane', 'pPlaneArray', pPlaneArray, 8, 8);
   return (cudaArrayGetPlane$ ??= binder.native('cudaArrayGetPlane'))(pPlaneArray, hArray, planeIdx);
@@ -47,7 +47,7 @@ let cudaArrayGetSparseProperties$: NativeFunction | undefined;
  * @param sparseProperties `struct cudaArraySparseProperties *`, out: bytes of a `cudaArraySparseProperties`
  * @param array `cudaArray_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetSparseProperties(sparseProperties: T.Pointer, array: T.cudaArray_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(sparseProperties) && sparseProperties.byteLength >= 48) && !(typeof sparseProperties === 'number' && sparseProperties >= 0 && Number.isSafeInteger(sparseProperties)) && sparseProperties !== null) rawCovers('cudaArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
   return (cudaArrayGetSparseProperties$ ??= binder.native('cudaArrayGetSparseProperties'))(sparseProperties, array);
@@ -58,7 +58,7 @@ let cudaBindSurfaceToArray$: NativeFunction | undefined;
  * @param array `cudaArray_const_t`
  * @param desc `const struct cudaChannelFormatDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_SURFACE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE.html).
+ * @remarks [NVIDIA group `CUDART_SURFACE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__SURFACE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindSurfaceToArray(surfref: T.Pointer, array: T.cudaArray_const_t, desc: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(surfref) && !(typeof surfref === 'number' && surfref >= 0 && Number.isSafeInteger(surfref)) && surfref !== null) rawCovers('cudaBindSurfaceToArray', 'surfref', surfref, 0, 1);
@@ -73,7 +73,7 @@ let cudaBindTexture$: NativeFunction | undefined;
  * @param desc `const struct cudaChannelFormatDesc *`
  * @param size `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTexture(offset: T.Pointer, texref: T.Pointer, devPtr: T.Pointer, desc: T.Pointer, size: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(offset) && offset.byteLength >= 8 && (((offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof offset === 'number' && offset >= 0 && Number.isSafeInteger(offset)) && offset !== null) rawCovers('cudaBindTexture', 'offset', offset, 8, 8);
@@ -92,7 +92,7 @@ let cudaBindTexture2D$: NativeFunction | undefined;
  * @param height `size_t`
  * @param pitch `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTexture2D(offset: T.Pointer, texref: T.Pointer, devPtr: T.Pointer, desc: T.Pointer, width: T.Int64, height: T.Int64, pitch: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(offset) && offset.byteLength >= 8 && (((offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof offset === 'number' && offset >= 0 && Number.isSafeInteger(offset)) && offset !== null) rawCovers('cudaBindTexture2D', 'offset', offset, 8, 8);
@@ -107,7 +107,7 @@ let cudaBindTextureToArray$: NativeFunction | undefined;
  * @param array `cudaArray_const_t`
  * @param desc `const struct cudaChannelFormatDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTextureToArray(texref: T.Pointer, array: T.cudaArray_const_t, desc: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(texref) && !(typeof texref === 'number' && texref >= 0 && Number.isSafeInteger(texref)) && texref !== null) rawCovers('cudaBindTextureToArray', 'texref', texref, 0, 1);
@@ -120,7 +120,7 @@ let cudaBindTextureToMipmappedArray$: NativeFunction | undefined;
  * @param mipmappedArray `cudaMipmappedArray_const_t`
  * @param desc `const struct cudaChannelFormatDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTextureToMipmappedArray(texref: T.Pointer, mipmappedArray: T.cudaMipmappedArray_const_t, desc: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(texref) && !(typeof texref === 'number' && texref >= 0 && Number.isSafeInteger(texref)) && texref !== null) rawCovers('cudaBindTextureToMipmappedArray', 'texref', texref, 0, 1);

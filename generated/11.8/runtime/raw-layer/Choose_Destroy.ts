@@ -11,7 +11,7 @@ let cudaChooseDevice$: NativeFunction | undefined;
  * @param device `int *`, out: a typed array of one element
  * @param prop `const struct cudaDeviceProp *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaChooseDevice(device: T.Pointer, prop: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(device) && device.byteLength >= 4 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('cudaChooseDevice', 'device', device, 4, 4);
   if (!ArrayBuffer.isView(prop) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cudaChooseDevice', 'prop', prop, 0, 1);
@@ -25,7 +25,7 @@ let cudaCreateChannelDesc$: NativeFunction | undefined;
  * @param w `int`
  * @param f `enum cudaChannelFormatKind`
  * @returns `struct cudaChannelFormatDesc`, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number, f: T.cudaChannelFormatKind): T.cudaChannelFormatDesc {
   return (cudaCreateChannelDesc$ ??= binder.native('cudaCreateChannelDesc'))(x, y, z, w, f);
 }
@@ -34,7 +34,7 @@ let cudaCreateSurfaceObject$: NativeFunction | undefined;
  * @param pSurfObject `cudaSurfaceObject_t *`, out: a typed array of one element
  * @param pResDesc `const struct cudaResourceDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaCreateSurfaceObject(pSurfObject: T.Pointer, pResDesc: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pSurfObject) && pSurfObject.byteLength >= 8 && (((pSurfObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pSurfObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pSurfObject === 'number' && pSurfObject >= 0 && Number.isSafeInteger(pSurfObject)) && pSurfObject !== null) rawCovers('cudaCreateSurfaceObject', 'pSurfObject', pSurfObject, 8, 8);
   if (!ArrayBuffer.isView(pResDesc) && !(typeof pResDesc === 'number' && pResDesc >= 0 && Number.isSafeInteger(pResDesc)) && pResDesc !== null) rawCovers('cudaCreateSurfaceObject', 'pResDesc', pResDesc, 0, 1);
@@ -47,7 +47,7 @@ let cudaCreateTextureObject$: NativeFunction | undefined;
  * @param pTexDesc `const struct cudaTextureDesc *`
  * @param pResViewDesc `const struct cudaResourceViewDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject(pTexObject: T.Pointer, pResDesc: T.Pointer, pTexDesc: T.Pointer, pResViewDesc: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pTexObject) && pTexObject.byteLength >= 8 && (((pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pTexObject === 'number' && pTexObject >= 0 && Number.isSafeInteger(pTexObject)) && pTexObject !== null) rawCovers('cudaCreateTextureObject', 'pTexObject', pTexObject, 8, 8);
   if (!ArrayBuffer.isView(pResDesc) && !(typeof pResDesc === 'number' && pResDesc >= 0 && Number.isSafeInteger(pResDesc)) && pResDesc !== null) rawCovers('cudaCreateTextureObject', 'pResDesc', pResDesc, 0, 1);
@@ -62,7 +62,7 @@ let cudaCreateTextureObject_v2$: NativeFunction | undefined;
  * @param pTexDesc `const struct cudaTextureDesc_v2 *`
  * @param pResViewDesc `const struct cudaResourceViewDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject_v2(pTexObject: T.Pointer, pResDesc: T.Pointer, pTexDesc: T.Pointer, pResViewDesc: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pTexObject) && pTexObject.byteLength >= 8 && (((pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pTexObject === 'number' && pTexObject >= 0 && Number.isSafeInteger(pTexObject)) && pTexObject !== null) rawCovers('cudaCreateTextureObject_v2', 'pTexObject', pTexObject, 8, 8);
   if (!ArrayBuffer.isView(pResDesc) && !(typeof pResDesc === 'number' && pResDesc >= 0 && Number.isSafeInteger(pResDesc)) && pResDesc !== null) rawCovers('cudaCreateTextureObject_v2', 'pResDesc', pResDesc, 0, 1);
@@ -73,7 +73,7 @@ export function cudaCreateTextureObject_v2(pTexObject: T.Pointer, pResDesc: T.Po
 let cudaCtxResetPersistingL2Cache$: NativeFunction | undefined;
 /** `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 11.8
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaCtxResetPersistingL2Cache(): T.cudaError_t {
   return (cudaCtxResetPersistingL2Cache$ ??= binder.native('cudaCtxResetPersistingL2Cache'))();
 }
@@ -81,7 +81,7 @@ let cudaDestroyExternalMemory$: NativeFunction | undefined;
 /** `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 11.8
  * @param extMem `cudaExternalMemory_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t): T.cudaError_t {
   return (cudaDestroyExternalMemory$ ??= binder.native('cudaDestroyExternalMemory'))(extMem);
 }
@@ -89,7 +89,7 @@ let cudaDestroyExternalSemaphore$: NativeFunction | undefined;
 /** `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 11.8
  * @param extSem `cudaExternalSemaphore_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t): T.cudaError_t {
   return (cudaDestroyExternalSemaphore$ ??= binder.native('cudaDestroyExternalSemaphore'))(extSem);
 }
@@ -97,7 +97,7 @@ let cudaDestroySurfaceObject$: NativeFunction | undefined;
 /** `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 11.8
  * @param surfObject `cudaSurfaceObject_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaDestroySurfaceObject(surfObject: T.Int64): T.cudaError_t {
   return (cudaDestroySurfaceObject$ ??= binder.native('cudaDestroySurfaceObject'))(surfObject);
 }
@@ -105,7 +105,7 @@ let cudaDestroyTextureObject$: NativeFunction | undefined;
 /** `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8
  * @param texObject `cudaTextureObject_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaDestroyTextureObject(texObject: T.Int64): T.cudaError_t {
   return (cudaDestroyTextureObject$ ??= binder.native('cudaDestroyTextureObject'))(texObject);
 }

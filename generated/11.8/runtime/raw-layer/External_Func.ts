@@ -12,7 +12,7 @@ let cudaExternalMemoryGetMappedBuffer$: NativeFunction | undefined;
  * @param extMem `cudaExternalMemory_t`
  * @param bufferDesc `const struct cudaExternalMemoryBufferDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedBuffer(devPtr: T.Pointer, extMem: T.cudaExternalMemory_t, bufferDesc: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaExternalMemoryGetMappedBuffer', 'devPtr', devPtr, 8, 8);
   if (!ArrayBuffer.isView(bufferDesc) && !(typeof bufferDesc === 'number' && bufferDesc >= 0 && Number.isSafeInteger(bufferDesc)) && bufferDesc !== null) rawCovers('cudaExternalMemoryGetMappedBuffer', 'bufferDesc', bufferDesc, 0, 1);
@@ -24,7 +24,7 @@ let cudaExternalMemoryGetMappedMipmappedArray$: NativeFunction | undefined;
  * @param extMem `cudaExternalMemory_t`
  * @param mipmapDesc `const struct cudaExternalMemoryMipmappedArrayDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedMipmappedArray(mipmap: T.Pointer, extMem: T.cudaExternalMemory_t, mipmapDesc: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(mipmap) && mipmap.byteLength >= 8 && (((mipmap as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mipmap as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof mipmap === 'number' && mipmap >= 0 && Number.isSafeInteger(mipmap)) && mipmap !== null) rawCovers('cudaExternalMemoryGetMappedMipmappedArray', 'mipmap', mipmap, 8, 8);
   if (!ArrayBuffer.isView(mipmapDesc) && !(typeof mipmapDesc === 'number' && mipmapDesc >= 0 && Number.isSafeInteger(mipmapDesc)) && mipmapDesc !== null) rawCovers('cudaExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', mipmapDesc, 0, 1);
@@ -34,7 +34,7 @@ let cudaFree$: NativeFunction | undefined;
 /** `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 11.8
  * @param devPtr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFree(devPtr: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaFree', 'devPtr', devPtr, 0, 1);
   return (cudaFree$ ??= binder.native('cudaFree'))(devPtr);
@@ -43,7 +43,7 @@ let cudaFreeArray$: NativeFunction | undefined;
 /** `cudaError_t cudaFreeArray(cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8
  * @param array `cudaArray_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFreeArray(array: T.cudaArray_t): T.cudaError_t {
   return (cudaFreeArray$ ??= binder.native('cudaFreeArray'))(array);
 }
@@ -52,7 +52,7 @@ let cudaFreeAsync$: NativeFunction | undefined;
  * @param devPtr `void *`
  * @param hStream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaFreeAsync(devPtr: T.Pointer, hStream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaFreeAsync', 'devPtr', devPtr, 0, 1);
   return (cudaFreeAsync$ ??= binder.native('cudaFreeAsync'))(devPtr, hStream);
@@ -61,7 +61,7 @@ let cudaFreeHost$: NativeFunction | undefined;
 /** `cudaError_t cudaFreeHost(void *ptr)` · cuda_runtime_api.h · CUDA 11.8
  * @param ptr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFreeHost(ptr: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaFreeHost', 'ptr', ptr, 0, 1);
   return (cudaFreeHost$ ??= binder.native('cudaFreeHost'))(ptr);
@@ -70,7 +70,7 @@ let cudaFreeMipmappedArray$: NativeFunction | undefined;
 /** `cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)` · cuda_runtime_api.h · CUDA 11.8
  * @param mipmappedArray `cudaMipmappedArray_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFreeMipmappedArray(mipmappedArray: T.cudaMipmappedArray_t): T.cudaError_t {
   return (cudaFreeMipmappedArray$ ??= binder.native('cudaFreeMipmappedArray'))(mipmappedArray);
 }
@@ -79,7 +79,7 @@ let cudaFuncGetAttributes$: NativeFunction | undefined;
  * @param attr `struct cudaFuncAttributes *`, out: bytes of a `cudaFuncAttributes`
  * @param func `const void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncGetAttributes(attr: T.Pointer, func: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(attr) && attr.byteLength >= 56) && !(typeof attr === 'number' && attr >= 0 && Number.isSafeInteger(attr)) && attr !== null) rawCovers('cudaFuncGetAttributes', 'attr', attr, 56, 1);
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaFuncGetAttributes', 'func', func, 0, 1);
@@ -91,7 +91,7 @@ let cudaFuncSetAttribute$: NativeFunction | undefined;
  * @param attr `enum cudaFuncAttribute`
  * @param value `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncSetAttribute(func: T.Pointer, attr: T.cudaFuncAttribute, value: number): T.cudaError_t {
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaFuncSetAttribute', 'func', func, 0, 1);
   return (cudaFuncSetAttribute$ ??= binder.native('cudaFuncSetAttribute'))(func, attr, value);
@@ -101,7 +101,7 @@ let cudaFuncSetCacheConfig$: NativeFunction | undefined;
  * @param func `const void *`
  * @param cacheConfig `enum cudaFuncCache`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncSetCacheConfig(func: T.Pointer, cacheConfig: T.cudaFuncCache): T.cudaError_t {
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaFuncSetCacheConfig', 'func', func, 0, 1);
   return (cudaFuncSetCacheConfig$ ??= binder.native('cudaFuncSetCacheConfig'))(func, cacheConfig);
@@ -111,7 +111,7 @@ let cudaFuncSetSharedMemConfig$: NativeFunction | undefined;
  * @param func `const void *`
  * @param config `enum cudaSharedMemConfig`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncSetSharedMemConfig(func: T.Pointer, config: T.cudaSharedMemConfig): T.cudaError_t {
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaFuncSetSharedMemConfig', 'func', func, 0, 1);
   return (cudaFuncSetSharedMemConfig$ ??= binder.native('cudaFuncSetSharedMemConfig'))(func, config);

@@ -14,7 +14,7 @@ let cudaGraphAddChildGraphNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param childGraph `cudaGraph_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddChildGraphNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, childGraph: T.cudaGraph_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddChildGraphNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddChildGraphNode', 'pDependencies', pDependencies, 0, 1);
@@ -27,7 +27,7 @@ let cudaGraphAddDependencies$: NativeFunction | undefined;
  * @param to `const cudaGraphNode_t *`, array
  * @param numDependencies `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddDependencies(graph: T.cudaGraph_t, from: T.Pointer, to: T.Pointer, numDependencies: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(from) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cudaGraphAddDependencies', 'from', from, 0, 1);
   if (!ArrayBuffer.isView(to) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cudaGraphAddDependencies', 'to', to, 0, 1);
@@ -40,7 +40,7 @@ let cudaGraphAddEmptyNode$: NativeFunction | undefined;
  * @param pDependencies `const cudaGraphNode_t *`, array, `numDependencies` long
  * @param numDependencies `size_t`, length of `pDependencies`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEmptyNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddEmptyNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddEmptyNode', 'pDependencies', pDependencies, 0, 1);
@@ -54,7 +54,7 @@ let cudaGraphAddEventRecordNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventRecordNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, event: T.cudaEvent_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddEventRecordNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddEventRecordNode', 'pDependencies', pDependencies, 0, 1);
@@ -68,7 +68,7 @@ let cudaGraphAddEventWaitNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventWaitNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, event: T.cudaEvent_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddEventWaitNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddEventWaitNode', 'pDependencies', pDependencies, 0, 1);
@@ -82,7 +82,7 @@ let cudaGraphAddExternalSemaphoresSignalNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param nodeParams `const struct cudaExternalSemaphoreSignalNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresSignalNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddExternalSemaphoresSignalNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddExternalSemaphoresSignalNode', 'pDependencies', pDependencies, 0, 1);
@@ -97,7 +97,7 @@ let cudaGraphAddExternalSemaphoresWaitNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param nodeParams `const struct cudaExternalSemaphoreWaitNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresWaitNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddExternalSemaphoresWaitNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddExternalSemaphoresWaitNode', 'pDependencies', pDependencies, 0, 1);
@@ -112,7 +112,7 @@ let cudaGraphAddHostNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param pNodeParams `const struct cudaHostNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddHostNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pNodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddHostNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddHostNode', 'pDependencies', pDependencies, 0, 1);
@@ -127,7 +127,7 @@ let cudaGraphAddKernelNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param pNodeParams `const struct cudaKernelNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddKernelNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pNodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddKernelNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddKernelNode', 'pDependencies', pDependencies, 0, 1);
@@ -142,7 +142,7 @@ let cudaGraphAddMemAllocNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param nodeParams `struct cudaMemAllocNodeParams *`, in/out: bytes of a `cudaMemAllocNodeParams`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemAllocNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemAllocNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemAllocNode', 'pDependencies', pDependencies, 0, 1);
@@ -157,7 +157,7 @@ let cudaGraphAddMemFreeNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param dptr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemFreeNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dptr: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemFreeNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemFreeNode', 'pDependencies', pDependencies, 0, 1);
@@ -172,7 +172,7 @@ let cudaGraphAddMemcpyNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param pCopyParams `const struct cudaMemcpy3DParms *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pCopyParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemcpyNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemcpyNode', 'pDependencies', pDependencies, 0, 1);
@@ -190,7 +190,7 @@ let cudaGraphAddMemcpyNode1D$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode1D(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemcpyNode1D', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemcpyNode1D', 'pDependencies', pDependencies, 0, 1);
@@ -210,7 +210,7 @@ let cudaGraphAddMemcpyNodeFromSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeFromSymbol(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemcpyNodeFromSymbol', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemcpyNodeFromSymbol', 'pDependencies', pDependencies, 0, 1);
@@ -230,7 +230,7 @@ let cudaGraphAddMemcpyNodeToSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeToSymbol(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemcpyNodeToSymbol', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemcpyNodeToSymbol', 'pDependencies', pDependencies, 0, 1);
@@ -246,7 +246,7 @@ let cudaGraphAddMemsetNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param pMemsetParams `const struct cudaMemsetParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemsetNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pMemsetParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemsetNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemsetNode', 'pDependencies', pDependencies, 0, 1);

@@ -11,7 +11,7 @@ let cudaGraphChildGraphNodeGetGraph$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pGraph `cudaGraph_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphChildGraphNodeGetGraph(node: T.cudaGraphNode_t, pGraph: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraph) && pGraph.byteLength >= 8 && (((pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraph === 'number' && pGraph >= 0 && Number.isSafeInteger(pGraph)) && pGraph !== null) rawCovers('cudaGraphChildGraphNodeGetGraph', 'pGraph', pGraph, 8, 8);
   return (cudaGraphChildGraphNodeGetGraph$ ??= binder.native('cudaGraphChildGraphNodeGetGraph'))(node, pGraph);
@@ -21,7 +21,7 @@ let cudaGraphClone$: NativeFunction | undefined;
  * @param pGraphClone `cudaGraph_t *`, out: a typed array of one element
  * @param originalGraph `cudaGraph_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphClone(pGraphClone: T.Pointer, originalGraph: T.cudaGraph_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphClone) && pGraphClone.byteLength >= 8 && (((pGraphClone as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphClone as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphClone === 'number' && pGraphClone >= 0 && Number.isSafeInteger(pGraphClone)) && pGraphClone !== null) rawCovers('cudaGraphClone', 'pGraphClone', pGraphClone, 8, 8);
   return (cudaGraphClone$ ??= binder.native('cudaGraphClone'))(pGraphClone, originalGraph);
@@ -31,7 +31,7 @@ let cudaGraphCreate$: NativeFunction | undefined;
  * @param pGraph `cudaGraph_t *`, out: a typed array of one element
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphCreate(pGraph: T.Pointer, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraph) && pGraph.byteLength >= 8 && (((pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraph === 'number' && pGraph >= 0 && Number.isSafeInteger(pGraph)) && pGraph !== null) rawCovers('cudaGraphCreate', 'pGraph', pGraph, 8, 8);
   return (cudaGraphCreate$ ??= binder.native('cudaGraphCreate'))(pGraph, flags);
@@ -42,7 +42,7 @@ let cudaGraphDebugDotPrint$: NativeFunction | undefined;
  * @param path `const char *`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDebugDotPrint(graph: T.cudaGraph_t, path: string | T.Pointer, flags: number): T.cudaError_t {
   if (typeof path === 'string' && path.includes('\0')) cstringArg('cudaGraphDebugDotPrint', 'path', path, true);
   return (cudaGraphDebugDotPrint$ ??= binder.native('cudaGraphDebugDotPrint'))(graph, path, flags);
@@ -51,7 +51,7 @@ let cudaGraphDestroy$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphDestroy(cudaGraph_t graph)` · cuda_runtime_api.h · CUDA 11.8
  * @param graph `cudaGraph_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDestroy(graph: T.cudaGraph_t): T.cudaError_t {
   return (cudaGraphDestroy$ ??= binder.native('cudaGraphDestroy'))(graph);
 }
@@ -59,7 +59,7 @@ let cudaGraphDestroyNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)` · cuda_runtime_api.h · CUDA 11.8
  * @param node `cudaGraphNode_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDestroyNode(node: T.cudaGraphNode_t): T.cudaError_t {
   return (cudaGraphDestroyNode$ ??= binder.native('cudaGraphDestroyNode'))(node);
 }
@@ -68,7 +68,7 @@ let cudaGraphEventRecordNodeGetEvent$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param event_out `cudaEvent_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventRecordNodeGetEvent(node: T.cudaGraphNode_t, event_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(event_out) && event_out.byteLength >= 8 && (((event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof event_out === 'number' && event_out >= 0 && Number.isSafeInteger(event_out)) && event_out !== null) rawCovers('cudaGraphEventRecordNodeGetEvent', 'event_out', event_out, 8, 8);
   return (cudaGraphEventRecordNodeGetEvent$ ??= binder.native('cudaGraphEventRecordNodeGetEvent'))(node, event_out);
@@ -78,7 +78,7 @@ let cudaGraphEventRecordNodeSetEvent$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t, event: T.cudaEvent_t): T.cudaError_t {
   return (cudaGraphEventRecordNodeSetEvent$ ??= binder.native('cudaGraphEventRecordNodeSetEvent'))(node, event);
 }
@@ -87,7 +87,7 @@ let cudaGraphEventWaitNodeGetEvent$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param event_out `cudaEvent_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventWaitNodeGetEvent(node: T.cudaGraphNode_t, event_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(event_out) && event_out.byteLength >= 8 && (((event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof event_out === 'number' && event_out >= 0 && Number.isSafeInteger(event_out)) && event_out !== null) rawCovers('cudaGraphEventWaitNodeGetEvent', 'event_out', event_out, 8, 8);
   return (cudaGraphEventWaitNodeGetEvent$ ??= binder.native('cudaGraphEventWaitNodeGetEvent'))(node, event_out);
@@ -97,7 +97,7 @@ let cudaGraphEventWaitNodeSetEvent$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventWaitNodeSetEvent(node: T.cudaGraphNode_t, event: T.cudaEvent_t): T.cudaError_t {
   return (cudaGraphEventWaitNodeSetEvent$ ??= binder.native('cudaGraphEventWaitNodeSetEvent'))(node, event);
 }

@@ -12,7 +12,7 @@ let cudaGraphExecChildGraphNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param childGraph `cudaGraph_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecChildGraphNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, childGraph: T.cudaGraph_t): T.cudaError_t {
   return (cudaGraphExecChildGraphNodeSetParams$ ??= binder.native('cudaGraphExecChildGraphNodeSetParams'))(hGraphExec, node, childGraph);
 }
@@ -20,7 +20,7 @@ let cudaGraphExecDestroy$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)` · cuda_runtime_api.h · CUDA 11.8
  * @param graphExec `cudaGraphExec_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecDestroy(graphExec: T.cudaGraphExec_t): T.cudaError_t {
   return (cudaGraphExecDestroy$ ??= binder.native('cudaGraphExecDestroy'))(graphExec);
 }
@@ -30,7 +30,7 @@ let cudaGraphExecEventRecordNodeSetEvent$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecEventRecordNodeSetEvent(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, event: T.cudaEvent_t): T.cudaError_t {
   return (cudaGraphExecEventRecordNodeSetEvent$ ??= binder.native('cudaGraphExecEventRecordNodeSetEvent'))(hGraphExec, hNode, event);
 }
@@ -40,7 +40,7 @@ let cudaGraphExecEventWaitNodeSetEvent$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecEventWaitNodeSetEvent(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, event: T.cudaEvent_t): T.cudaError_t {
   return (cudaGraphExecEventWaitNodeSetEvent$ ??= binder.native('cudaGraphExecEventWaitNodeSetEvent'))(hGraphExec, hNode, event);
 }
@@ -50,7 +50,7 @@ let cudaGraphExecExternalSemaphoresSignalNodeSetParams$: NativeFunction | undefi
  * @param hNode `cudaGraphNode_t`
  * @param nodeParams `const struct cudaExternalSemaphoreSignalNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, nodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cudaGraphExecExternalSemaphoresSignalNodeSetParams$ ??= binder.native('cudaGraphExecExternalSemaphoresSignalNodeSetParams'))(hGraphExec, hNode, nodeParams);
@@ -61,7 +61,7 @@ let cudaGraphExecExternalSemaphoresWaitNodeSetParams$: NativeFunction | undefine
  * @param hNode `cudaGraphNode_t`
  * @param nodeParams `const struct cudaExternalSemaphoreWaitNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, nodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cudaGraphExecExternalSemaphoresWaitNodeSetParams$ ??= binder.native('cudaGraphExecExternalSemaphoresWaitNodeSetParams'))(hGraphExec, hNode, nodeParams);
@@ -72,7 +72,7 @@ let cudaGraphExecHostNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaHostNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecHostNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphExecHostNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphExecHostNodeSetParams$ ??= binder.native('cudaGraphExecHostNodeSetParams'))(hGraphExec, node, pNodeParams);
@@ -83,7 +83,7 @@ let cudaGraphExecKernelNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaKernelNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecKernelNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphExecKernelNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphExecKernelNodeSetParams$ ??= binder.native('cudaGraphExecKernelNodeSetParams'))(hGraphExec, node, pNodeParams);
@@ -94,7 +94,7 @@ let cudaGraphExecMemcpyNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaMemcpy3DParms *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphExecMemcpyNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphExecMemcpyNodeSetParams$ ??= binder.native('cudaGraphExecMemcpyNodeSetParams'))(hGraphExec, node, pNodeParams);
@@ -108,7 +108,7 @@ let cudaGraphExecMemcpyNodeSetParams1D$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaGraphExecMemcpyNodeSetParams1D', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaGraphExecMemcpyNodeSetParams1D', 'src', src, 0, 1);
@@ -124,7 +124,7 @@ let cudaGraphExecMemcpyNodeSetParamsFromSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'symbol', symbol, 0, 1);
@@ -140,7 +140,7 @@ let cudaGraphExecMemcpyNodeSetParamsToSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'symbol', symbol, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'src', src, 0, 1);
@@ -152,7 +152,7 @@ let cudaGraphExecMemsetNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaMemsetParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemsetNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphExecMemsetNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphExecMemsetNodeSetParams$ ??= binder.native('cudaGraphExecMemsetNodeSetParams'))(hGraphExec, node, pNodeParams);
@@ -164,7 +164,7 @@ let cudaGraphExecUpdate$: NativeFunction | undefined;
  * @param hErrorNode_out `cudaGraphNode_t *`, out: a typed array of one element
  * @param updateResult_out `enum cudaGraphExecUpdateResult *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecUpdate(hGraphExec: T.cudaGraphExec_t, hGraph: T.cudaGraph_t, hErrorNode_out: T.Pointer, updateResult_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(hErrorNode_out) && hErrorNode_out.byteLength >= 8 && (((hErrorNode_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (hErrorNode_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof hErrorNode_out === 'number' && hErrorNode_out >= 0 && Number.isSafeInteger(hErrorNode_out)) && hErrorNode_out !== null) rawCovers('cudaGraphExecUpdate', 'hErrorNode_out', hErrorNode_out, 8, 8);
   if (!(ArrayBuffer.isView(updateResult_out) && updateResult_out.byteLength >= 4 && (((updateResult_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (updateResult_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof updateResult_out === 'number' && updateResult_out >= 0 && Number.isSafeInteger(updateResult_out)) && updateResult_out !== null) rawCovers('cudaGraphExecUpdate', 'updateResult_out', updateResult_out, 4, 4);

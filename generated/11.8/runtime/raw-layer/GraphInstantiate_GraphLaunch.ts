@@ -14,7 +14,7 @@ let cudaGraphInstantiate$: NativeFunction | undefined;
  * @param pLogBuffer `char *`, out: a char buffer of `bufferSize` bytes
  * @param bufferSize `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiate(pGraphExec: T.Pointer, graph: T.cudaGraph_t, pErrorNode: T.Pointer, pLogBuffer: T.Pointer, bufferSize: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphExec) && pGraphExec.byteLength >= 8 && (((pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphExec === 'number' && pGraphExec >= 0 && Number.isSafeInteger(pGraphExec)) && pGraphExec !== null) rawCovers('cudaGraphInstantiate', 'pGraphExec', pGraphExec, 8, 8);
   if (!(ArrayBuffer.isView(pErrorNode) && pErrorNode.byteLength >= 8 && (((pErrorNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pErrorNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pErrorNode === 'number' && pErrorNode >= 0 && Number.isSafeInteger(pErrorNode)) && pErrorNode !== null) rawCovers('cudaGraphInstantiate', 'pErrorNode', pErrorNode, 8, 8);
@@ -27,7 +27,7 @@ let cudaGraphInstantiateWithFlags$: NativeFunction | undefined;
  * @param graph `cudaGraph_t`
  * @param flags `unsigned long long`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithFlags(pGraphExec: T.Pointer, graph: T.cudaGraph_t, flags: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphExec) && pGraphExec.byteLength >= 8 && (((pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphExec === 'number' && pGraphExec >= 0 && Number.isSafeInteger(pGraphExec)) && pGraphExec !== null) rawCovers('cudaGraphInstantiateWithFlags', 'pGraphExec', pGraphExec, 8, 8);
   return (cudaGraphInstantiateWithFlags$ ??= binder.native('cudaGraphInstantiateWithFlags'))(pGraphExec, graph, flags);
@@ -37,7 +37,7 @@ let cudaGraphKernelNodeCopyAttributes$: NativeFunction | undefined;
  * @param hSrc `cudaGraphNode_t`
  * @param hDst `cudaGraphNode_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeCopyAttributes(hSrc: T.cudaGraphNode_t, hDst: T.cudaGraphNode_t): T.cudaError_t {
   return (cudaGraphKernelNodeCopyAttributes$ ??= binder.native('cudaGraphKernelNodeCopyAttributes'))(hSrc, hDst);
 }
@@ -47,7 +47,7 @@ let cudaGraphKernelNodeGetAttribute$: NativeFunction | undefined;
  * @param attr `cudaLaunchAttributeID`
  * @param value_out `cudaLaunchAttributeValue *`, out: bytes of a `cudaLaunchAttributeValue`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t, attr: T.cudaLaunchAttributeID, value_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(value_out) && value_out.byteLength >= 64) && !(typeof value_out === 'number' && value_out >= 0 && Number.isSafeInteger(value_out)) && value_out !== null) rawCovers('cudaGraphKernelNodeGetAttribute', 'value_out', value_out, 64, 1);
   return (cudaGraphKernelNodeGetAttribute$ ??= binder.native('cudaGraphKernelNodeGetAttribute'))(hNode, attr, value_out);
@@ -57,7 +57,7 @@ let cudaGraphKernelNodeGetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `struct cudaKernelNodeParams *`, out: bytes of a `cudaKernelNodeParams`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pNodeParams) && pNodeParams.byteLength >= 56) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphKernelNodeGetParams', 'pNodeParams', pNodeParams, 56, 1);
   return (cudaGraphKernelNodeGetParams$ ??= binder.native('cudaGraphKernelNodeGetParams'))(node, pNodeParams);
@@ -68,7 +68,7 @@ let cudaGraphKernelNodeSetAttribute$: NativeFunction | undefined;
  * @param attr `cudaLaunchAttributeID`
  * @param value `const cudaLaunchAttributeValue *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t, attr: T.cudaLaunchAttributeID, value: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaGraphKernelNodeSetAttribute', 'value', value, 0, 1);
   return (cudaGraphKernelNodeSetAttribute$ ??= binder.native('cudaGraphKernelNodeSetAttribute'))(hNode, attr, value);
@@ -78,7 +78,7 @@ let cudaGraphKernelNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaKernelNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphKernelNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphKernelNodeSetParams$ ??= binder.native('cudaGraphKernelNodeSetParams'))(node, pNodeParams);
@@ -88,7 +88,7 @@ let cudaGraphLaunch$: NativeFunction | undefined;
  * @param graphExec `cudaGraphExec_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphLaunch(graphExec: T.cudaGraphExec_t, stream: T.cudaStream_t): T.cudaError_t {
   return (cudaGraphLaunch$ ??= binder.native('cudaGraphLaunch'))(graphExec, stream);
 }

@@ -12,7 +12,7 @@ let cudaGraphNodeFindInClone$: NativeFunction | undefined;
  * @param originalNode `cudaGraphNode_t`
  * @param clonedGraph `cudaGraph_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeFindInClone(pNode: T.Pointer, originalNode: T.cudaGraphNode_t, clonedGraph: T.cudaGraph_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(pNode) && pNode.byteLength >= 8 && (((pNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pNode === 'number' && pNode >= 0 && Number.isSafeInteger(pNode)) && pNode !== null) rawCovers('cudaGraphNodeFindInClone', 'pNode', pNode, 8, 8);
   return (cudaGraphNodeFindInClone$ ??= binder.native('cudaGraphNodeFindInClone'))(pNode, originalNode, clonedGraph);
@@ -23,7 +23,7 @@ let cudaGraphNodeGetDependencies$: NativeFunction | undefined;
  * @param pDependencies `cudaGraphNode_t *`, out: an array of `*pNumDependencies` elements (capacity/count pair)
  * @param pNumDependencies `size_t *`, in/out: capacity of `pDependencies`, `edgeData` in, count out
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t, pDependencies: T.Pointer, pNumDependencies: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pDependencies) && pDependencies.byteLength >= 8 && (((pDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphNodeGetDependencies', 'pDependencies', pDependencies, 8, 8);
   if (!(ArrayBuffer.isView(pNumDependencies) && pNumDependencies.byteLength >= 8 && (((pNumDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pNumDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pNumDependencies === 'number' && pNumDependencies >= 0 && Number.isSafeInteger(pNumDependencies)) && pNumDependencies !== null) rawCovers('cudaGraphNodeGetDependencies', 'pNumDependencies', pNumDependencies, 8, 8);
@@ -35,7 +35,7 @@ let cudaGraphNodeGetDependentNodes$: NativeFunction | undefined;
  * @param pDependentNodes `cudaGraphNode_t *`, out: an array of `*pNumDependentNodes` elements (capacity/count pair)
  * @param pNumDependentNodes `size_t *`, in/out: capacity of `pDependentNodes`, `edgeData` in, count out
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t, pDependentNodes: T.Pointer, pNumDependentNodes: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pDependentNodes) && pDependentNodes.byteLength >= 8 && (((pDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pDependentNodes === 'number' && pDependentNodes >= 0 && Number.isSafeInteger(pDependentNodes)) && pDependentNodes !== null) rawCovers('cudaGraphNodeGetDependentNodes', 'pDependentNodes', pDependentNodes, 8, 8);
   if (!(ArrayBuffer.isView(pNumDependentNodes) && pNumDependentNodes.byteLength >= 8 && (((pNumDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pNumDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pNumDependentNodes === 'number' && pNumDependentNodes >= 0 && Number.isSafeInteger(pNumDependentNodes)) && pNumDependentNodes !== null) rawCovers('cudaGraphNodeGetDependentNodes', 'pNumDependentNodes', pNumDependentNodes, 8, 8);
@@ -47,7 +47,7 @@ let cudaGraphNodeGetEnabled$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param isEnabled `unsigned int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, isEnabled: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(isEnabled) && isEnabled.byteLength >= 4 && (((isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isEnabled === 'number' && isEnabled >= 0 && Number.isSafeInteger(isEnabled)) && isEnabled !== null) rawCovers('cudaGraphNodeGetEnabled', 'isEnabled', isEnabled, 4, 4);
   return (cudaGraphNodeGetEnabled$ ??= binder.native('cudaGraphNodeGetEnabled'))(hGraphExec, hNode, isEnabled);
@@ -57,7 +57,7 @@ let cudaGraphNodeGetType$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pType `enum cudaGraphNodeType *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetType(node: T.cudaGraphNode_t, pType: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pType) && pType.byteLength >= 4 && (((pType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pType === 'number' && pType >= 0 && Number.isSafeInteger(pType)) && pType !== null) rawCovers('cudaGraphNodeGetType', 'pType', pType, 4, 4);
   return (cudaGraphNodeGetType$ ??= binder.native('cudaGraphNodeGetType'))(node, pType);
@@ -68,7 +68,7 @@ let cudaGraphNodeSetEnabled$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param isEnabled `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, isEnabled: number): T.cudaError_t {
   return (cudaGraphNodeSetEnabled$ ??= binder.native('cudaGraphNodeSetEnabled'))(hGraphExec, hNode, isEnabled);
 }
@@ -78,7 +78,7 @@ let cudaGraphReleaseUserObject$: NativeFunction | undefined;
  * @param object `cudaUserObject_t`
  * @param count `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t, object: T.cudaUserObject_t, count: number): T.cudaError_t {
   return (cudaGraphReleaseUserObject$ ??= binder.native('cudaGraphReleaseUserObject'))(graph, object, count);
 }
@@ -89,7 +89,7 @@ let cudaGraphRemoveDependencies$: NativeFunction | undefined;
  * @param to `const cudaGraphNode_t *`, array
  * @param numDependencies `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRemoveDependencies(graph: T.cudaGraph_t, from: T.Pointer, to: T.Pointer, numDependencies: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(from) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cudaGraphRemoveDependencies', 'from', from, 0, 1);
   if (!ArrayBuffer.isView(to) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cudaGraphRemoveDependencies', 'to', to, 0, 1);

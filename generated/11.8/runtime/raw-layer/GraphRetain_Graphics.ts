@@ -13,7 +13,7 @@ let cudaGraphRetainUserObject$: NativeFunction | undefined;
  * @param count `unsigned int`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRetainUserObject(graph: T.cudaGraph_t, object: T.cudaUserObject_t, count: number, flags: number): T.cudaError_t {
   return (cudaGraphRetainUserObject$ ??= binder.native('cudaGraphRetainUserObject'))(graph, object, count, flags);
 }
@@ -22,7 +22,7 @@ let cudaGraphUpload$: NativeFunction | undefined;
  * @param graphExec `cudaGraphExec_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphUpload(graphExec: T.cudaGraphExec_t, stream: T.cudaStream_t): T.cudaError_t {
   return (cudaGraphUpload$ ??= binder.native('cudaGraphUpload'))(graphExec, stream);
 }
@@ -32,7 +32,7 @@ let cudaGraphicsMapResources$: NativeFunction | undefined;
  * @param resources `cudaGraphicsResource_t *`, array, `count` long
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsMapResources(count: number, resources: T.Pointer, stream: T.cudaStream_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(resources) && resources.byteLength >= 8 && (((resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof resources === 'number' && resources >= 0 && Number.isSafeInteger(resources)) && resources !== null) rawCovers('cudaGraphicsMapResources', 'resources', resources, 8, 8);
   return (cudaGraphicsMapResources$ ??= binder.native('cudaGraphicsMapResources'))(count, resources, stream);
@@ -42,7 +42,7 @@ let cudaGraphicsResourceGetMappedMipmappedArray$: NativeFunction | undefined;
  * @param mipmappedArray `cudaMipmappedArray_t *`, out: a typed array of one element
  * @param resource `cudaGraphicsResource_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray: T.Pointer, resource: T.cudaGraphicsResource_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(mipmappedArray) && mipmappedArray.byteLength >= 8 && (((mipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof mipmappedArray === 'number' && mipmappedArray >= 0 && Number.isSafeInteger(mipmappedArray)) && mipmappedArray !== null) rawCovers('cudaGraphicsResourceGetMappedMipmappedArray', 'mipmappedArray', mipmappedArray, 8, 8);
   return (cudaGraphicsResourceGetMappedMipmappedArray$ ??= binder.native('cudaGraphicsResourceGetMappedMipmappedArray'))(mipmappedArray, resource);
@@ -53,7 +53,7 @@ let cudaGraphicsResourceGetMappedPointer$: NativeFunction | undefined;
  * @param size `size_t *`, out: a typed array of one element
  * @param resource `cudaGraphicsResource_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceGetMappedPointer(devPtr: T.Pointer, size: T.Pointer, resource: T.cudaGraphicsResource_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaGraphicsResourceGetMappedPointer', 'devPtr', devPtr, 8, 8);
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cudaGraphicsResourceGetMappedPointer', 'size', size, 8, 8);
@@ -64,7 +64,7 @@ let cudaGraphicsResourceSetMapFlags$: NativeFunction | undefined;
  * @param resource `cudaGraphicsResource_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceSetMapFlags(resource: T.cudaGraphicsResource_t, flags: number): T.cudaError_t {
   return (cudaGraphicsResourceSetMapFlags$ ??= binder.native('cudaGraphicsResourceSetMapFlags'))(resource, flags);
 }
@@ -75,7 +75,7 @@ let cudaGraphicsSubResourceGetMappedArray$: NativeFunction | undefined;
  * @param arrayIndex `unsigned int`
  * @param mipLevel `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsSubResourceGetMappedArray(array: T.Pointer, resource: T.cudaGraphicsResource_t, arrayIndex: number, mipLevel: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(array) && array.byteLength >= 8 && (((array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof array === 'number' && array >= 0 && Number.isSafeInteger(array)) && array !== null) rawCovers('cudaGraphicsSubResourceGetMappedArray', 'array', array, 8, 8);
   return (cudaGraphicsSubResourceGetMappedArray$ ??= binder.native('cudaGraphicsSubResourceGetMappedArray'))(array, resource, arrayIndex, mipLevel);
@@ -86,7 +86,7 @@ let cudaGraphicsUnmapResources$: NativeFunction | undefined;
  * @param resources `cudaGraphicsResource_t *`, array, `count` long
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsUnmapResources(count: number, resources: T.Pointer, stream: T.cudaStream_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(resources) && resources.byteLength >= 8 && (((resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof resources === 'number' && resources >= 0 && Number.isSafeInteger(resources)) && resources !== null) rawCovers('cudaGraphicsUnmapResources', 'resources', resources, 8, 8);
   return (cudaGraphicsUnmapResources$ ??= binder.native('cudaGraphicsUnmapResources'))(count, resources, stream);
@@ -95,7 +95,7 @@ let cudaGraphicsUnregisterResource$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 11.8
  * @param resource `cudaGraphicsResource_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsUnregisterResource(resource: T.cudaGraphicsResource_t): T.cudaError_t {
   return (cudaGraphicsUnregisterResource$ ??= binder.native('cudaGraphicsUnregisterResource'))(resource);
 }

@@ -13,7 +13,7 @@ let cudaHostAlloc$: NativeFunction | undefined;
  * @param size `size_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostAlloc(pHost: T.Pointer, size: T.Int64, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(pHost) && pHost.byteLength >= 8 && (((pHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pHost === 'number' && pHost >= 0 && Number.isSafeInteger(pHost)) && pHost !== null) rawCovers('cudaHostAlloc', 'pHost', pHost, 8, 8);
   return (cudaHostAlloc$ ??= binder.native('cudaHostAlloc'))(pHost, size, flags);
@@ -24,7 +24,7 @@ let cudaHostGetDevicePointer$: NativeFunction | undefined;
  * @param pHost `void *`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetDevicePointer(pDevice: T.Pointer, pHost: T.Pointer, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(pDevice) && pDevice.byteLength >= 8 && (((pDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pDevice === 'number' && pDevice >= 0 && Number.isSafeInteger(pDevice)) && pDevice !== null) rawCovers('cudaHostGetDevicePointer', 'pDevice', pDevice, 8, 8);
   if (!ArrayBuffer.isView(pHost) && !(typeof pHost === 'number' && pHost >= 0 && Number.isSafeInteger(pHost)) && pHost !== null) rawCovers('cudaHostGetDevicePointer', 'pHost', pHost, 0, 1);
@@ -35,7 +35,7 @@ let cudaHostGetFlags$: NativeFunction | undefined;
  * @param pFlags `unsigned int *`, out: a typed array of one element
  * @param pHost `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetFlags(pFlags: T.Pointer, pHost: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pFlags) && pFlags.byteLength >= 4 && (((pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pFlags === 'number' && pFlags >= 0 && Number.isSafeInteger(pFlags)) && pFlags !== null) rawCovers('cudaHostGetFlags', 'pFlags', pFlags, 4, 4);
   if (!ArrayBuffer.isView(pHost) && !(typeof pHost === 'number' && pHost >= 0 && Number.isSafeInteger(pHost)) && pHost !== null) rawCovers('cudaHostGetFlags', 'pHost', pHost, 0, 1);
@@ -47,7 +47,7 @@ let cudaHostRegister$: NativeFunction | undefined;
  * @param size `size_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): T.cudaError_t {
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaHostRegister', 'ptr', ptr, 0, 1);
   return (cudaHostRegister$ ??= binder.native('cudaHostRegister'))(ptr, size, flags);
@@ -56,7 +56,7 @@ let cudaHostUnregister$: NativeFunction | undefined;
 /** `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 11.8
  * @param ptr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostUnregister(ptr: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaHostUnregister', 'ptr', ptr, 0, 1);
   return (cudaHostUnregister$ ??= binder.native('cudaHostUnregister'))(ptr);
@@ -66,7 +66,7 @@ let cudaImportExternalMemory$: NativeFunction | undefined;
  * @param extMem_out `cudaExternalMemory_t *`, out: a typed array of one element
  * @param memHandleDesc `const struct cudaExternalMemoryHandleDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalMemory(extMem_out: T.Pointer, memHandleDesc: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(extMem_out) && extMem_out.byteLength >= 8 && (((extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof extMem_out === 'number' && extMem_out >= 0 && Number.isSafeInteger(extMem_out)) && extMem_out !== null) rawCovers('cudaImportExternalMemory', 'extMem_out', extMem_out, 8, 8);
   if (!ArrayBuffer.isView(memHandleDesc) && !(typeof memHandleDesc === 'number' && memHandleDesc >= 0 && Number.isSafeInteger(memHandleDesc)) && memHandleDesc !== null) rawCovers('cudaImportExternalMemory', 'memHandleDesc', memHandleDesc, 0, 1);
@@ -77,7 +77,7 @@ let cudaImportExternalSemaphore$: NativeFunction | undefined;
  * @param extSem_out `cudaExternalSemaphore_t *`, out: a typed array of one element
  * @param semHandleDesc `const struct cudaExternalSemaphoreHandleDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalSemaphore(extSem_out: T.Pointer, semHandleDesc: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(extSem_out) && extSem_out.byteLength >= 8 && (((extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof extSem_out === 'number' && extSem_out >= 0 && Number.isSafeInteger(extSem_out)) && extSem_out !== null) rawCovers('cudaImportExternalSemaphore', 'extSem_out', extSem_out, 8, 8);
   if (!ArrayBuffer.isView(semHandleDesc) && !(typeof semHandleDesc === 'number' && semHandleDesc >= 0 && Number.isSafeInteger(semHandleDesc)) && semHandleDesc !== null) rawCovers('cudaImportExternalSemaphore', 'semHandleDesc', semHandleDesc, 0, 1);
@@ -87,7 +87,7 @@ let cudaIpcCloseMemHandle$: NativeFunction | undefined;
 /** `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 11.8
  * @param devPtr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcCloseMemHandle(devPtr: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaIpcCloseMemHandle', 'devPtr', devPtr, 0, 1);
   return (cudaIpcCloseMemHandle$ ??= binder.native('cudaIpcCloseMemHandle'))(devPtr);
@@ -97,7 +97,7 @@ let cudaIpcGetEventHandle$: NativeFunction | undefined;
  * @param handle `cudaIpcEventHandle_t *`, out: bytes of a `cudaIpcEventHandle_st`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetEventHandle(handle: T.Pointer, event: T.cudaEvent_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 64) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cudaIpcGetEventHandle', 'handle', handle, 64, 1);
   return (cudaIpcGetEventHandle$ ??= binder.native('cudaIpcGetEventHandle'))(handle, event);
@@ -107,7 +107,7 @@ let cudaIpcGetMemHandle$: NativeFunction | undefined;
  * @param handle `cudaIpcMemHandle_t *`, out: bytes of a `cudaIpcMemHandle_st`
  * @param devPtr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetMemHandle(handle: T.Pointer, devPtr: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 64) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cudaIpcGetMemHandle', 'handle', handle, 64, 1);
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaIpcGetMemHandle', 'devPtr', devPtr, 0, 1);
@@ -118,7 +118,7 @@ let cudaIpcOpenEventHandle$: NativeFunction | undefined;
  * @param event `cudaEvent_t *`, out: a typed array of one element
  * @param handle `cudaIpcEventHandle_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenEventHandle(event: T.Pointer, handle: T.cudaIpcEventHandle_st): T.cudaError_t {
   if (!(ArrayBuffer.isView(event) && event.byteLength >= 8 && (((event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof event === 'number' && event >= 0 && Number.isSafeInteger(event)) && event !== null) rawCovers('cudaIpcOpenEventHandle', 'event', event, 8, 8);
   handle = checkRecord('cudaIpcOpenEventHandle', 'handle', records.cudaIpcEventHandle_st(), handle);
@@ -130,7 +130,7 @@ let cudaIpcOpenMemHandle$: NativeFunction | undefined;
  * @param handle `cudaIpcMemHandle_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenMemHandle(devPtr: T.Pointer, handle: T.cudaIpcMemHandle_st, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaIpcOpenMemHandle', 'devPtr', devPtr, 8, 8);
   handle = checkRecord('cudaIpcOpenMemHandle', 'handle', records.cudaIpcMemHandle_st(), handle);

@@ -16,7 +16,7 @@ let cudaLaunchCooperativeKernel$: NativeFunction | undefined;
  * @param sharedMem `size_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaLaunchCooperativeKernel', 'func', func, 0, 1);
   gridDim = checkRecord('cudaLaunchCooperativeKernel', 'gridDim', records.dim3(), gridDim);
@@ -30,7 +30,7 @@ let cudaLaunchCooperativeKernelMultiDevice$: NativeFunction | undefined;
  * @param numDevices `unsigned int`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Pointer, numDevices: number, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(launchParamsList) && launchParamsList.byteLength >= 56) && !(typeof launchParamsList === 'number' && launchParamsList >= 0 && Number.isSafeInteger(launchParamsList)) && launchParamsList !== null) rawCovers('cudaLaunchCooperativeKernelMultiDevice', 'launchParamsList', launchParamsList, 56, 1);
@@ -42,7 +42,7 @@ let cudaLaunchHostFunc$: NativeFunction | undefined;
  * @param fn `cudaHostFn_t`
  * @param userData `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchHostFunc(stream: T.cudaStream_t, fn: T.Pointer, userData: T.Pointer): T.cudaError_t {
   if (fn !== null && typeof fn !== 'bigint') callbackArg('cudaLaunchHostFunc', 'fn', fn, true);
   if (!ArrayBuffer.isView(userData) && !(typeof userData === 'number' && userData >= 0 && Number.isSafeInteger(userData)) && userData !== null) rawCovers('cudaLaunchHostFunc', 'userData', userData, 0, 1);
@@ -57,7 +57,7 @@ let cudaLaunchKernel$: NativeFunction | undefined;
  * @param sharedMem `size_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaLaunchKernel', 'func', func, 0, 1);
   gridDim = checkRecord('cudaLaunchKernel', 'gridDim', records.dim3(), gridDim);
@@ -71,7 +71,7 @@ let cudaLaunchKernelExC$: NativeFunction | undefined;
  * @param func `const void *`
  * @param args `void **`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernelExC(config: T.Pointer, func: T.Pointer, args: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(config) && !(typeof config === 'number' && config >= 0 && Number.isSafeInteger(config)) && config !== null) rawCovers('cudaLaunchKernelExC', 'config', config, 0, 1);
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaLaunchKernelExC', 'func', func, 0, 1);
@@ -83,7 +83,7 @@ let cudaMalloc$: NativeFunction | undefined;
  * @param devPtr `void **`, out: a typed array of one element
  * @param size `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(devPtr: T.Pointer, size: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMalloc', 'devPtr', devPtr, 8, 8);
   return (cudaMalloc$ ??= binder.native('cudaMalloc'))(devPtr, size);
@@ -96,7 +96,7 @@ let cudaMallocArray$: NativeFunction | undefined;
  * @param height `size_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(array: T.Pointer, desc: T.Pointer, width: T.Int64, height: T.Int64, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(array) && array.byteLength >= 8 && (((array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof array === 'number' && array >= 0 && Number.isSafeInteger(array)) && array !== null) rawCovers('cudaMallocArray', 'array', array, 8, 8);
   if (!ArrayBuffer.isView(desc) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cudaMallocArray', 'desc', desc, 0, 1);
@@ -108,7 +108,7 @@ let cudaMallocAsync$: NativeFunction | undefined;
  * @param size `size_t`
  * @param hStream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(devPtr: T.Pointer, size: T.Int64, hStream: T.cudaStream_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMallocAsync', 'devPtr', devPtr, 8, 8);
   return (cudaMallocAsync$ ??= binder.native('cudaMallocAsync'))(devPtr, size, hStream);
@@ -120,7 +120,7 @@ let cudaMallocFromPoolAsync$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(ptr: T.Pointer, size: T.Int64, memPool: T.cudaMemPool_t, stream: T.cudaStream_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(ptr) && ptr.byteLength >= 8 && (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaMallocFromPoolAsync', 'ptr', ptr, 8, 8);
   return (cudaMallocFromPoolAsync$ ??= binder.native('cudaMallocFromPoolAsync'))(ptr, size, memPool, stream);
@@ -130,7 +130,7 @@ let cudaMallocHost$: NativeFunction | undefined;
  * @param ptr `void **`, out: a typed array of one element
  * @param size `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(ptr: T.Pointer, size: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(ptr) && ptr.byteLength >= 8 && (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaMallocHost', 'ptr', ptr, 8, 8);
   return (cudaMallocHost$ ??= binder.native('cudaMallocHost'))(ptr, size);
@@ -141,7 +141,7 @@ let cudaMallocManaged$: NativeFunction | undefined;
  * @param size `size_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(devPtr: T.Pointer, size: T.Int64, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMallocManaged', 'devPtr', devPtr, 8, 8);
   return (cudaMallocManaged$ ??= binder.native('cudaMallocManaged'))(devPtr, size, flags);
@@ -154,7 +154,7 @@ let cudaMallocMipmappedArray$: NativeFunction | undefined;
  * @param numLevels `unsigned int`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(mipmappedArray: T.Pointer, desc: T.Pointer, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(mipmappedArray) && mipmappedArray.byteLength >= 8 && (((mipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof mipmappedArray === 'number' && mipmappedArray >= 0 && Number.isSafeInteger(mipmappedArray)) && mipmappedArray !== null) rawCovers('cudaMallocMipmappedArray', 'mipmappedArray', mipmappedArray, 8, 8);
   if (!ArrayBuffer.isView(desc) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cudaMallocMipmappedArray', 'desc', desc, 0, 1);
@@ -168,7 +168,7 @@ let cudaMallocPitch$: NativeFunction | undefined;
  * @param width `size_t`
  * @param height `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(devPtr: T.Pointer, pitch: T.Pointer, width: T.Int64, height: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMallocPitch', 'devPtr', devPtr, 8, 8);
   if (!(ArrayBuffer.isView(pitch) && pitch.byteLength >= 8 && (((pitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pitch === 'number' && pitch >= 0 && Number.isSafeInteger(pitch)) && pitch !== null) rawCovers('cudaMallocPitch', 'pitch', pitch, 8, 8);

@@ -13,7 +13,7 @@ let cudaMemcpy$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpy', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpy', 'src', src, 0, 1);
@@ -30,7 +30,7 @@ let cudaMemcpyArrayToArray$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyArrayToArray(dst: T.cudaArray_t, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   return (cudaMemcpyArrayToArray$ ??= binder.native('cudaMemcpyArrayToArray'))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
@@ -43,7 +43,7 @@ let cudaMemcpyAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyAsync', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyAsync', 'src', src, 0, 1);
@@ -58,7 +58,7 @@ let cudaMemcpyFromArray$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyFromArray', 'dst', dst, 0, 1);
@@ -74,7 +74,7 @@ let cudaMemcpyFromArrayAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyFromArrayAsync', 'dst', dst, 0, 1);
@@ -88,7 +88,7 @@ let cudaMemcpyFromSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbol(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyFromSymbol', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaMemcpyFromSymbol', 'symbol', symbol, 0, 1);
@@ -103,7 +103,7 @@ let cudaMemcpyFromSymbolAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyFromSymbolAsync', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaMemcpyFromSymbolAsync', 'symbol', symbol, 0, 1);
@@ -117,7 +117,7 @@ let cudaMemcpyPeer$: NativeFunction | undefined;
  * @param srcDevice `int`
  * @param count `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyPeer', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyPeer', 'src', src, 0, 1);
@@ -132,7 +132,7 @@ let cudaMemcpyPeerAsync$: NativeFunction | undefined;
  * @param count `size_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyPeerAsync', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyPeerAsync', 'src', src, 0, 1);
@@ -147,7 +147,7 @@ let cudaMemcpyToArray$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArray(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyToArray', 'src', src, 0, 1);
@@ -163,7 +163,7 @@ let cudaMemcpyToArrayAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyToArrayAsync', 'src', src, 0, 1);
@@ -177,7 +177,7 @@ let cudaMemcpyToSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbol(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaMemcpyToSymbol', 'symbol', symbol, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyToSymbol', 'src', src, 0, 1);
@@ -192,7 +192,7 @@ let cudaMemcpyToSymbolAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbolAsync(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaMemcpyToSymbolAsync', 'symbol', symbol, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyToSymbolAsync', 'src', src, 0, 1);

@@ -10,7 +10,7 @@ let cudaRuntimeGetVersion$: NativeFunction | undefined;
 /** `cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)` · cuda_runtime_api.h · CUDA 11.8
  * @param runtimeVersion `int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART____VERSION.html). */
+ * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART____VERSION.html). */
 export function cudaRuntimeGetVersion(runtimeVersion: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(runtimeVersion) && runtimeVersion.byteLength >= 4 && (((runtimeVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (runtimeVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof runtimeVersion === 'number' && runtimeVersion >= 0 && Number.isSafeInteger(runtimeVersion)) && runtimeVersion !== null) rawCovers('cudaRuntimeGetVersion', 'runtimeVersion', runtimeVersion, 4, 4);
   return (cudaRuntimeGetVersion$ ??= binder.native('cudaRuntimeGetVersion'))(runtimeVersion);
@@ -19,7 +19,7 @@ let cudaSetDevice$: NativeFunction | undefined;
 /** `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 11.8
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaSetDevice(device: number): T.cudaError_t {
   return (cudaSetDevice$ ??= binder.native('cudaSetDevice'))(device);
 }
@@ -27,7 +27,7 @@ let cudaSetDeviceFlags$: NativeFunction | undefined;
 /** `cudaError_t cudaSetDeviceFlags(unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaSetDeviceFlags(flags: number): T.cudaError_t {
   return (cudaSetDeviceFlags$ ??= binder.native('cudaSetDeviceFlags'))(flags);
 }
@@ -35,7 +35,7 @@ let cudaSetDoubleForDevice$: NativeFunction | undefined;
 /** `cudaError_t cudaSetDoubleForDevice(double *d)` · cuda_runtime_api.h · CUDA 11.8
  * @param d `double *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaSetDoubleForDevice(d: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(d) && d.byteLength >= 8 && (((d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof d === 'number' && d >= 0 && Number.isSafeInteger(d)) && d !== null) rawCovers('cudaSetDoubleForDevice', 'd', d, 8, 8);
@@ -45,7 +45,7 @@ let cudaSetDoubleForHost$: NativeFunction | undefined;
 /** `cudaError_t cudaSetDoubleForHost(double *d)` · cuda_runtime_api.h · CUDA 11.8
  * @param d `double *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaSetDoubleForHost(d: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(d) && d.byteLength >= 8 && (((d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof d === 'number' && d >= 0 && Number.isSafeInteger(d)) && d !== null) rawCovers('cudaSetDoubleForHost', 'd', d, 8, 8);
@@ -56,7 +56,7 @@ let cudaSetValidDevices$: NativeFunction | undefined;
  * @param device_arr `int *`, array, `len` long
  * @param len `int`, length of `device_arr`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaSetValidDevices(device_arr: T.Pointer, len: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(device_arr) && device_arr.byteLength >= 4 && (((device_arr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device_arr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof device_arr === 'number' && device_arr >= 0 && Number.isSafeInteger(device_arr)) && device_arr !== null) rawCovers('cudaSetValidDevices', 'device_arr', device_arr, 4, 4);
   return (cudaSetValidDevices$ ??= binder.native('cudaSetValidDevices'))(device_arr, len);
@@ -68,7 +68,7 @@ let cudaSignalExternalSemaphoresAsync$: NativeFunction | undefined;
  * @param numExtSems `unsigned int`, length of `extSemArray`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaSignalExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.Pointer, numExtSems: number, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(extSemArray) && !(typeof extSemArray === 'number' && extSemArray >= 0 && Number.isSafeInteger(extSemArray)) && extSemArray !== null) rawCovers('cudaSignalExternalSemaphoresAsync', 'extSemArray', extSemArray, 0, 1);
   if (!ArrayBuffer.isView(paramsArray) && !(typeof paramsArray === 'number' && paramsArray >= 0 && Number.isSafeInteger(paramsArray)) && paramsArray !== null) rawCovers('cudaSignalExternalSemaphoresAsync', 'paramsArray', paramsArray, 0, 1);
@@ -81,7 +81,7 @@ let cudaStreamAddCallback$: NativeFunction | undefined;
  * @param userData `void *`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamAddCallback(stream: T.cudaStream_t, callback: T.Pointer, userData: T.Pointer, flags: number): T.cudaError_t {
   if (callback !== null && typeof callback !== 'bigint') callbackArg('cudaStreamAddCallback', 'callback', callback, true);
   if (!ArrayBuffer.isView(userData) && !(typeof userData === 'number' && userData >= 0 && Number.isSafeInteger(userData)) && userData !== null) rawCovers('cudaStreamAddCallback', 'userData', userData, 0, 1);
@@ -94,7 +94,7 @@ let cudaStreamAttachMemAsync$: NativeFunction | undefined;
  * @param length `size_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamAttachMemAsync(stream: T.cudaStream_t, devPtr: T.Pointer, length: T.Int64, flags: number): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaStreamAttachMemAsync', 'devPtr', devPtr, 0, 1);
   return (cudaStreamAttachMemAsync$ ??= binder.native('cudaStreamAttachMemAsync'))(stream, devPtr, length, flags);
@@ -104,7 +104,7 @@ let cudaStreamBeginCapture$: NativeFunction | undefined;
  * @param stream `cudaStream_t`
  * @param mode `enum cudaStreamCaptureMode`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamBeginCapture(stream: T.cudaStream_t, mode: T.cudaStreamCaptureMode): T.cudaError_t {
   return (cudaStreamBeginCapture$ ??= binder.native('cudaStreamBeginCapture'))(stream, mode);
 }
@@ -113,7 +113,7 @@ let cudaStreamCopyAttributes$: NativeFunction | undefined;
  * @param dst `cudaStream_t`
  * @param src `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCopyAttributes(dst: T.cudaStream_t, src: T.cudaStream_t): T.cudaError_t {
   return (cudaStreamCopyAttributes$ ??= binder.native('cudaStreamCopyAttributes'))(dst, src);
 }
@@ -121,7 +121,7 @@ let cudaStreamCreate$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamCreate(cudaStream_t *pStream)` · cuda_runtime_api.h · CUDA 11.8
  * @param pStream `cudaStream_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreate(pStream: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pStream) && pStream.byteLength >= 8 && (((pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pStream === 'number' && pStream >= 0 && Number.isSafeInteger(pStream)) && pStream !== null) rawCovers('cudaStreamCreate', 'pStream', pStream, 8, 8);
   return (cudaStreamCreate$ ??= binder.native('cudaStreamCreate'))(pStream);
@@ -131,7 +131,7 @@ let cudaStreamCreateWithFlags$: NativeFunction | undefined;
  * @param pStream `cudaStream_t *`, out: a typed array of one element
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithFlags(pStream: T.Pointer, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(pStream) && pStream.byteLength >= 8 && (((pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pStream === 'number' && pStream >= 0 && Number.isSafeInteger(pStream)) && pStream !== null) rawCovers('cudaStreamCreateWithFlags', 'pStream', pStream, 8, 8);
   return (cudaStreamCreateWithFlags$ ??= binder.native('cudaStreamCreateWithFlags'))(pStream, flags);
@@ -142,7 +142,7 @@ let cudaStreamCreateWithPriority$: NativeFunction | undefined;
  * @param flags `unsigned int`
  * @param priority `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithPriority(pStream: T.Pointer, flags: number, priority: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(pStream) && pStream.byteLength >= 8 && (((pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pStream === 'number' && pStream >= 0 && Number.isSafeInteger(pStream)) && pStream !== null) rawCovers('cudaStreamCreateWithPriority', 'pStream', pStream, 8, 8);
   return (cudaStreamCreateWithPriority$ ??= binder.native('cudaStreamCreateWithPriority'))(pStream, flags, priority);
@@ -151,7 +151,7 @@ let cudaStreamDestroy$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamDestroy(stream: T.cudaStream_t): T.cudaError_t {
   return (cudaStreamDestroy$ ??= binder.native('cudaStreamDestroy'))(stream);
 }
@@ -160,7 +160,7 @@ let cudaStreamEndCapture$: NativeFunction | undefined;
  * @param stream `cudaStream_t`
  * @param pGraph `cudaGraph_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamEndCapture(stream: T.cudaStream_t, pGraph: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraph) && pGraph.byteLength >= 8 && (((pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraph === 'number' && pGraph >= 0 && Number.isSafeInteger(pGraph)) && pGraph !== null) rawCovers('cudaStreamEndCapture', 'pGraph', pGraph, 8, 8);
   return (cudaStreamEndCapture$ ??= binder.native('cudaStreamEndCapture'))(stream, pGraph);
@@ -171,7 +171,7 @@ let cudaStreamGetAttribute$: NativeFunction | undefined;
  * @param attr `cudaLaunchAttributeID`
  * @param value_out `cudaLaunchAttributeValue *`, out: bytes of a `cudaLaunchAttributeValue`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetAttribute(hStream: T.cudaStream_t, attr: T.cudaLaunchAttributeID, value_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(value_out) && value_out.byteLength >= 64) && !(typeof value_out === 'number' && value_out >= 0 && Number.isSafeInteger(value_out)) && value_out !== null) rawCovers('cudaStreamGetAttribute', 'value_out', value_out, 64, 1);
   return (cudaStreamGetAttribute$ ??= binder.native('cudaStreamGetAttribute'))(hStream, attr, value_out);
@@ -182,7 +182,7 @@ let cudaStreamGetCaptureInfo$: NativeFunction | undefined;
  * @param pCaptureStatus `enum cudaStreamCaptureStatus *`, out: a typed array of one element
  * @param pId `unsigned long long *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetCaptureInfo(stream: T.cudaStream_t, pCaptureStatus: T.Pointer, pId: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pCaptureStatus) && pCaptureStatus.byteLength >= 4 && (((pCaptureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pCaptureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pCaptureStatus === 'number' && pCaptureStatus >= 0 && Number.isSafeInteger(pCaptureStatus)) && pCaptureStatus !== null) rawCovers('cudaStreamGetCaptureInfo', 'pCaptureStatus', pCaptureStatus, 4, 4);
   if (!(ArrayBuffer.isView(pId) && pId.byteLength >= 8 && (((pId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pId === 'number' && pId >= 0 && Number.isSafeInteger(pId)) && pId !== null) rawCovers('cudaStreamGetCaptureInfo', 'pId', pId, 8, 8);
@@ -197,7 +197,7 @@ let cudaStreamGetCaptureInfo_v2$: NativeFunction | undefined;
  * @param dependencies_out `const cudaGraphNode_t **`, out: an array of `*numDependencies_out` elements (capacity/count pair)
  * @param numDependencies_out `size_t *`, in/out: capacity of `dependencies_out` in, count out
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetCaptureInfo_v2(stream: T.cudaStream_t, captureStatus_out: T.Pointer, id_out: T.Pointer, graph_out: T.Pointer, dependencies_out: T.Pointer, numDependencies_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(captureStatus_out) && captureStatus_out.byteLength >= 4 && (((captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof captureStatus_out === 'number' && captureStatus_out >= 0 && Number.isSafeInteger(captureStatus_out)) && captureStatus_out !== null) rawCovers('cudaStreamGetCaptureInfo_v2', 'captureStatus_out', captureStatus_out, 4, 4);
   if (!(ArrayBuffer.isView(id_out) && id_out.byteLength >= 8 && (((id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof id_out === 'number' && id_out >= 0 && Number.isSafeInteger(id_out)) && id_out !== null) rawCovers('cudaStreamGetCaptureInfo_v2', 'id_out', id_out, 8, 8);
@@ -211,7 +211,7 @@ let cudaStreamGetFlags$: NativeFunction | undefined;
  * @param hStream `cudaStream_t`
  * @param flags `unsigned int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetFlags(hStream: T.cudaStream_t, flags: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 4 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cudaStreamGetFlags', 'flags', flags, 4, 4);
   return (cudaStreamGetFlags$ ??= binder.native('cudaStreamGetFlags'))(hStream, flags);
@@ -221,7 +221,7 @@ let cudaStreamGetPriority$: NativeFunction | undefined;
  * @param hStream `cudaStream_t`
  * @param priority `int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetPriority(hStream: T.cudaStream_t, priority: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(priority) && priority.byteLength >= 4 && (((priority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (priority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof priority === 'number' && priority >= 0 && Number.isSafeInteger(priority)) && priority !== null) rawCovers('cudaStreamGetPriority', 'priority', priority, 4, 4);
   return (cudaStreamGetPriority$ ??= binder.native('cudaStreamGetPriority'))(hStream, priority);
@@ -231,7 +231,7 @@ let cudaStreamIsCapturing$: NativeFunction | undefined;
  * @param stream `cudaStream_t`
  * @param pCaptureStatus `enum cudaStreamCaptureStatus *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamIsCapturing(stream: T.cudaStream_t, pCaptureStatus: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pCaptureStatus) && pCaptureStatus.byteLength >= 4 && (((pCaptureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pCaptureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pCaptureStatus === 'number' && pCaptureStatus >= 0 && Number.isSafeInteger(pCaptureStatus)) && pCaptureStatus !== null) rawCovers('cudaStreamIsCapturing', 'pCaptureStatus', pCaptureStatus, 4, 4);
   return (cudaStreamIsCapturing$ ??= binder.native('cudaStreamIsCapturing'))(stream, pCaptureStatus);
@@ -240,7 +240,7 @@ let cudaStreamQuery$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamQuery(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamQuery(stream: T.cudaStream_t): T.cudaError_t {
   return (cudaStreamQuery$ ??= binder.native('cudaStreamQuery'))(stream);
 }
@@ -250,7 +250,7 @@ let cudaStreamSetAttribute$: NativeFunction | undefined;
  * @param attr `cudaLaunchAttributeID`
  * @param value `const cudaLaunchAttributeValue *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamSetAttribute(hStream: T.cudaStream_t, attr: T.cudaLaunchAttributeID, value: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaStreamSetAttribute', 'value', value, 0, 1);
   return (cudaStreamSetAttribute$ ??= binder.native('cudaStreamSetAttribute'))(hStream, attr, value);
@@ -259,7 +259,7 @@ let cudaStreamSynchronize$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamSynchronize(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamSynchronize(stream: T.cudaStream_t): T.cudaError_t {
   return (cudaStreamSynchronize$ ??= binder.native('cudaStreamSynchronize'))(stream);
 }
@@ -270,7 +270,7 @@ let cudaStreamUpdateCaptureDependencies$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t, dependencies: T.Pointer, numDependencies: T.Int64, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(dependencies) && dependencies.byteLength >= 8 && (((dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cudaStreamUpdateCaptureDependencies', 'dependencies', dependencies, 8, 8);
   return (cudaStreamUpdateCaptureDependencies$ ??= binder.native('cudaStreamUpdateCaptureDependencies'))(stream, dependencies, numDependencies, flags);
@@ -281,7 +281,7 @@ let cudaStreamWaitEvent$: NativeFunction | undefined;
  * @param event `cudaEvent_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamWaitEvent(stream: T.cudaStream_t, event: T.cudaEvent_t, flags: number): T.cudaError_t {
   return (cudaStreamWaitEvent$ ??= binder.native('cudaStreamWaitEvent'))(stream, event, flags);
 }

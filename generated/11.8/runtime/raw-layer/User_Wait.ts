@@ -14,7 +14,7 @@ let cudaUserObjectCreate$: NativeFunction | undefined;
  * @param initialRefcount `unsigned int`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectCreate(object_out: T.Pointer, ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(object_out) && object_out.byteLength >= 8 && (((object_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (object_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof object_out === 'number' && object_out >= 0 && Number.isSafeInteger(object_out)) && object_out !== null) rawCovers('cudaUserObjectCreate', 'object_out', object_out, 8, 8);
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaUserObjectCreate', 'ptr', ptr, 0, 1);
@@ -26,7 +26,7 @@ let cudaUserObjectRelease$: NativeFunction | undefined;
  * @param object `cudaUserObject_t`
  * @param count `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRelease(object: T.cudaUserObject_t, count: number): T.cudaError_t {
   return (cudaUserObjectRelease$ ??= binder.native('cudaUserObjectRelease'))(object, count);
 }
@@ -35,7 +35,7 @@ let cudaUserObjectRetain$: NativeFunction | undefined;
  * @param object `cudaUserObject_t`
  * @param count `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRetain(object: T.cudaUserObject_t, count: number): T.cudaError_t {
   return (cudaUserObjectRetain$ ??= binder.native('cudaUserObjectRetain'))(object, count);
 }
@@ -46,7 +46,7 @@ let cudaWaitExternalSemaphoresAsync$: NativeFunction | undefined;
  * @param numExtSems `unsigned int`, length of `extSemArray`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaWaitExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.Pointer, numExtSems: number, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(extSemArray) && !(typeof extSemArray === 'number' && extSemArray >= 0 && Number.isSafeInteger(extSemArray)) && extSemArray !== null) rawCovers('cudaWaitExternalSemaphoresAsync', 'extSemArray', extSemArray, 0, 1);
   if (!ArrayBuffer.isView(paramsArray) && !(typeof paramsArray === 'number' && paramsArray >= 0 && Number.isSafeInteger(paramsArray)) && paramsArray !== null) rawCovers('cudaWaitExternalSemaphoresAsync', 'paramsArray', paramsArray, 0, 1);

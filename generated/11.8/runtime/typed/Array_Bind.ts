@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaArrayGetInfo$: typeof cudaArrayGetInfo | undefined;
-/** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `cudaArray_t`.
  * @returns `{ desc, extent, flags }`: `desc`: out `cudaChannelFormatDesc`; `extent`: out `cudaExtent`; `flags`: out `unsigned int *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaChannelFormatDesc; extent: T.cudaExtent; flags: number } {
   return (cudaArrayGetInfo$ ??= bind$cudaArrayGetInfo())(array);
 }
@@ -32,11 +32,11 @@ function bind$cudaArrayGetInfo(): typeof cudaArrayGetInfo {
   };
 }
 let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `cudaArray_t`.
  * @param device in `int`.
  * @returns the value of `memoryRequirements`: out `cudaArrayMemoryRequirements`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, device: number): T.cudaArrayMemoryRequirements {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaArrayGetMemoryRequirements', 'array', array, true) as typeof array;
@@ -46,11 +46,11 @@ export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, devi
   return decodeRecord<T.cudaArrayMemoryRequirements>(records.cudaArrayMemoryRequirements(), memoryRequirements$);
 }
 let cudaArrayGetPlane$: typeof cudaArrayGetPlane | undefined;
-/** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hArray in `cudaArray_t`.
  * @param planeIdx in `unsigned int`.
  * @returns the value of `pPlaneArray`: out `cudaArray_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number): T.cudaArray_t {
   return (cudaArrayGetPlane$ ??= bind$cudaArrayGetPlane())(hArray, planeIdx);
 }
@@ -74,10 +74,10 @@ function bind$cudaArrayGetPlane(): typeof cudaArrayGetPlane {
   };
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `cudaArray_t`.
  * @returns the value of `sparseProperties`: out `cudaArraySparseProperties`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cudaArraySparseProperties {
   const sparseProperties$ = new Uint8Array(48);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaArrayGetSparseProperties', 'array', array, true) as typeof array;
@@ -86,11 +86,11 @@ export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cud
   return decodeRecord<T.cudaArraySparseProperties>(records.cudaArraySparseProperties(), sparseProperties$);
 }
 let cudaBindSurfaceToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaBindSurfaceToArray(const struct surfaceReference *surfref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_SURFACE`. `cudaError_t cudaBindSurfaceToArray(const struct surfaceReference *surfref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param surfref in `const struct surfaceReference *`: a `surfaceReference` object or its bytes.
  * @param array in `cudaArray_const_t`.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @remarks [NVIDIA group `CUDART_SURFACE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE.html).
+ * @remarks [NVIDIA group `CUDART_SURFACE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__SURFACE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindSurfaceToArray(surfref: T.surfaceReference | Uint8Array, array: T.cudaArray_const_t | null, desc: T.cudaChannelFormatDesc | Uint8Array): void {
   const surfref$ = recordArg('cudaBindSurfaceToArray', 'surfref', records.surfaceReference(), surfref, false);
@@ -100,13 +100,13 @@ export function cudaBindSurfaceToArray(surfref: T.surfaceReference | Uint8Array,
   if (status !== 0) throw fail('cudaBindSurfaceToArray', status);
 }
 let cudaBindTexture$: typeof cudaBindTexture | undefined;
-/** `cudaError_t cudaBindTexture(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE`. `cudaError_t cudaBindTexture(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
  * @param devPtr in `const void *`: address or host buffer covering `size` bytes.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @param size in `size_t`.
+ * @param size in `size_t`: size of `devPtr` in bytes.
  * @returns the value of `offset`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTexture(texref: T.textureReference | Uint8Array, devPtr: T.Pointer, desc: T.cudaChannelFormatDesc | Uint8Array, size: T.Int64): number {
   return (cudaBindTexture$ ??= bind$cudaBindTexture())(texref, devPtr, desc, size);
@@ -134,7 +134,7 @@ function bind$cudaBindTexture(): typeof cudaBindTexture {
   };
 }
 let cudaBindTexture2D$: typeof cudaBindTexture2D | undefined;
-/** `cudaError_t cudaBindTexture2D(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, size_t pitch)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE`. `cudaError_t cudaBindTexture2D(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, size_t pitch)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
  * @param devPtr in `const void *`: address or host buffer.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
@@ -142,7 +142,7 @@ let cudaBindTexture2D$: typeof cudaBindTexture2D | undefined;
  * @param height in `size_t`.
  * @param pitch in `size_t`.
  * @returns the value of `offset`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTexture2D(texref: T.textureReference | Uint8Array, devPtr: T.Pointer, desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, pitch: T.Int64): number {
   return (cudaBindTexture2D$ ??= bind$cudaBindTexture2D())(texref, devPtr, desc, width, height, pitch);
@@ -171,11 +171,11 @@ function bind$cudaBindTexture2D(): typeof cudaBindTexture2D {
   };
 }
 let cudaBindTextureToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaBindTextureToArray(const struct textureReference *texref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE`. `cudaError_t cudaBindTextureToArray(const struct textureReference *texref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
  * @param array in `cudaArray_const_t`.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTextureToArray(texref: T.textureReference | Uint8Array, array: T.cudaArray_const_t | null, desc: T.cudaChannelFormatDesc | Uint8Array): void {
   const texref$ = recordArg('cudaBindTextureToArray', 'texref', records.textureReference(), texref, false);
@@ -185,11 +185,11 @@ export function cudaBindTextureToArray(texref: T.textureReference | Uint8Array, 
   if (status !== 0) throw fail('cudaBindTextureToArray', status);
 }
 let cudaBindTextureToMipmappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaBindTextureToMipmappedArray(const struct textureReference *texref, cudaMipmappedArray_const_t mipmappedArray, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE`. `cudaError_t cudaBindTextureToMipmappedArray(const struct textureReference *texref, cudaMipmappedArray_const_t mipmappedArray, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
  * @param mipmappedArray in `cudaMipmappedArray_const_t`.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
- * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
+ * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTextureToMipmappedArray(texref: T.textureReference | Uint8Array, mipmappedArray: T.cudaMipmappedArray_const_t | null, desc: T.cudaChannelFormatDesc | Uint8Array): void {
   const texref$ = recordArg('cudaBindTextureToMipmappedArray', 'texref', records.textureReference(), texref, false);

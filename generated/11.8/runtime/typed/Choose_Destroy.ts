@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaChooseDevice$: typeof cudaChooseDevice | undefined;
-/** `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const struct cudaDeviceProp *`: a `cudaDeviceProp` object or its bytes.
  * @returns the value of `device`: out `int *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaChooseDevice(prop: T.cudaDeviceProp | Uint8Array): number {
   return (cudaChooseDevice$ ??= bind$cudaChooseDevice())(prop);
 }
@@ -30,14 +30,14 @@ function bind$cudaChooseDevice(): typeof cudaChooseDevice {
   };
 }
 let cudaCreateChannelDesc$c: NativeFunction | undefined;
-/** `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 11.8
+/** API group `CUDART_TEXTURE_OBJECT`. `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 11.8
  * @param x in `int`.
  * @param y in `int`.
  * @param z in `int`.
  * @param w in `int`.
  * @param f in `enum cudaChannelFormatKind`.
  * @returns `struct cudaChannelFormatDesc`
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number, f: T.cudaChannelFormatKind): T.cudaChannelFormatDesc {
   if (typeof x !== 'number' || (x | 0) !== x) throw intError('cudaCreateChannelDesc', 'x', 'i32', x);
   if (typeof y !== 'number' || (y | 0) !== y) throw intError('cudaCreateChannelDesc', 'y', 'i32', y);
@@ -48,10 +48,10 @@ export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number
   return result;
 }
 let cudaCreateSurfaceObject$: typeof cudaCreateSurfaceObject | undefined;
-/** `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_SURFACE_OBJECT`. `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
  * @returns the value of `pSurfObject`: out `cudaSurfaceObject_t *`.
- * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaCreateSurfaceObject(pResDesc: T.cudaResourceDesc | Uint8Array): bigint {
   return (cudaCreateSurfaceObject$ ??= bind$cudaCreateSurfaceObject())(pResDesc);
 }
@@ -69,12 +69,12 @@ function bind$cudaCreateSurfaceObject(): typeof cudaCreateSurfaceObject {
   };
 }
 let cudaCreateTextureObject$: typeof cudaCreateTextureObject | undefined;
-/** `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
  * @param pTexDesc in `const struct cudaTextureDesc *`: a `cudaTextureDesc` object or its bytes.
  * @param pResViewDesc in `const struct cudaResourceViewDesc *`: a `cudaResourceViewDesc` object or its bytes.
  * @returns the value of `pTexObject`: out `cudaTextureObject_t *`.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject(pResDesc: T.cudaResourceDesc | Uint8Array, pTexDesc: T.cudaTextureDesc | Uint8Array, pResViewDesc: T.cudaResourceViewDesc | Uint8Array): bigint {
   return (cudaCreateTextureObject$ ??= bind$cudaCreateTextureObject())(pResDesc, pTexDesc, pResViewDesc);
 }
@@ -94,12 +94,12 @@ function bind$cudaCreateTextureObject(): typeof cudaCreateTextureObject {
   };
 }
 let cudaCreateTextureObject_v2$: typeof cudaCreateTextureObject_v2 | undefined;
-/** `cudaError_t cudaCreateTextureObject_v2(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc_v2 *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaCreateTextureObject_v2(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc_v2 *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
  * @param pTexDesc in `const struct cudaTextureDesc_v2 *`: a `cudaTextureDesc_v2` object or its bytes.
  * @param pResViewDesc in `const struct cudaResourceViewDesc *`: a `cudaResourceViewDesc` object or its bytes.
  * @returns the value of `pTexObject`: out `cudaTextureObject_t *`.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject_v2(pResDesc: T.cudaResourceDesc | Uint8Array, pTexDesc: T.cudaTextureDesc_v2 | Uint8Array, pResViewDesc: T.cudaResourceViewDesc | Uint8Array): bigint {
   return (cudaCreateTextureObject_v2$ ??= bind$cudaCreateTextureObject_v2())(pResDesc, pTexDesc, pResViewDesc);
 }
@@ -119,43 +119,43 @@ function bind$cudaCreateTextureObject_v2(): typeof cudaCreateTextureObject_v2 {
   };
 }
 let cudaCtxResetPersistingL2Cache$c: NativeFunction | undefined;
-/** `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+/** API group `CUDART_STREAM`. `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaCtxResetPersistingL2Cache(): void {
   const status = (cudaCtxResetPersistingL2Cache$c ??= binder.native('cudaCtxResetPersistingL2Cache'))();
   if (status !== 0) throw fail('cudaCtxResetPersistingL2Cache', status);
 }
 let cudaDestroyExternalMemory$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `cudaExternalMemory_t`.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t | null): void {
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cudaDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
   const status = (cudaDestroyExternalMemory$c ??= binder.native('cudaDestroyExternalMemory'))(extMem);
   if (status !== 0) throw fail('cudaDestroyExternalMemory', status);
 }
 let cudaDestroyExternalSemaphore$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSem in `cudaExternalSemaphore_t`.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t | null): void {
   if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || Math.floor(extSem) !== extSem) extSem = addressArg('cudaDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
   const status = (cudaDestroyExternalSemaphore$c ??= binder.native('cudaDestroyExternalSemaphore'))(extSem);
   if (status !== 0) throw fail('cudaDestroyExternalSemaphore', status);
 }
 let cudaDestroySurfaceObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_SURFACE_OBJECT`. `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param surfObject in `cudaSurfaceObject_t`.
- * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaDestroySurfaceObject(surfObject: T.Int64): void {
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cudaDestroySurfaceObject', 'surfObject', surfObject, false);
   const status = (cudaDestroySurfaceObject$c ??= binder.native('cudaDestroySurfaceObject'))(surfObject);
   if (status !== 0) throw fail('cudaDestroySurfaceObject', status);
 }
 let cudaDestroyTextureObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texObject in `cudaTextureObject_t`.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaDestroyTextureObject(texObject: T.Int64): void {
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaDestroyTextureObject', 'texObject', texObject, false);
   const status = (cudaDestroyTextureObject$c ??= binder.native('cudaDestroyTextureObject'))(texObject);

@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaGraphMemAllocNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `params_out`: out `cudaMemAllocNodeParams`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemAllocNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemAllocNodeParams {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemAllocNodeGetParams', 'node', node, true) as typeof node;
   const params_out$ = new Uint8Array(120);
@@ -21,10 +21,10 @@ export function cudaGraphMemAllocNodeGetParams(node: T.cudaGraphNode_t | null): 
   return decodeRecord<T.cudaMemAllocNodeParams>(records.cudaMemAllocNodeParams(), params_out$);
 }
 let cudaGraphMemFreeNodeGetParams$: typeof cudaGraphMemFreeNodeGetParams | undefined;
-/** `cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `dptr_out`: out `void *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemFreeNodeGetParams(node: T.cudaGraphNode_t | null): T.DevicePointer {
   return (cudaGraphMemFreeNodeGetParams$ ??= bind$cudaGraphMemFreeNodeGetParams())(node);
 }
@@ -47,10 +47,10 @@ function bind$cudaGraphMemFreeNodeGetParams(): typeof cudaGraphMemFreeNodeGetPar
   };
 }
 let cudaGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `pNodeParams`: out `cudaMemcpy3DParms`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemcpy3DParms {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(160);
@@ -59,10 +59,10 @@ export function cudaGraphMemcpyNodeGetParams(node: T.cudaGraphNode_t | null): T.
   return decodeRecord<T.cudaMemcpy3DParms>(records.cudaMemcpy3DParms(), pNodeParams$);
 }
 let cudaGraphMemcpyNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @param pNodeParams in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemcpy3DParms | Uint8Array): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphMemcpyNodeSetParams', 'pNodeParams', records.cudaMemcpy3DParms(), pNodeParams, false);
@@ -70,13 +70,13 @@ export function cudaGraphMemcpyNodeSetParams(node: T.cudaGraphNode_t | null, pNo
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParams', status);
 }
 let cudaGraphMemcpyNodeSetParams1D$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParams1D(node: T.cudaGraphNode_t | null, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeSetParams1D', 'node', node, true) as typeof node;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParams1D', 'count', count, false);
@@ -89,14 +89,14 @@ export function cudaGraphMemcpyNodeSetParams1D(node: T.cudaGraphNode_t | null, d
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParams1D', status);
 }
 let cudaGraphMemcpyNodeSetParamsFromSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes; size of `symbol` in bytes.
  * @param offset in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParamsFromSymbol(node: T.cudaGraphNode_t | null, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'node', node, true) as typeof node;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'count', count, false);
@@ -110,14 +110,14 @@ export function cudaGraphMemcpyNodeSetParamsFromSymbol(node: T.cudaGraphNode_t |
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParamsFromSymbol', status);
 }
 let cudaGraphMemcpyNodeSetParamsToSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `symbol` in bytes; size of `src` in bytes.
  * @param offset in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParamsToSymbol(node: T.cudaGraphNode_t | null, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeSetParamsToSymbol', 'node', node, true) as typeof node;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'count', count, false);
@@ -131,10 +131,10 @@ export function cudaGraphMemcpyNodeSetParamsToSymbol(node: T.cudaGraphNode_t | n
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParamsToSymbol', status);
 }
 let cudaGraphMemsetNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `pNodeParams`: out `cudaMemsetParams`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemsetParams {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemsetNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(40);
@@ -143,10 +143,10 @@ export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t | null): T.
   return decodeRecord<T.cudaMemsetParams>(records.cudaMemsetParams(), pNodeParams$);
 }
 let cudaGraphMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @param pNodeParams in `const struct cudaMemsetParams *`: a `cudaMemsetParams` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemsetParams | Uint8Array): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemsetNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphMemsetNodeSetParams', 'pNodeParams', records.cudaMemsetParams(), pNodeParams, false);

@@ -9,12 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaGraphRetainUserObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param object in `cudaUserObject_t`.
  * @param count in `unsigned int`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRetainUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number, flags: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphRetainUserObject', 'graph', graph, true) as typeof graph;
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaGraphRetainUserObject', 'object', object, true) as typeof object;
@@ -24,10 +24,10 @@ export function cudaGraphRetainUserObject(graph: T.cudaGraph_t | null, object: T
   if (status !== 0) throw fail('cudaGraphRetainUserObject', status);
 }
 let cudaGraphUpload$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graphExec in `cudaGraphExec_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphUpload(graphExec: T.cudaGraphExec_t | null, stream: T.cudaStream_t | null): void {
   if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphUpload', 'graphExec', graphExec, true) as typeof graphExec;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaGraphUpload', 'stream', stream, true) as typeof stream;
@@ -35,10 +35,10 @@ export function cudaGraphUpload(graphExec: T.cudaGraphExec_t | null, stream: T.c
   if (status !== 0) throw fail('cudaGraphUpload', status);
 }
 let cudaGraphicsMapResources$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resources in array of `cudaGraphicsResource_t`; its length is passed as `count`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsMapResources(resources: readonly (T.cudaGraphicsResource_t)[] | BigUint64Array, stream: T.cudaStream_t | null): void {
   const resources$ = scalarArrayArg('cudaGraphicsMapResources', 'resources', 'address', resources, false);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaGraphicsMapResources', 'stream', stream, true) as typeof stream;
@@ -47,10 +47,10 @@ export function cudaGraphicsMapResources(resources: readonly (T.cudaGraphicsReso
   if (status !== 0) throw fail('cudaGraphicsMapResources', status);
 }
 let cudaGraphicsResourceGetMappedMipmappedArray$: typeof cudaGraphicsResourceGetMappedMipmappedArray | undefined;
-/** `cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `cudaGraphicsResource_t`.
  * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceGetMappedMipmappedArray(resource: T.cudaGraphicsResource_t | null): T.cudaMipmappedArray_t {
   return (cudaGraphicsResourceGetMappedMipmappedArray$ ??= bind$cudaGraphicsResourceGetMappedMipmappedArray())(resource);
 }
@@ -73,10 +73,10 @@ function bind$cudaGraphicsResourceGetMappedMipmappedArray(): typeof cudaGraphics
   };
 }
 let cudaGraphicsResourceGetMappedPointer$: typeof cudaGraphicsResourceGetMappedPointer | undefined;
-/** `cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `cudaGraphicsResource_t`.
  * @returns `{ devPtr, size }`: `devPtr`: out `void **`; `size`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceGetMappedPointer(resource: T.cudaGraphicsResource_t | null): { devPtr: T.DevicePointer; size: number } {
   return (cudaGraphicsResourceGetMappedPointer$ ??= bind$cudaGraphicsResourceGetMappedPointer())(resource);
 }
@@ -95,10 +95,10 @@ function bind$cudaGraphicsResourceGetMappedPointer(): typeof cudaGraphicsResourc
   };
 }
 let cudaGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `cudaGraphicsResource_t`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceSetMapFlags(resource: T.cudaGraphicsResource_t | null, flags: number): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cudaGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphicsResourceSetMapFlags', 'flags', 'u32', flags);
@@ -106,12 +106,12 @@ export function cudaGraphicsResourceSetMapFlags(resource: T.cudaGraphicsResource
   if (status !== 0) throw fail('cudaGraphicsResourceSetMapFlags', status);
 }
 let cudaGraphicsSubResourceGetMappedArray$: typeof cudaGraphicsSubResourceGetMappedArray | undefined;
-/** `cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `cudaGraphicsResource_t`.
  * @param arrayIndex in `unsigned int`.
  * @param mipLevel in `unsigned int`.
  * @returns the value of `array`: out `cudaArray_t *`.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsSubResourceGetMappedArray(resource: T.cudaGraphicsResource_t | null, arrayIndex: number, mipLevel: number): T.cudaArray_t {
   return (cudaGraphicsSubResourceGetMappedArray$ ??= bind$cudaGraphicsSubResourceGetMappedArray())(resource, arrayIndex, mipLevel);
 }
@@ -136,10 +136,10 @@ function bind$cudaGraphicsSubResourceGetMappedArray(): typeof cudaGraphicsSubRes
   };
 }
 let cudaGraphicsUnmapResources$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resources in array of `cudaGraphicsResource_t`; its length is passed as `count`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsUnmapResources(resources: readonly (T.cudaGraphicsResource_t)[] | BigUint64Array, stream: T.cudaStream_t | null): void {
   const resources$ = scalarArrayArg('cudaGraphicsUnmapResources', 'resources', 'address', resources, false);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaGraphicsUnmapResources', 'stream', stream, true) as typeof stream;
@@ -148,9 +148,9 @@ export function cudaGraphicsUnmapResources(resources: readonly (T.cudaGraphicsRe
   if (status !== 0) throw fail('cudaGraphicsUnmapResources', status);
 }
 let cudaGraphicsUnregisterResource$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_INTEROP`. `cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `cudaGraphicsResource_t`.
- * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsUnregisterResource(resource: T.cudaGraphicsResource_t | null): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cudaGraphicsUnregisterResource', 'resource', resource, true) as typeof resource;
   const status = (cudaGraphicsUnregisterResource$c ??= binder.native('cudaGraphicsUnregisterResource'))(resource);

@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaHostAlloc$: typeof cudaHostAlloc | undefined;
-/** `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `pHost`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostAlloc(size: T.Int64, flags: number): number {
   return (cudaHostAlloc$ ??= bind$cudaHostAlloc())(size, flags);
 }
@@ -37,11 +37,11 @@ function bind$cudaHostAlloc(): typeof cudaHostAlloc {
   };
 }
 let cudaHostGetDevicePointer$: typeof cudaHostGetDevicePointer | undefined;
-/** `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pHost in/out `void *`: address or host buffer.
  * @param flags in `unsigned int`.
  * @returns the value of `pDevice`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): T.DevicePointer {
   return (cudaHostGetDevicePointer$ ??= bind$cudaHostGetDevicePointer())(pHost, flags);
 }
@@ -65,10 +65,10 @@ function bind$cudaHostGetDevicePointer(): typeof cudaHostGetDevicePointer {
   };
 }
 let cudaHostGetFlags$: typeof cudaHostGetFlags | undefined;
-/** `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pHost in/out `void *`: address or host buffer.
  * @returns the value of `pFlags`: out `unsigned int *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetFlags(pHost: T.Pointer): number {
   return (cudaHostGetFlags$ ??= bind$cudaHostGetFlags())(pHost);
 }
@@ -86,11 +86,11 @@ function bind$cudaHostGetFlags(): typeof cudaHostGetFlags {
   };
 }
 let cudaHostRegister$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer covering `size` bytes.
- * @param size in `size_t`.
+ * @param size in `size_t`: size of `ptr` in bytes.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): void {
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaHostRegister', 'size', size, false);
   pointerArg('cudaHostRegister', 'ptr', ptr, true, size);
@@ -100,19 +100,19 @@ export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): 
   if (status !== 0) throw fail('cudaHostRegister', status);
 }
 let cudaHostUnregister$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostUnregister(ptr: T.Pointer): void {
   pointerArg('cudaHostUnregister', 'ptr', ptr, true);
   const status = (cudaHostUnregister$c ??= binder.native('cudaHostUnregister'))(ptr);
   if (status !== 0) throw fail('cudaHostUnregister', status);
 }
 let cudaImportExternalMemory$: typeof cudaImportExternalMemory | undefined;
-/** `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param memHandleDesc in `const struct cudaExternalMemoryHandleDesc *`: a `cudaExternalMemoryHandleDesc` object or its bytes.
  * @returns the value of `extMem_out`: out `cudaExternalMemory_t *`.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalMemory(memHandleDesc: T.cudaExternalMemoryHandleDesc | Uint8Array): T.cudaExternalMemory_t {
   return (cudaImportExternalMemory$ ??= bind$cudaImportExternalMemory())(memHandleDesc);
 }
@@ -135,10 +135,10 @@ function bind$cudaImportExternalMemory(): typeof cudaImportExternalMemory {
   };
 }
 let cudaImportExternalSemaphore$: typeof cudaImportExternalSemaphore | undefined;
-/** `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param semHandleDesc in `const struct cudaExternalSemaphoreHandleDesc *`: a `cudaExternalSemaphoreHandleDesc` object or its bytes.
  * @returns the value of `extSem_out`: out `cudaExternalSemaphore_t *`.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalSemaphore(semHandleDesc: T.cudaExternalSemaphoreHandleDesc | Uint8Array): T.cudaExternalSemaphore_t {
   return (cudaImportExternalSemaphore$ ??= bind$cudaImportExternalSemaphore())(semHandleDesc);
 }
@@ -161,19 +161,19 @@ function bind$cudaImportExternalSemaphore(): typeof cudaImportExternalSemaphore 
   };
 }
 let cudaIpcCloseMemHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcCloseMemHandle(devPtr: T.Pointer): void {
   pointerArg('cudaIpcCloseMemHandle', 'devPtr', devPtr, true);
   const status = (cudaIpcCloseMemHandle$c ??= binder.native('cudaIpcCloseMemHandle'))(devPtr);
   if (status !== 0) throw fail('cudaIpcCloseMemHandle', status);
 }
 let cudaIpcGetEventHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param event in `cudaEvent_t`.
  * @returns the value of `handle`: out `cudaIpcEventHandle_st`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetEventHandle(event: T.cudaEvent_t | null): Uint8Array {
   const handle$ = new Uint8Array(64);
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaIpcGetEventHandle', 'event', event, true) as typeof event;
@@ -182,10 +182,10 @@ export function cudaIpcGetEventHandle(event: T.cudaEvent_t | null): Uint8Array {
   return handle$;
 }
 let cudaIpcGetMemHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer.
  * @returns the value of `handle`: out `cudaIpcMemHandle_st`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetMemHandle(devPtr: T.Pointer): Uint8Array {
   const handle$ = new Uint8Array(64);
   pointerArg('cudaIpcGetMemHandle', 'devPtr', devPtr, true);
@@ -194,10 +194,10 @@ export function cudaIpcGetMemHandle(devPtr: T.Pointer): Uint8Array {
   return handle$;
 }
 let cudaIpcOpenEventHandle$: typeof cudaIpcOpenEventHandle | undefined;
-/** `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudaIpcEventHandle_st` by value.
  * @returns the value of `event`: out `cudaEvent_t *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenEventHandle(handle: T.cudaIpcEventHandle_st): T.cudaEvent_t {
   return (cudaIpcOpenEventHandle$ ??= bind$cudaIpcOpenEventHandle())(handle);
 }
@@ -220,11 +220,11 @@ function bind$cudaIpcOpenEventHandle(): typeof cudaIpcOpenEventHandle {
   };
 }
 let cudaIpcOpenMemHandle$: typeof cudaIpcOpenMemHandle | undefined;
-/** `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudaIpcMemHandle_st` by value.
  * @param flags in `unsigned int`.
  * @returns the value of `devPtr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenMemHandle(handle: T.cudaIpcMemHandle_st, flags: number): T.DevicePointer {
   return (cudaIpcOpenMemHandle$ ??= bind$cudaIpcOpenMemHandle())(handle, flags);
 }

@@ -9,14 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaLaunchCooperativeKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param gridDim in `dim3` by value.
  * @param blockDim in `dim3` by value.
  * @param args in/out `void **`: address or host buffer, or null.
  * @param sharedMem in `size_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaLaunchCooperativeKernel', 'func', func, true);
   gridDim = checkRecord('cudaLaunchCooperativeKernel', 'gridDim', records.dim3(), gridDim);
@@ -28,11 +28,11 @@ export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, bl
   if (status !== 0) throw fail('cudaLaunchCooperativeKernel', status);
 }
 let cudaLaunchCooperativeKernelMultiDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param launchParamsList in/out `struct cudaLaunchParams *`: address or host buffer.
  * @param numDevices in `unsigned int`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Pointer, numDevices: number, flags: number): void {
   pointerArg('cudaLaunchCooperativeKernelMultiDevice', 'launchParamsList', launchParamsList, true);
@@ -42,11 +42,11 @@ export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Point
   if (status !== 0) throw fail('cudaLaunchCooperativeKernelMultiDevice', status);
 }
 let cudaLaunchHostFunc$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 11.8 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 11.8 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @param fn in C callback `cudaHostFn_t`.
  * @param userData in/out `void *`: address or host buffer.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchHostFunc(stream: T.cudaStream_t | null, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaLaunchHostFunc', 'stream', stream, true) as typeof stream;
   if (typeof fn !== 'function') callbackArg('cudaLaunchHostFunc', 'fn', fn, true);
@@ -60,14 +60,14 @@ export function cudaLaunchHostFunc(stream: T.cudaStream_t | null, fn: T.Pointer 
   }
 }
 let cudaLaunchKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param gridDim in `dim3` by value.
  * @param blockDim in `dim3` by value.
  * @param args in/out `void **`: address or host buffer, or null.
  * @param sharedMem in `size_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaLaunchKernel', 'func', func, true);
   gridDim = checkRecord('cudaLaunchKernel', 'gridDim', records.dim3(), gridDim);
@@ -79,11 +79,11 @@ export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.d
   if (status !== 0) throw fail('cudaLaunchKernel', status);
 }
 let cudaLaunchKernelExC$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param config in `const cudaLaunchConfig_t *`: a `cudaLaunchConfig_st` object or its bytes.
  * @param func in `const void *`: address or host buffer.
  * @param args in/out `void **`: address or host buffer.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernelExC(config: T.cudaLaunchConfig_st | Uint8Array, func: T.Pointer, args: T.Pointer): void {
   const config$ = recordArg('cudaLaunchKernelExC', 'config', records.cudaLaunchConfig_st(), config, false);
   pointerArg('cudaLaunchKernelExC', 'func', func, true);
@@ -92,10 +92,10 @@ export function cudaLaunchKernelExC(config: T.cudaLaunchConfig_st | Uint8Array, 
   if (status !== 0) throw fail('cudaLaunchKernelExC', status);
 }
 let cudaMalloc$: typeof cudaMalloc | undefined;
-/** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @returns the value of `devPtr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(size: T.Int64): T.DevicePointer {
   return (cudaMalloc$ ??= bind$cudaMalloc())(size);
 }
@@ -118,13 +118,13 @@ function bind$cudaMalloc(): typeof cudaMalloc {
   };
 }
 let cudaMallocArray$: typeof cudaMallocArray | undefined;
-/** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @param width in `size_t`.
  * @param height in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `array`: out `cudaArray_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
   return (cudaMallocArray$ ??= bind$cudaMallocArray())(desc, width, height, flags);
 }
@@ -150,11 +150,11 @@ function bind$cudaMallocArray(): typeof cudaMallocArray {
   };
 }
 let cudaMallocAsync$: typeof cudaMallocAsync | undefined;
-/** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `devPtr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): T.DevicePointer {
   return (cudaMallocAsync$ ??= bind$cudaMallocAsync())(size, hStream);
 }
@@ -178,12 +178,12 @@ function bind$cudaMallocAsync(): typeof cudaMallocAsync {
   };
 }
 let cudaMallocFromPoolAsync$: typeof cudaMallocFromPoolAsync | undefined;
-/** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param memPool in `cudaMemPool_t`.
  * @param stream in `cudaStream_t`.
  * @returns the value of `ptr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t | null, stream: T.cudaStream_t | null): T.DevicePointer {
   return (cudaMallocFromPoolAsync$ ??= bind$cudaMallocFromPoolAsync())(size, memPool, stream);
 }
@@ -208,10 +208,10 @@ function bind$cudaMallocFromPoolAsync(): typeof cudaMallocFromPoolAsync {
   };
 }
 let cudaMallocHost$: typeof cudaMallocHost | undefined;
-/** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @returns the value of `ptr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(size: T.Int64): number {
   return (cudaMallocHost$ ??= bind$cudaMallocHost())(size);
 }
@@ -234,11 +234,11 @@ function bind$cudaMallocHost(): typeof cudaMallocHost {
   };
 }
 let cudaMallocManaged$: typeof cudaMallocManaged | undefined;
-/** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `devPtr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer {
   return (cudaMallocManaged$ ??= bind$cudaMallocManaged())(size, flags);
 }
@@ -262,13 +262,13 @@ function bind$cudaMallocManaged(): typeof cudaMallocManaged {
   };
 }
 let cudaMallocMipmappedArray$: typeof cudaMallocMipmappedArray | undefined;
-/** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @param extent in `cudaExtent` by value.
  * @param numLevels in `unsigned int`.
  * @param flags in `unsigned int`.
  * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
   return (cudaMallocMipmappedArray$ ??= bind$cudaMallocMipmappedArray())(desc, extent, numLevels, flags);
 }
@@ -294,11 +294,11 @@ function bind$cudaMallocMipmappedArray(): typeof cudaMallocMipmappedArray {
   };
 }
 let cudaMallocPitch$: typeof cudaMallocPitch | undefined;
-/** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param width in `size_t`.
  * @param height in `size_t`.
  * @returns `{ devPtr, pitch }`: `devPtr`: out `void **`; `pitch`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: T.DevicePointer; pitch: number } {
   return (cudaMallocPitch$ ??= bind$cudaMallocPitch())(width, height);
 }

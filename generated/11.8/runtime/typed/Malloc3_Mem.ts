@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaMalloc3D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extent in `cudaExtent` by value.
  * @returns the value of `pitchedDevPtr`: out `cudaPitchedPtr`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc3D(extent: T.cudaExtent): T.cudaPitchedPtr {
   const pitchedDevPtr$ = new Uint8Array(32);
   extent = checkRecord('cudaMalloc3D', 'extent', records.cudaExtent(), extent);
@@ -21,12 +21,12 @@ export function cudaMalloc3D(extent: T.cudaExtent): T.cudaPitchedPtr {
   return decodeRecord<T.cudaPitchedPtr>(records.cudaPitchedPtr(), pitchedDevPtr$);
 }
 let cudaMalloc3DArray$: typeof cudaMalloc3DArray | undefined;
-/** `cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @param extent in `cudaExtent` by value.
  * @param flags in `unsigned int`.
  * @returns the value of `array`: out `cudaArray_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc3DArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, flags: number): T.cudaArray_t {
   return (cudaMalloc3DArray$ ??= bind$cudaMalloc3DArray())(desc, extent, flags);
 }
@@ -51,12 +51,12 @@ function bind$cudaMalloc3DArray(): typeof cudaMalloc3DArray {
   };
 }
 let cudaMemAdvise$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `devPtr` in bytes.
  * @param advice in `enum cudaMemoryAdvise`.
  * @param device in `int`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemAdvise(devPtr: T.Pointer, count: T.Int64, advice: T.cudaMemoryAdvise, device: number): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemAdvise', 'count', count, false);
   pointerArg('cudaMemAdvise', 'devPtr', devPtr, true, count);
@@ -67,9 +67,9 @@ export function cudaMemAdvise(devPtr: T.Pointer, count: T.Int64, advice: T.cudaM
   if (status !== 0) throw fail('cudaMemAdvise', status);
 }
 let cudaMemGetInfo$: typeof cudaMemGetInfo | undefined;
-/** `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ free, total }`: `free`: out `size_t *`; `total`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemGetInfo(): { free: number; total: number } {
   return (cudaMemGetInfo$ ??= bind$cudaMemGetInfo())();
 }
@@ -87,10 +87,10 @@ function bind$cudaMemGetInfo(): typeof cudaMemGetInfo {
   };
 }
 let cudaMemPoolCreate$: typeof cudaMemPoolCreate | undefined;
-/** `cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param poolProps in `const struct cudaMemPoolProps *`: a `cudaMemPoolProps` object or its bytes.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolCreate(poolProps: T.cudaMemPoolProps | Uint8Array): T.cudaMemPool_t {
   return (cudaMemPoolCreate$ ??= bind$cudaMemPoolCreate())(poolProps);
 }
@@ -113,19 +113,19 @@ function bind$cudaMemPoolCreate(): typeof cudaMemPoolCreate {
   };
 }
 let cudaMemPoolDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `cudaMemPool_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolDestroy(memPool: T.cudaMemPool_t | null): void {
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolDestroy', 'memPool', memPool, true) as typeof memPool;
   const status = (cudaMemPoolDestroy$c ??= binder.native('cudaMemPoolDestroy'))(memPool);
   if (status !== 0) throw fail('cudaMemPoolDestroy', status);
 }
 let cudaMemPoolExportPointer$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer.
  * @returns the value of `exportData`: out `cudaMemPoolPtrExportData`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolExportPointer(ptr: T.Pointer): Uint8Array {
   const exportData$ = new Uint8Array(64);
   pointerArg('cudaMemPoolExportPointer', 'ptr', ptr, true);
@@ -134,12 +134,12 @@ export function cudaMemPoolExportPointer(ptr: T.Pointer): Uint8Array {
   return exportData$;
 }
 let cudaMemPoolExportToShareableHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param shareableHandle in/out `void *`: address or host buffer.
  * @param memPool in `cudaMemPool_t`.
  * @param handleType in `enum cudaMemAllocationHandleType`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, memPool: T.cudaMemPool_t | null, handleType: T.cudaMemAllocationHandleType, flags: number): void {
   pointerArg('cudaMemPoolExportToShareableHandle', 'shareableHandle', shareableHandle, true);
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolExportToShareableHandle', 'memPool', memPool, true) as typeof memPool;
@@ -149,11 +149,11 @@ export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, m
   if (status !== 0) throw fail('cudaMemPoolExportToShareableHandle', status);
 }
 let cudaMemPoolGetAccess$: typeof cudaMemPoolGetAccess | undefined;
-/** `cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `cudaMemPool_t`.
  * @param location in `struct cudaMemLocation *`: a `cudaMemLocation` object or its bytes.
  * @returns the value of `flags`: out `enum cudaMemAccessFlags *`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolGetAccess(memPool: T.cudaMemPool_t | null, location: T.cudaMemLocation | Uint8Array): T.cudaMemAccessFlags {
   return (cudaMemPoolGetAccess$ ??= bind$cudaMemPoolGetAccess())(memPool, location);
 }
@@ -172,11 +172,11 @@ function bind$cudaMemPoolGetAccess(): typeof cudaMemPoolGetAccess {
   };
 }
 let cudaMemPoolGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `cudaMemPool_t`.
- * @param attr in `enum cudaMemPoolAttr`.
+ * @param attr in `enum cudaMemPoolAttr`: the attribute that types `value`.
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolGetAttribute(memPool: T.cudaMemPool_t | null, attr: T.cudaMemPoolAttr): number | bigint {
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolGetAttribute', 'memPool', memPool, true) as typeof memPool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaMemPoolGetAttribute', 'attr', 'i32', attr);
@@ -187,12 +187,12 @@ export function cudaMemPoolGetAttribute(memPool: T.cudaMemPool_t | null, attr: T
   return attrDecode(attr as number, value$);
 }
 let cudaMemPoolImportFromShareableHandle$: typeof cudaMemPoolImportFromShareableHandle | undefined;
-/** `cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param shareableHandle in/out `void *`: address or host buffer.
  * @param handleType in `enum cudaMemAllocationHandleType`.
  * @param flags in `unsigned int`.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolImportFromShareableHandle(shareableHandle: T.Pointer, handleType: T.cudaMemAllocationHandleType, flags: number): T.cudaMemPool_t {
   return (cudaMemPoolImportFromShareableHandle$ ??= bind$cudaMemPoolImportFromShareableHandle())(shareableHandle, handleType, flags);
 }
@@ -217,11 +217,11 @@ function bind$cudaMemPoolImportFromShareableHandle(): typeof cudaMemPoolImportFr
   };
 }
 let cudaMemPoolImportPointer$: typeof cudaMemPoolImportPointer | undefined;
-/** `cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `cudaMemPool_t`.
  * @param exportData in `struct cudaMemPoolPtrExportData *`: a `cudaMemPoolPtrExportData` object or its bytes.
  * @returns the value of `ptr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolImportPointer(memPool: T.cudaMemPool_t | null, exportData: T.cudaMemPoolPtrExportData | Uint8Array): T.DevicePointer {
   return (cudaMemPoolImportPointer$ ??= bind$cudaMemPoolImportPointer())(memPool, exportData);
 }
@@ -245,10 +245,10 @@ function bind$cudaMemPoolImportPointer(): typeof cudaMemPoolImportPointer {
   };
 }
 let cudaMemPoolSetAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `cudaMemPool_t`.
  * @param descList in array of `struct cudaMemAccessDesc`; its length is passed as `count`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolSetAccess(memPool: T.cudaMemPool_t | null, descList: readonly (T.cudaMemAccessDesc)[] | Uint8Array): void {
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolSetAccess', 'memPool', memPool, true) as typeof memPool;
   const descList$ = recordArrayArg('cudaMemPoolSetAccess', 'descList', records.cudaMemAccessDesc(), descList, false);
@@ -257,11 +257,11 @@ export function cudaMemPoolSetAccess(memPool: T.cudaMemPool_t | null, descList: 
   if (status !== 0) throw fail('cudaMemPoolSetAccess', status);
 }
 let cudaMemPoolSetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `cudaMemPool_t`.
- * @param attr in `enum cudaMemPoolAttr`.
+ * @param attr in `enum cudaMemPoolAttr`: the attribute that types `value`.
  * @param value in value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolSetAttribute(memPool: T.cudaMemPool_t | null, attr: T.cudaMemPoolAttr, value: number | T.Int64): void {
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolSetAttribute', 'memPool', memPool, true) as typeof memPool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaMemPoolSetAttribute', 'attr', 'i32', attr);
@@ -271,10 +271,10 @@ export function cudaMemPoolSetAttribute(memPool: T.cudaMemPool_t | null, attr: T
   function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 1: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cudaMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 2: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cudaMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 3: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cudaMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 4: { v.setBigUint64(0, BigInt(int64Arg('cudaMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 5: { v.setBigUint64(0, BigInt(int64Arg('cudaMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 6: { v.setBigUint64(0, BigInt(int64Arg('cudaMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 7: { v.setBigUint64(0, BigInt(int64Arg('cudaMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 8: { v.setBigUint64(0, BigInt(int64Arg('cudaMemPoolSetAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cudaMemPoolSetAttribute: attr ${a} has no known value type`); } }
 }
 let cudaMemPoolTrimTo$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `cudaMemPool_t`.
  * @param minBytesToKeep in `size_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolTrimTo(memPool: T.cudaMemPool_t | null, minBytesToKeep: T.Int64): void {
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolTrimTo', 'memPool', memPool, true) as typeof memPool;
   if (typeof minBytesToKeep !== 'number' || !(minBytesToKeep >= 0 && minBytesToKeep <= 9007199254740991) || Math.floor(minBytesToKeep) !== minBytesToKeep) int64Arg('cudaMemPoolTrimTo', 'minBytesToKeep', minBytesToKeep, false);
@@ -282,12 +282,12 @@ export function cudaMemPoolTrimTo(memPool: T.cudaMemPool_t | null, minBytesToKee
   if (status !== 0) throw fail('cudaMemPoolTrimTo', status);
 }
 let cudaMemPrefetchAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `devPtr` in bytes.
  * @param dstDevice in `int`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemPrefetchAsync(devPtr: T.Pointer, count: T.Int64, dstDevice: number, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemPrefetchAsync', 'count', count, false);
   pointerArg('cudaMemPrefetchAsync', 'devPtr', devPtr, true, count);
@@ -298,13 +298,13 @@ export function cudaMemPrefetchAsync(devPtr: T.Pointer, count: T.Int64, dstDevic
   if (status !== 0) throw fail('cudaMemPrefetchAsync', status);
 }
 let cudaMemRangeGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param data in/out `void *`: address or host buffer covering `dataSize` bytes.
- * @param dataSize in `size_t`.
+ * @param dataSize in `size_t`: size of `data` in bytes.
  * @param attribute in `enum cudaMemRangeAttribute`.
  * @param devPtr in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @param count in `size_t`: size of `devPtr` in bytes.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.cudaMemRangeAttribute, devPtr: T.Pointer, count: T.Int64): void {
   if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cudaMemRangeGetAttribute', 'dataSize', dataSize, false);
   pointerArg('cudaMemRangeGetAttribute', 'data', data, false, dataSize);
@@ -317,13 +317,13 @@ export function cudaMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, att
   if (status !== 0) throw fail('cudaMemRangeGetAttribute', status);
 }
 let cudaMemRangeGetAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param data in/out `void **`: address or host buffer.
  * @param dataSizes in array of `size_t`; its length is passed as `numAttributes`.
  * @param attributes in array of `cudaMemRangeAttribute`; its length is passed as `numAttributes`.
  * @param devPtr in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @param count in `size_t`: size of `devPtr` in bytes.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.Int64)[] | BigUint64Array, attributes: readonly (T.cudaMemRangeAttribute)[] | Int32Array, devPtr: T.Pointer, count: T.Int64): void {
   pointerArg('cudaMemRangeGetAttributes', 'data', data, false);
   const dataSizes$ = scalarArrayArg('cudaMemRangeGetAttributes', 'dataSizes', 'u64', dataSizes, false);

@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaMemcpy2D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer.
  * @param dpitch in `size_t`.
  * @param src in `const void *`: address or host buffer.
@@ -17,7 +17,7 @@ let cudaMemcpy2D$c: NativeFunction | undefined;
  * @param width in `size_t`.
  * @param height in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2D(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2D');
   pointerArg('cudaMemcpy2D', 'dst', dst, true);
@@ -31,7 +31,7 @@ export function cudaMemcpy2D(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, sp
   if (status !== 0) throw fail('cudaMemcpy2D', status);
 }
 let cudaMemcpy2DArrayToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in `cudaArray_t`.
  * @param wOffsetDst in `size_t`.
  * @param hOffsetDst in `size_t`.
@@ -41,7 +41,7 @@ let cudaMemcpy2DArrayToArray$c: NativeFunction | undefined;
  * @param width in `size_t`.
  * @param height in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t | null, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DArrayToArray');
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaMemcpy2DArrayToArray', 'dst', dst, true) as typeof dst;
@@ -57,7 +57,7 @@ export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: 
   if (status !== 0) throw fail('cudaMemcpy2DArrayToArray', status);
 }
 let cudaMemcpy2DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer.
  * @param dpitch in `size_t`.
  * @param src in `const void *`: address or host buffer.
@@ -66,7 +66,7 @@ let cudaMemcpy2DAsync$c: NativeFunction | undefined;
  * @param height in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemcpy2DAsync', 'dst', dst, true);
   if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || Math.floor(dpitch) !== dpitch) int64Arg('cudaMemcpy2DAsync', 'dpitch', dpitch, false);
@@ -80,7 +80,7 @@ export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointe
   if (status !== 0) throw fail('cudaMemcpy2DAsync', status);
 }
 let cudaMemcpy2DFromArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer.
  * @param dpitch in `size_t`.
  * @param src in `cudaArray_const_t`.
@@ -89,7 +89,7 @@ let cudaMemcpy2DFromArray$c: NativeFunction | undefined;
  * @param width in `size_t`.
  * @param height in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DFromArray');
   pointerArg('cudaMemcpy2DFromArray', 'dst', dst, true);
@@ -104,7 +104,7 @@ export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cu
   if (status !== 0) throw fail('cudaMemcpy2DFromArray', status);
 }
 let cudaMemcpy2DFromArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer.
  * @param dpitch in `size_t`.
  * @param src in `cudaArray_const_t`.
@@ -114,7 +114,7 @@ let cudaMemcpy2DFromArrayAsync$c: NativeFunction | undefined;
  * @param height in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemcpy2DFromArrayAsync', 'dst', dst, true);
   if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || Math.floor(dpitch) !== dpitch) int64Arg('cudaMemcpy2DFromArrayAsync', 'dpitch', dpitch, false);
@@ -129,7 +129,7 @@ export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src:
   if (status !== 0) throw fail('cudaMemcpy2DFromArrayAsync', status);
 }
 let cudaMemcpy2DToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in `cudaArray_t`.
  * @param wOffset in `size_t`.
  * @param hOffset in `size_t`.
@@ -138,7 +138,7 @@ let cudaMemcpy2DToArray$c: NativeFunction | undefined;
  * @param width in `size_t`.
  * @param height in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DToArray');
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaMemcpy2DToArray', 'dst', dst, true) as typeof dst;
@@ -153,7 +153,7 @@ export function cudaMemcpy2DToArray(dst: T.cudaArray_t | null, wOffset: T.Int64,
   if (status !== 0) throw fail('cudaMemcpy2DToArray', status);
 }
 let cudaMemcpy2DToArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in `cudaArray_t`.
  * @param wOffset in `size_t`.
  * @param hOffset in `size_t`.
@@ -163,7 +163,7 @@ let cudaMemcpy2DToArrayAsync$c: NativeFunction | undefined;
  * @param height in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaMemcpy2DToArrayAsync', 'dst', dst, true) as typeof dst;
   if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || Math.floor(wOffset) !== wOffset) int64Arg('cudaMemcpy2DToArrayAsync', 'wOffset', wOffset, false);
@@ -178,9 +178,9 @@ export function cudaMemcpy2DToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.I
   if (status !== 0) throw fail('cudaMemcpy2DToArrayAsync', status);
 }
 let cudaMemcpy3D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3D(p: T.cudaMemcpy3DParms | Uint8Array): void {
   assertMayBlock('cudaMemcpy3D');
   const p$ = recordArg('cudaMemcpy3D', 'p', records.cudaMemcpy3DParms(), p, false);
@@ -188,10 +188,10 @@ export function cudaMemcpy3D(p: T.cudaMemcpy3DParms | Uint8Array): void {
   if (status !== 0) throw fail('cudaMemcpy3D', status);
 }
 let cudaMemcpy3DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DAsync(p: T.cudaMemcpy3DParms | Uint8Array, stream: T.cudaStream_t | null): void {
   const p$ = recordArg('cudaMemcpy3DAsync', 'p', records.cudaMemcpy3DParms(), p, false);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpy3DAsync', 'stream', stream, true) as typeof stream;
@@ -199,9 +199,9 @@ export function cudaMemcpy3DAsync(p: T.cudaMemcpy3DParms | Uint8Array, stream: T
   if (status !== 0) throw fail('cudaMemcpy3DAsync', status);
 }
 let cudaMemcpy3DPeer$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in `const struct cudaMemcpy3DPeerParms *`: a `cudaMemcpy3DPeerParms` object or its bytes.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DPeer(p: T.cudaMemcpy3DPeerParms | Uint8Array): void {
   assertMayBlock('cudaMemcpy3DPeer');
   const p$ = recordArg('cudaMemcpy3DPeer', 'p', records.cudaMemcpy3DPeerParms(), p, false);
@@ -209,10 +209,10 @@ export function cudaMemcpy3DPeer(p: T.cudaMemcpy3DPeerParms | Uint8Array): void 
   if (status !== 0) throw fail('cudaMemcpy3DPeer', status);
 }
 let cudaMemcpy3DPeerAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in `const struct cudaMemcpy3DPeerParms *`: a `cudaMemcpy3DPeerParms` object or its bytes.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DPeerAsync(p: T.cudaMemcpy3DPeerParms | Uint8Array, stream: T.cudaStream_t | null): void {
   const p$ = recordArg('cudaMemcpy3DPeerAsync', 'p', records.cudaMemcpy3DPeerParms(), p, false);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpy3DPeerAsync', 'stream', stream, true) as typeof stream;

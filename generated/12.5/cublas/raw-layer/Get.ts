@@ -10,21 +10,24 @@ let cublasGetAtomicsMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param mode `cublasAtomicsMode_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetAtomicsMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mode) && mode.byteLength >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cublasGetAtomicsMode', 'mode', mode, 4, 4);
   return (cublasGetAtomicsMode$ ??= binder.native('cublasGetAtomicsMode'))(handle, mode);
 }
 let cublasGetCudartVersion$: NativeFunction | undefined;
 /** `size_t cublasGetCudartVersion(void)` · cublas_api.h · CUDA 12.5
- * @returns `size_t`, as C returns it. */
+ * @returns `size_t`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetCudartVersion(): number {
   return (cublasGetCudartVersion$ ??= binder.native('cublasGetCudartVersion'))();
 }
 let cublasGetLoggerCallback$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 12.5
  * @param userCallback `cublasLogCallback *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetLoggerCallback(userCallback: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(userCallback) && userCallback.byteLength >= 8 && (((userCallback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (userCallback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof userCallback === 'number' && userCallback >= 0 && Number.isSafeInteger(userCallback)) && userCallback !== null) rawCovers('cublasGetLoggerCallback', 'userCallback', userCallback, 8, 8);
   return (cublasGetLoggerCallback$ ??= binder.native('cublasGetLoggerCallback'))(userCallback);
@@ -33,7 +36,8 @@ let cublasGetMathMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param mode `cublasMath_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetMathMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mode) && mode.byteLength >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cublasGetMathMode', 'mode', mode, 4, 4);
   return (cublasGetMathMode$ ??= binder.native('cublasGetMathMode'))(handle, mode);
@@ -47,7 +51,8 @@ let cublasGetMatrix$: NativeFunction | undefined;
  * @param lda `int`
  * @param B `void *`, host memory
  * @param ldb `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrix', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrix', 'A', A, 0, 1);
@@ -64,7 +69,8 @@ let cublasGetMatrixAsync$: NativeFunction | undefined;
  * @param B `void *`, host memory
  * @param ldb `int`
  * @param stream `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrixAsync', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrixAsync', 'A', A, 0, 1);
@@ -82,7 +88,7 @@ let cublasGetMatrixAsync_64$: NativeFunction | undefined;
  * @param ldb `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrixAsync_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrixAsync_64', 'A', A, 0, 1);
@@ -99,7 +105,7 @@ let cublasGetMatrix_64$: NativeFunction | undefined;
  * @param B `void *`, host memory
  * @param ldb `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrix_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrix_64', 'A', A, 0, 1);
@@ -110,7 +116,8 @@ let cublasGetPointerMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param mode `cublasPointerMode_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetPointerMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mode) && mode.byteLength >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cublasGetPointerMode', 'mode', mode, 4, 4);
   return (cublasGetPointerMode$ ??= binder.native('cublasGetPointerMode'))(handle, mode);
@@ -119,7 +126,8 @@ let cublasGetProperty$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 12.5
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(value) && value.byteLength >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cublasGetProperty', 'value', value, 4, 4);
   return (cublasGetProperty$ ??= binder.native('cublasGetProperty'))(type, value);
@@ -128,7 +136,8 @@ let cublasGetSmCountTarget$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param smCountTarget `int *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetSmCountTarget(handle: T.cublasHandle_t, smCountTarget: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(smCountTarget) && smCountTarget.byteLength >= 4 && (((smCountTarget as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (smCountTarget as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof smCountTarget === 'number' && smCountTarget >= 0 && Number.isSafeInteger(smCountTarget)) && smCountTarget !== null) rawCovers('cublasGetSmCountTarget', 'smCountTarget', smCountTarget, 4, 4);
   return (cublasGetSmCountTarget$ ??= binder.native('cublasGetSmCountTarget'))(handle, smCountTarget);
@@ -136,14 +145,16 @@ export function cublasGetSmCountTarget(handle: T.cublasHandle_t, smCountTarget: 
 let cublasGetStatusName$: NativeFunction | undefined;
 /** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 12.5
  * @param status `cublasStatus_t`
- * @returns `const char *`, as C returns it. */
+ * @returns `const char *`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetStatusName(status: T.cublasStatus_t): string | null {
   return (cublasGetStatusName$ ??= binder.native('cublasGetStatusName'))(status);
 }
 let cublasGetStatusString$: NativeFunction | undefined;
 /** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 12.5
  * @param status `cublasStatus_t`
- * @returns `const char *`, as C returns it. */
+ * @returns `const char *`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetStatusString(status: T.cublasStatus_t): string | null {
   return (cublasGetStatusString$ ??= binder.native('cublasGetStatusString'))(status);
 }
@@ -151,7 +162,8 @@ let cublasGetStream$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param streamId `cudaStream_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetStream(handle: T.cublasHandle_t, streamId: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(streamId) && streamId.byteLength >= 8 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cublasGetStream', 'streamId', streamId, 8, 8);
   return (cublasGetStream$ ??= binder.native('cublasGetStream'))(handle, streamId);
@@ -164,7 +176,8 @@ let cublasGetVector$: NativeFunction | undefined;
  * @param incx `int`
  * @param y `void *`, host memory
  * @param incy `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetVector(n: number, elemSize: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasGetVector', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasGetVector', 'x', x, 0, 1);
@@ -180,7 +193,8 @@ let cublasGetVectorAsync$: NativeFunction | undefined;
  * @param hostPtr `void *`, host memory
  * @param incy `int`
  * @param stream `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetVectorAsync(n: number, elemSize: number, devicePtr: T.Pointer, incx: number, hostPtr: T.Pointer, incy: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasGetVectorAsync', 'devicePtr', devicePtr, true);
   if (devicePtr !== null && typeof devicePtr !== 'bigint' && !(typeof devicePtr === 'number' && devicePtr >= 0 && Number.isSafeInteger(devicePtr))) rawCovers('cublasGetVectorAsync', 'devicePtr', devicePtr, 0, 1);
@@ -197,7 +211,7 @@ let cublasGetVectorAsync_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetVectorAsync_64(n: T.Int64, elemSize: T.Int64, devicePtr: T.Pointer, incx: T.Int64, hostPtr: T.Pointer, incy: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasGetVectorAsync_64', 'devicePtr', devicePtr, true);
   if (devicePtr !== null && typeof devicePtr !== 'bigint' && !(typeof devicePtr === 'number' && devicePtr >= 0 && Number.isSafeInteger(devicePtr))) rawCovers('cublasGetVectorAsync_64', 'devicePtr', devicePtr, 0, 1);
@@ -213,7 +227,7 @@ let cublasGetVector_64$: NativeFunction | undefined;
  * @param y `void *`, host memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetVector_64(n: T.Int64, elemSize: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasGetVector_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasGetVector_64', 'x', x, 0, 1);
@@ -224,7 +238,8 @@ let cublasGetVersion$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param version `int *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetVersion(handle: T.cublasHandle_t, version: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(version) && version.byteLength >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('cublasGetVersion', 'version', version, 4, 4);
   return (cublasGetVersion$ ??= binder.native('cublasGetVersion'))(handle, version);

@@ -18,7 +18,8 @@ let cublasSdgmm$: NativeFunction | undefined;
  * @param incx `int`
  * @param C `float *`, device memory
  * @param ldc `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSdgmm', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasSdgmm', 'A', A, 0, 1);
@@ -41,7 +42,7 @@ let cublasSdgmm_64$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSdgmm_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasSdgmm_64', 'A', A, 0, 1);
@@ -60,7 +61,8 @@ let cublasSdot$: NativeFunction | undefined;
  * @param y `const float *`, device memory
  * @param incy `int`
  * @param result `float *`, either memory
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSdot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSdot', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSdot', 'x', x, 0, 1);
@@ -79,7 +81,7 @@ let cublasSdot_v2_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSdot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSdot_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSdot_v2_64', 'x', x, 0, 1);
@@ -92,14 +94,16 @@ let cublasSetAtomicsMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param mode `cublasAtomicsMode_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t, mode: T.cublasAtomicsMode_t): T.cublasStatus_t {
   return (cublasSetAtomicsMode$ ??= binder.native('cublasSetAtomicsMode'))(handle, mode);
 }
 let cublasSetLoggerCallback$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 12.5 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @param userCallback `cublasLogCallback`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetLoggerCallback(userCallback: T.Pointer): T.cublasStatus_t {
   if (userCallback !== null && typeof userCallback !== 'bigint') callbackArg('cublasSetLoggerCallback', 'userCallback', userCallback, true);
   return (cublasSetLoggerCallback$ ??= binder.native('cublasSetLoggerCallback'))(userCallback);
@@ -108,7 +112,8 @@ let cublasSetMathMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param mode `cublasMath_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetMathMode(handle: T.cublasHandle_t, mode: T.cublasMath_t): T.cublasStatus_t {
   return (cublasSetMathMode$ ??= binder.native('cublasSetMathMode'))(handle, mode);
 }
@@ -121,7 +126,8 @@ let cublasSetMatrix$: NativeFunction | undefined;
  * @param lda `int`
  * @param B `void *`, device memory
  * @param ldb `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasSetMatrix', 'A', A, 0, 1);
   if (ArrayBuffer.isView(B) || B instanceof ArrayBuffer) deviceArg('cublasSetMatrix', 'B', B, true);
@@ -138,7 +144,8 @@ let cublasSetMatrixAsync$: NativeFunction | undefined;
  * @param B `void *`, device memory
  * @param ldb `int`
  * @param stream `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasSetMatrixAsync', 'A', A, 0, 1);
   if (ArrayBuffer.isView(B) || B instanceof ArrayBuffer) deviceArg('cublasSetMatrixAsync', 'B', B, true);
@@ -156,7 +163,7 @@ let cublasSetMatrixAsync_64$: NativeFunction | undefined;
  * @param ldb `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasSetMatrixAsync_64', 'A', A, 0, 1);
   if (ArrayBuffer.isView(B) || B instanceof ArrayBuffer) deviceArg('cublasSetMatrixAsync_64', 'B', B, true);
@@ -173,7 +180,7 @@ let cublasSetMatrix_64$: NativeFunction | undefined;
  * @param B `void *`, device memory
  * @param ldb `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasSetMatrix_64', 'A', A, 0, 1);
   if (ArrayBuffer.isView(B) || B instanceof ArrayBuffer) deviceArg('cublasSetMatrix_64', 'B', B, true);
@@ -184,7 +191,8 @@ let cublasSetPointerMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param mode `cublasPointerMode_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetPointerMode(handle: T.cublasHandle_t, mode: T.cublasPointerMode_t): T.cublasStatus_t {
   return (cublasSetPointerMode$ ??= binder.native('cublasSetPointerMode'))(handle, mode);
 }
@@ -192,7 +200,8 @@ let cublasSetSmCountTarget$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param smCountTarget `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t, smCountTarget: number): T.cublasStatus_t {
   return (cublasSetSmCountTarget$ ??= binder.native('cublasSetSmCountTarget'))(handle, smCountTarget);
 }
@@ -200,7 +209,8 @@ let cublasSetStream$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param streamId `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetStream(handle: T.cublasHandle_t, streamId: T.cudaStream_t): T.cublasStatus_t {
   return (cublasSetStream$ ??= binder.native('cublasSetStream'))(handle, streamId);
 }
@@ -212,7 +222,8 @@ let cublasSetVector$: NativeFunction | undefined;
  * @param incx `int`
  * @param devicePtr `void *`, device memory
  * @param incy `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetVector(n: number, elemSize: number, x: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasSetVector', 'x', x, 0, 1);
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasSetVector', 'devicePtr', devicePtr, true);
@@ -228,7 +239,8 @@ let cublasSetVectorAsync$: NativeFunction | undefined;
  * @param devicePtr `void *`, device memory
  * @param incy `int`
  * @param stream `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetVectorAsync(n: number, elemSize: number, hostPtr: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(hostPtr) && !(typeof hostPtr === 'number' && hostPtr >= 0 && Number.isSafeInteger(hostPtr)) && hostPtr !== null) rawCovers('cublasSetVectorAsync', 'hostPtr', hostPtr, 0, 1);
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasSetVectorAsync', 'devicePtr', devicePtr, true);
@@ -245,7 +257,7 @@ let cublasSetVectorAsync_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetVectorAsync_64(n: T.Int64, elemSize: T.Int64, hostPtr: T.Pointer, incx: T.Int64, devicePtr: T.Pointer, incy: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(hostPtr) && !(typeof hostPtr === 'number' && hostPtr >= 0 && Number.isSafeInteger(hostPtr)) && hostPtr !== null) rawCovers('cublasSetVectorAsync_64', 'hostPtr', hostPtr, 0, 1);
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasSetVectorAsync_64', 'devicePtr', devicePtr, true);
@@ -261,7 +273,7 @@ let cublasSetVector_64$: NativeFunction | undefined;
  * @param devicePtr `void *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetVector_64(n: T.Int64, elemSize: T.Int64, x: T.Pointer, incx: T.Int64, devicePtr: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasSetVector_64', 'x', x, 0, 1);
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasSetVector_64', 'devicePtr', devicePtr, true);
@@ -273,7 +285,8 @@ let cublasSetWorkspace$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param workspace `void *`
  * @param workspaceSizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasSetWorkspace(handle: T.cublasHandle_t, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(workspace) && !(typeof workspace === 'number' && workspace >= 0 && Number.isSafeInteger(workspace)) && workspace !== null) rawCovers('cublasSetWorkspace', 'workspace', workspace, 0, 1);
   return (cublasSetWorkspace$ ??= binder.native('cublasSetWorkspace'))(handle, workspace, workspaceSizeInBytes);

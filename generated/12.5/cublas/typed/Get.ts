@@ -11,7 +11,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cublasGetAtomicsMode$: typeof cublasGetAtomicsMode | undefined;
 /** `cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @returns the value of `mode`: out `cublasAtomicsMode_t *`. */
+ * @returns the value of `mode`: out `cublasAtomicsMode_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetAtomicsMode(handle: T.cublasHandle_t | null): T.cublasAtomicsMode_t {
   return (cublasGetAtomicsMode$ ??= bind$cublasGetAtomicsMode())(handle);
 }
@@ -30,14 +31,16 @@ function bind$cublasGetAtomicsMode(): typeof cublasGetAtomicsMode {
 }
 let cublasGetCudartVersion$c: NativeFunction | undefined;
 /** `size_t cublasGetCudartVersion(void)` · cublas_api.h · CUDA 12.5
- * @returns `size_t` */
+ * @returns `size_t`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetCudartVersion(): number {
   const result = (cublasGetCudartVersion$c ??= binder.native('cublasGetCudartVersion'))();
   return result;
 }
 let cublasGetLoggerCallback$: typeof cublasGetLoggerCallback | undefined;
 /** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `userCallback`: out `cublasLogCallback *`. */
+ * @returns the value of `userCallback`: out `cublasLogCallback *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetLoggerCallback(): number {
   return (cublasGetLoggerCallback$ ??= bind$cublasGetLoggerCallback())();
 }
@@ -61,7 +64,8 @@ function bind$cublasGetLoggerCallback(): typeof cublasGetLoggerCallback {
 let cublasGetMathMode$: typeof cublasGetMathMode | undefined;
 /** `cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @returns the value of `mode`: out `cublasMath_t *`. */
+ * @returns the value of `mode`: out `cublasMath_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetMathMode(handle: T.cublasHandle_t | null): T.cublasMath_t {
   return (cublasGetMathMode$ ??= bind$cublasGetMathMode())(handle);
 }
@@ -86,7 +90,8 @@ let cublasGetMatrix$c: NativeFunction | undefined;
  * @param A in `const void *`: device memory.
  * @param lda in `int`.
  * @param B out `void *`: host memory.
- * @param ldb in `int`. */
+ * @param ldb in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A: T.DeviceMemory | null, lda: number, B: T.HostMemory | null, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrix', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasGetMatrix', 'cols', 'i32', cols);
@@ -107,7 +112,8 @@ let cublasGetMatrixAsync$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param B out `void *`: host memory.
  * @param ldb in `int`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.DeviceMemory | null, lda: number, B: T.HostMemory | null, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrixAsync', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasGetMatrixAsync', 'cols', 'i32', cols);
@@ -130,7 +136,7 @@ let cublasGetMatrixAsync_64$c: NativeFunction | undefined;
  * @param B out `void *`: host memory.
  * @param ldb in `int64_t`.
  * @param stream in `cudaStream_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, B: T.HostMemory | null, ldb: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasGetMatrixAsync_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasGetMatrixAsync_64', 'cols', cols, true);
@@ -152,7 +158,7 @@ let cublasGetMatrix_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param B out `void *`: host memory.
  * @param ldb in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, B: T.HostMemory | null, ldb: T.Int64): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasGetMatrix_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasGetMatrix_64', 'cols', cols, true);
@@ -167,7 +173,8 @@ export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int
 let cublasGetPointerMode$: typeof cublasGetPointerMode | undefined;
 /** `cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @returns the value of `mode`: out `cublasPointerMode_t *`. */
+ * @returns the value of `mode`: out `cublasPointerMode_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetPointerMode(handle: T.cublasHandle_t | null): T.cublasPointerMode_t {
   return (cublasGetPointerMode$ ??= bind$cublasGetPointerMode())(handle);
 }
@@ -187,7 +194,8 @@ function bind$cublasGetPointerMode(): typeof cublasGetPointerMode {
 let cublasGetProperty$: typeof cublasGetProperty | undefined;
 /** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
- * @returns the value of `value`: out `int *`. */
+ * @returns the value of `value`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetProperty(type: T.libraryPropertyType): number {
   return (cublasGetProperty$ ??= bind$cublasGetProperty())(type);
 }
@@ -207,7 +215,8 @@ function bind$cublasGetProperty(): typeof cublasGetProperty {
 let cublasGetSmCountTarget$: typeof cublasGetSmCountTarget | undefined;
 /** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @returns the value of `smCountTarget`: out `int *`. */
+ * @returns the value of `smCountTarget`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetSmCountTarget(handle: T.cublasHandle_t | null): number {
   return (cublasGetSmCountTarget$ ??= bind$cublasGetSmCountTarget())(handle);
 }
@@ -227,7 +236,8 @@ function bind$cublasGetSmCountTarget(): typeof cublasGetSmCountTarget {
 let cublasGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 12.5
  * @param status_ in `cublasStatus_t`.
- * @returns `const char *` */
+ * @returns `const char *`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetStatusName(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasGetStatusName', 'status', 'i32', status_);
   const result = (cublasGetStatusName$c ??= binder.native('cublasGetStatusName'))(status_);
@@ -236,7 +246,8 @@ export function cublasGetStatusName(status_: T.cublasStatus_t): string | null {
 let cublasGetStatusString$c: NativeFunction | undefined;
 /** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 12.5
  * @param status_ in `cublasStatus_t`.
- * @returns `const char *` */
+ * @returns `const char *`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetStatusString(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasGetStatusString', 'status', 'i32', status_);
   const result = (cublasGetStatusString$c ??= binder.native('cublasGetStatusString'))(status_);
@@ -245,7 +256,8 @@ export function cublasGetStatusString(status_: T.cublasStatus_t): string | null 
 let cublasGetStream$: typeof cublasGetStream | undefined;
 /** `cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @returns the value of `streamId`: out `cudaStream_t *`. */
+ * @returns the value of `streamId`: out `cudaStream_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetStream(handle: T.cublasHandle_t | null): T.cudaStream_t {
   return (cublasGetStream$ ??= bind$cublasGetStream())(handle);
 }
@@ -274,7 +286,8 @@ let cublasGetVector$c: NativeFunction | undefined;
  * @param x in `const void *`: device memory.
  * @param incx in `int`.
  * @param y out `void *`: host memory.
- * @param incy in `int`. */
+ * @param incy in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetVector(n_: number, elemSize: number, x: T.DeviceMemory | null, incx: number, y: T.HostMemory | null, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVector', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetVector', 'elemSize', 'i32', elemSize);
@@ -293,7 +306,8 @@ let cublasGetVectorAsync$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param hostPtr out `void *`: host memory.
  * @param incy in `int`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.DeviceMemory | null, incx: number, hostPtr: T.HostMemory | null, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVectorAsync', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetVectorAsync', 'elemSize', 'i32', elemSize);
@@ -314,7 +328,7 @@ let cublasGetVectorAsync_64$c: NativeFunction | undefined;
  * @param hostPtr out `void *`: host memory.
  * @param incy in `int64_t`.
  * @param stream in `cudaStream_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, devicePtr: T.DeviceMemory | null, incx: T.Int64, hostPtr: T.HostMemory | null, incy: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGetVectorAsync_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetVectorAsync_64', 'elemSize', elemSize, true);
@@ -334,7 +348,7 @@ let cublasGetVector_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param y out `void *`: host memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.HostMemory | null, incy: T.Int64): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGetVector_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetVector_64', 'elemSize', elemSize, true);
@@ -348,7 +362,8 @@ export function cublasGetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.DeviceMe
 let cublasGetVersion$: typeof cublasGetVersion | undefined;
 /** `cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @returns the value of `version`: out `int *`. */
+ * @returns the value of `version`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
 export function cublasGetVersion(handle: T.cublasHandle_t | null): number {
   return (cublasGetVersion$ ??= bind$cublasGetVersion())(handle);
 }

@@ -13,7 +13,8 @@ let cufftPlan3d$: NativeFunction | undefined;
  * @param ny `int`
  * @param nz `int`
  * @param type `cufftType`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftPlan3d(plan: T.Pointer, nx: number, ny: number, nz: number, type: T.cufftType): T.cufftResult {
   if (!(ArrayBuffer.isView(plan) && plan.byteLength >= 4 && (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof plan === 'number' && plan >= 0 && Number.isSafeInteger(plan)) && plan !== null) rawCovers('cufftPlan3d', 'plan', plan, 4, 4);
   return (cufftPlan3d$ ??= binder.native('cufftPlan3d'))(plan, nx, ny, nz, type);
@@ -23,7 +24,7 @@ let cufftResetPlanProperty$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param property `cufftProperty`
  * @returns the `cufftResult` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftResetPlanProperty(plan: T.cufftHandle, property: T.cufftProperty): T.cufftResult {
   return (cufftResetPlanProperty$ ??= binder.native('cufftResetPlanProperty'))(plan, property);
 }
@@ -31,7 +32,8 @@ let cufftSetAutoAllocation$: NativeFunction | undefined;
 /** `cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)` · cufft.h · CUDA 12.5
  * @param plan `cufftHandle`
  * @param autoAllocate `int`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftSetAutoAllocation(plan: T.cufftHandle, autoAllocate: number): T.cufftResult {
   return (cufftSetAutoAllocation$ ??= binder.native('cufftSetAutoAllocation'))(plan, autoAllocate);
 }
@@ -41,7 +43,7 @@ let cufftSetPlanPropertyInt64$: NativeFunction | undefined;
  * @param property `cufftProperty`
  * @param inputValueInt `const long long`
  * @returns the `cufftResult` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftSetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufftProperty, inputValueInt: T.Int64): T.cufftResult {
   return (cufftSetPlanPropertyInt64$ ??= binder.native('cufftSetPlanPropertyInt64'))(plan, property, inputValueInt);
 }
@@ -49,7 +51,8 @@ let cufftSetStream$: NativeFunction | undefined;
 /** `cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream)` · cufft.h · CUDA 12.5
  * @param plan `cufftHandle`
  * @param stream `cudaStream_t`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftSetStream(plan: T.cufftHandle, stream: T.cudaStream_t): T.cufftResult {
   return (cufftSetStream$ ??= binder.native('cufftSetStream'))(plan, stream);
 }
@@ -57,7 +60,8 @@ let cufftSetWorkArea$: NativeFunction | undefined;
 /** `cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)` · cufft.h · CUDA 12.5
  * @param plan `cufftHandle`
  * @param workArea `void *`, device memory
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftSetWorkArea(plan: T.cufftHandle, workArea: T.Pointer): T.cufftResult {
   if (ArrayBuffer.isView(workArea) || workArea instanceof ArrayBuffer) deviceArg('cufftSetWorkArea', 'workArea', workArea, true);
   if (workArea !== null && typeof workArea !== 'bigint' && !(typeof workArea === 'number' && workArea >= 0 && Number.isSafeInteger(workArea))) rawCovers('cufftSetWorkArea', 'workArea', workArea, 0, 1);
@@ -67,7 +71,8 @@ let cufftXtClearCallback$: NativeFunction | undefined;
 /** `cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)` · cufftXt.h · CUDA 12.5
  * @param plan `cufftHandle`
  * @param cbType `cufftXtCallbackType`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtClearCallback(plan: T.cufftHandle, cbType: T.cufftXtCallbackType): T.cufftResult {
   return (cufftXtClearCallback$ ??= binder.native('cufftXtClearCallback'))(plan, cbType);
 }
@@ -77,7 +82,8 @@ let cufftXtExec$: NativeFunction | undefined;
  * @param input `void *`, device memory
  * @param output `void *`, device memory
  * @param direction `int`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtExec(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
   if (ArrayBuffer.isView(input) || input instanceof ArrayBuffer) deviceArg('cufftXtExec', 'input', input, true);
   if (input !== null && typeof input !== 'bigint' && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input))) rawCovers('cufftXtExec', 'input', input, 0, 1);
@@ -91,7 +97,8 @@ let cufftXtExecDescriptor$: NativeFunction | undefined;
  * @param input `cudaLibXtDesc *`, device memory
  * @param output `cudaLibXtDesc *`, device memory
  * @param direction `int`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtExecDescriptor(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
   if (ArrayBuffer.isView(input) || input instanceof ArrayBuffer) deviceArg('cufftXtExecDescriptor', 'input', input, true);
   if (input !== null && typeof input !== 'bigint' && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input))) rawCovers('cufftXtExecDescriptor', 'input', input, 0, 1);
@@ -105,7 +112,8 @@ let cufftXtExecDescriptorC2C$: NativeFunction | undefined;
  * @param input `cudaLibXtDesc *`, device memory
  * @param output `cudaLibXtDesc *`, device memory
  * @param direction `int`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtExecDescriptorC2C(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
   if (ArrayBuffer.isView(input) || input instanceof ArrayBuffer) deviceArg('cufftXtExecDescriptorC2C', 'input', input, true);
   if (input !== null && typeof input !== 'bigint' && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input))) rawCovers('cufftXtExecDescriptorC2C', 'input', input, 0, 1);
@@ -118,7 +126,8 @@ let cufftXtExecDescriptorC2R$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param input `cudaLibXtDesc *`, device memory
  * @param output `cudaLibXtDesc *`, device memory
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtExecDescriptorC2R(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer): T.cufftResult {
   if (ArrayBuffer.isView(input) || input instanceof ArrayBuffer) deviceArg('cufftXtExecDescriptorC2R', 'input', input, true);
   if (input !== null && typeof input !== 'bigint' && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input))) rawCovers('cufftXtExecDescriptorC2R', 'input', input, 0, 1);
@@ -131,7 +140,8 @@ let cufftXtExecDescriptorD2Z$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param input `cudaLibXtDesc *`, device memory
  * @param output `cudaLibXtDesc *`, device memory
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtExecDescriptorD2Z(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer): T.cufftResult {
   if (ArrayBuffer.isView(input) || input instanceof ArrayBuffer) deviceArg('cufftXtExecDescriptorD2Z', 'input', input, true);
   if (input !== null && typeof input !== 'bigint' && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input))) rawCovers('cufftXtExecDescriptorD2Z', 'input', input, 0, 1);
@@ -144,7 +154,8 @@ let cufftXtExecDescriptorR2C$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param input `cudaLibXtDesc *`, device memory
  * @param output `cudaLibXtDesc *`, device memory
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtExecDescriptorR2C(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer): T.cufftResult {
   if (ArrayBuffer.isView(input) || input instanceof ArrayBuffer) deviceArg('cufftXtExecDescriptorR2C', 'input', input, true);
   if (input !== null && typeof input !== 'bigint' && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input))) rawCovers('cufftXtExecDescriptorR2C', 'input', input, 0, 1);
@@ -157,7 +168,8 @@ let cufftXtExecDescriptorZ2D$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param input `cudaLibXtDesc *`, device memory
  * @param output `cudaLibXtDesc *`, device memory
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtExecDescriptorZ2D(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer): T.cufftResult {
   if (ArrayBuffer.isView(input) || input instanceof ArrayBuffer) deviceArg('cufftXtExecDescriptorZ2D', 'input', input, true);
   if (input !== null && typeof input !== 'bigint' && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input))) rawCovers('cufftXtExecDescriptorZ2D', 'input', input, 0, 1);
@@ -171,7 +183,8 @@ let cufftXtExecDescriptorZ2Z$: NativeFunction | undefined;
  * @param input `cudaLibXtDesc *`, device memory
  * @param output `cudaLibXtDesc *`, device memory
  * @param direction `int`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtExecDescriptorZ2Z(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
   if (ArrayBuffer.isView(input) || input instanceof ArrayBuffer) deviceArg('cufftXtExecDescriptorZ2Z', 'input', input, true);
   if (input !== null && typeof input !== 'bigint' && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input))) rawCovers('cufftXtExecDescriptorZ2Z', 'input', input, 0, 1);
@@ -182,7 +195,8 @@ export function cufftXtExecDescriptorZ2Z(plan: T.cufftHandle, input: T.Pointer, 
 let cufftXtFree$: NativeFunction | undefined;
 /** `cufftResult cufftXtFree(cudaLibXtDesc *descriptor)` · cufftXt.h · CUDA 12.5
  * @param descriptor `cudaLibXtDesc *`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtFree(descriptor: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(descriptor) && descriptor.byteLength >= 32) && !(typeof descriptor === 'number' && descriptor >= 0 && Number.isSafeInteger(descriptor)) && descriptor !== null) rawCovers('cufftXtFree', 'descriptor', descriptor, 32, 1);
   return (cufftXtFree$ ??= binder.native('cufftXtFree'))(descriptor);
@@ -203,7 +217,8 @@ let cufftXtGetSizeMany$: NativeFunction | undefined;
  * @param batch `long long`
  * @param workSize `size_t *`, out: a typed array of one element
  * @param executiontype `cudaDataType`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtGetSizeMany(plan: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, workSize: T.Pointer, executiontype: T.cudaDataType): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 8 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftXtGetSizeMany', 'n', n, 8, 8);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 8 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftXtGetSizeMany', 'inembed', inembed, 8, 8);
@@ -227,7 +242,8 @@ let cufftXtMakePlanMany$: NativeFunction | undefined;
  * @param batch `long long`
  * @param workSize `size_t *`, out: a typed array of one element
  * @param executiontype `cudaDataType`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtMakePlanMany(plan: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, workSize: T.Pointer, executiontype: T.cudaDataType): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 8 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftXtMakePlanMany', 'n', n, 8, 8);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 8 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftXtMakePlanMany', 'inembed', inembed, 8, 8);
@@ -240,7 +256,8 @@ let cufftXtMalloc$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param descriptor `cudaLibXtDesc **`
  * @param format `cufftXtSubFormat`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtMalloc(plan: T.cufftHandle, descriptor: T.Pointer, format: T.cufftXtSubFormat): T.cufftResult {
   if (!(ArrayBuffer.isView(descriptor) && descriptor.byteLength >= 8 && (((descriptor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (descriptor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof descriptor === 'number' && descriptor >= 0 && Number.isSafeInteger(descriptor)) && descriptor !== null) rawCovers('cufftXtMalloc', 'descriptor', descriptor, 8, 8);
   return (cufftXtMalloc$ ??= binder.native('cufftXtMalloc'))(plan, descriptor, format);
@@ -251,7 +268,8 @@ let cufftXtMemcpy$: NativeFunction | undefined;
  * @param dstPointer `void *`
  * @param srcPointer `void *`
  * @param type `cufftXtCopyType`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtMemcpy(plan: T.cufftHandle, dstPointer: T.Pointer, srcPointer: T.Pointer, type: T.cufftXtCopyType): T.cufftResult {
   if (!ArrayBuffer.isView(dstPointer) && !(typeof dstPointer === 'number' && dstPointer >= 0 && Number.isSafeInteger(dstPointer)) && dstPointer !== null) rawCovers('cufftXtMemcpy', 'dstPointer', dstPointer, 0, 1);
   if (!ArrayBuffer.isView(srcPointer) && !(typeof srcPointer === 'number' && srcPointer >= 0 && Number.isSafeInteger(srcPointer)) && srcPointer !== null) rawCovers('cufftXtMemcpy', 'srcPointer', srcPointer, 0, 1);
@@ -262,7 +280,8 @@ let cufftXtQueryPlan$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param queryStruct `void *`
  * @param queryType `cufftXtQueryType`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtQueryPlan(plan: T.cufftHandle, queryStruct: T.Pointer, queryType: T.cufftXtQueryType): T.cufftResult {
   if (!ArrayBuffer.isView(queryStruct) && !(typeof queryStruct === 'number' && queryStruct >= 0 && Number.isSafeInteger(queryStruct)) && queryStruct !== null) rawCovers('cufftXtQueryPlan', 'queryStruct', queryStruct, 0, 1);
   return (cufftXtQueryPlan$ ??= binder.native('cufftXtQueryPlan'))(plan, queryStruct, queryType);
@@ -273,7 +292,8 @@ let cufftXtSetCallback$: NativeFunction | undefined;
  * @param callback_routine `void **`
  * @param cbType `cufftXtCallbackType`
  * @param caller_info `void **`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtSetCallback(plan: T.cufftHandle, callback_routine: T.Pointer, cbType: T.cufftXtCallbackType, caller_info: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(callback_routine) && callback_routine.byteLength >= 8 && (((callback_routine as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (callback_routine as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof callback_routine === 'number' && callback_routine >= 0 && Number.isSafeInteger(callback_routine)) && callback_routine !== null) rawCovers('cufftXtSetCallback', 'callback_routine', callback_routine, 8, 8);
   if (!(ArrayBuffer.isView(caller_info) && caller_info.byteLength >= 8 && (((caller_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (caller_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof caller_info === 'number' && caller_info >= 0 && Number.isSafeInteger(caller_info)) && caller_info !== null) rawCovers('cufftXtSetCallback', 'caller_info', caller_info, 8, 8);
@@ -284,7 +304,8 @@ let cufftXtSetCallbackSharedSize$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param cbType `cufftXtCallbackType`
  * @param sharedSize `size_t`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtSetCallbackSharedSize(plan: T.cufftHandle, cbType: T.cufftXtCallbackType, sharedSize: T.Int64): T.cufftResult {
   return (cufftXtSetCallbackSharedSize$ ??= binder.native('cufftXtSetCallbackSharedSize'))(plan, cbType, sharedSize);
 }
@@ -293,7 +314,8 @@ let cufftXtSetGPUs$: NativeFunction | undefined;
  * @param handle `cufftHandle`
  * @param nGPUs `int`
  * @param whichGPUs `int *`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtSetGPUs(handle: T.cufftHandle, nGPUs: number, whichGPUs: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(whichGPUs) && whichGPUs.byteLength >= 4 && (((whichGPUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (whichGPUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof whichGPUs === 'number' && whichGPUs >= 0 && Number.isSafeInteger(whichGPUs)) && whichGPUs !== null) rawCovers('cufftXtSetGPUs', 'whichGPUs', whichGPUs, 4, 4);
   return (cufftXtSetGPUs$ ??= binder.native('cufftXtSetGPUs'))(handle, nGPUs, whichGPUs);
@@ -302,7 +324,8 @@ let cufftXtSetWorkArea$: NativeFunction | undefined;
 /** `cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)` · cufftXt.h · CUDA 12.5
  * @param plan `cufftHandle`
  * @param workArea `void **`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtSetWorkArea(plan: T.cufftHandle, workArea: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workArea) && workArea.byteLength >= 8 && (((workArea as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workArea as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workArea === 'number' && workArea >= 0 && Number.isSafeInteger(workArea)) && workArea !== null) rawCovers('cufftXtSetWorkArea', 'workArea', workArea, 8, 8);
   return (cufftXtSetWorkArea$ ??= binder.native('cufftXtSetWorkArea'))(plan, workArea);
@@ -312,7 +335,8 @@ let cufftXtSetWorkAreaPolicy$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param policy `cufftXtWorkAreaPolicy`
  * @param workSize `size_t *`
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftXtSetWorkAreaPolicy(plan: T.cufftHandle, policy: T.cufftXtWorkAreaPolicy, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftXtSetWorkAreaPolicy', 'workSize', workSize, 8, 8);
   return (cufftXtSetWorkAreaPolicy$ ??= binder.native('cufftXtSetWorkAreaPolicy'))(plan, policy, workSize);

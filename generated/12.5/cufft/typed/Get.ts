@@ -13,7 +13,7 @@ let cufftGetPlanPropertyInt64$c: NativeFunction | undefined;
  * @param plan in `cufftHandle`.
  * @param property in `cufftProperty`.
  * @param returnPtrValue in/out `long long *`: address or host buffer.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufftProperty, returnPtrValue: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftGetPlanPropertyInt64', 'plan', 'i32', plan);
   if (typeof property !== 'number' || (property | 0) !== property) throw intError('cufftGetPlanPropertyInt64', 'property', 'i32', property);
@@ -24,7 +24,8 @@ export function cufftGetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufft
 let cufftGetProperty$: typeof cufftGetProperty | undefined;
 /** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
- * @returns the value of `value`: out `int *`. */
+ * @returns the value of `value`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetProperty(type: T.libraryPropertyType): number {
   return (cufftGetProperty$ ??= bind$cufftGetProperty())(type);
 }
@@ -44,7 +45,8 @@ function bind$cufftGetProperty(): typeof cufftGetProperty {
 let cufftGetSize$: typeof cufftGetSize | undefined;
 /** `cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cufftHandle`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSize(handle: T.cufftHandle): number {
   return (cufftGetSize$ ??= bind$cufftGetSize())(handle);
 }
@@ -72,7 +74,8 @@ let cufftGetSize1d$: typeof cufftGetSize1d | undefined;
  * @param nx in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSize1d(handle: T.cufftHandle, nx: number, type: T.cufftType, batch: number): number {
   return (cufftGetSize1d$ ??= bind$cufftGetSize1d())(handle, nx, type, batch);
 }
@@ -103,7 +106,8 @@ let cufftGetSize2d$: typeof cufftGetSize2d | undefined;
  * @param nx in `int`.
  * @param ny in `int`.
  * @param type in `cufftType`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSize2d(handle: T.cufftHandle, nx: number, ny: number, type: T.cufftType): number {
   return (cufftGetSize2d$ ??= bind$cufftGetSize2d())(handle, nx, ny, type);
 }
@@ -135,7 +139,8 @@ let cufftGetSize3d$: typeof cufftGetSize3d | undefined;
  * @param ny in `int`.
  * @param nz in `int`.
  * @param type in `cufftType`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSize3d(handle: T.cufftHandle, nx: number, ny: number, nz: number, type: T.cufftType): number {
   return (cufftGetSize3d$ ??= bind$cufftGetSize3d())(handle, nx, ny, nz, type);
 }
@@ -174,7 +179,8 @@ let cufftGetSizeMany$: typeof cufftGetSizeMany | undefined;
  * @param odist in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
- * @returns the value of `workArea`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workArea`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSizeMany(handle: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   return (cufftGetSizeMany$ ??= bind$cufftGetSizeMany())(handle, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
@@ -219,7 +225,8 @@ let cufftGetSizeMany64$: typeof cufftGetSizeMany64 | undefined;
  * @param odist in `long long`.
  * @param type in `cufftType`.
  * @param batch in `long long`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetSizeMany64(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {
   return (cufftGetSizeMany64$ ??= bind$cufftGetSizeMany64())(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
@@ -253,7 +260,8 @@ function bind$cufftGetSizeMany64(): typeof cufftGetSizeMany64 {
 }
 let cufftGetVersion$: typeof cufftGetVersion | undefined;
 /** `cufftResult cufftGetVersion(int *version)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `version`: out `int *`. */
+ * @returns the value of `version`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cufft/index.html). */
 export function cufftGetVersion(): number {
   return (cufftGetVersion$ ??= bind$cufftGetVersion())();
 }

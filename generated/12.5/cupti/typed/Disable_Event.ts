@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuptiDisableKernelReplayMode$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDisableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDisableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDisableKernelReplayMode(context: T.CUcontext | null): void {
@@ -18,7 +18,7 @@ export function cuptiDisableKernelReplayMode(context: T.CUcontext | null): void 
   if (status !== 0) throw fail('cuptiDisableKernelReplayMode', status);
 }
 let cuptiEnableAllDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint32_t`.
  * @param subscriber in `CUpti_SubscriberHandle`.
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
@@ -29,7 +29,7 @@ export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_Subscr
   if (status !== 0) throw fail('cuptiEnableAllDomains', status);
 }
 let cuptiEnableCallback$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint32_t`.
  * @param subscriber in `CUpti_SubscriberHandle`.
  * @param domain in `CUpti_CallbackDomain`.
@@ -44,7 +44,7 @@ export function cuptiEnableCallback(enable: number, subscriber: T.CUpti_Subscrib
   if (status !== 0) throw fail('cuptiEnableCallback', status);
 }
 let cuptiEnableDomain$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint32_t`.
  * @param subscriber in `CUpti_SubscriberHandle`.
  * @param domain in `CUpti_CallbackDomain`.
@@ -57,7 +57,7 @@ export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_Subscriber
   if (status !== 0) throw fail('cuptiEnableDomain', status);
 }
 let cuptiEnableKernelReplayMode$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEnableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEnableKernelReplayMode(context: T.CUcontext | null): void {
@@ -66,7 +66,7 @@ export function cuptiEnableKernelReplayMode(context: T.CUcontext | null): void {
   if (status !== 0) throw fail('cuptiEnableKernelReplayMode', status);
 }
 let cuptiEnumEventDomains$: typeof cuptiEnumEventDomains | undefined;
-/** `CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param arraySizeBytes in/out `size_t *`: this value in, the call's value returned.
  * @param domainArray in/out `CUpti_EventDomainID *`: address or host buffer.
  * @returns the value of `arraySizeBytes`: in/out `size_t *`: this value in, the call's value returned.
@@ -94,7 +94,7 @@ function bind$cuptiEnumEventDomains(): typeof cuptiEnumEventDomains {
   };
 }
 let cuptiEnumMetrics$: typeof cuptiEnumMetrics | undefined;
-/** `CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `metricArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiEnumMetrics(): Uint32Array {
@@ -121,7 +121,7 @@ function bind$cuptiEnumMetrics(): typeof cuptiEnumMetrics {
   };
 }
 let cuptiEventDomainEnumEvents$: typeof cuptiEventDomainEnumEvents | undefined;
-/** `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventDomain in `CUpti_EventDomainID`.
  * @returns the value of `eventArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
@@ -150,7 +150,7 @@ function bind$cuptiEventDomainEnumEvents(): typeof cuptiEventDomainEnumEvents {
   };
 }
 let cuptiEventDomainGetAttribute$: typeof cuptiEventDomainGetAttribute | undefined;
-/** `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventDomain in `CUpti_EventDomainID`.
  * @param attrib in `CUpti_EventDomainAttribute`.
  * @param value in/out `void *`: address or host buffer.
@@ -180,7 +180,7 @@ function bind$cuptiEventDomainGetAttribute(): typeof cuptiEventDomainGetAttribut
   };
 }
 let cuptiEventDomainGetNumEvents$: typeof cuptiEventDomainGetNumEvents | undefined;
-/** `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventDomain in `CUpti_EventDomainID`.
  * @returns the value of `numEvents`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
@@ -201,7 +201,7 @@ function bind$cuptiEventDomainGetNumEvents(): typeof cuptiEventDomainGetNumEvent
   };
 }
 let cuptiEventGetAttribute$: typeof cuptiEventGetAttribute | undefined;
-/** `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param event in `CUpti_EventID`.
  * @param attrib in `CUpti_EventAttribute`.
  * @param value in/out `void *`: address or host buffer.
@@ -231,7 +231,7 @@ function bind$cuptiEventGetAttribute(): typeof cuptiEventGetAttribute {
   };
 }
 let cuptiEventGetIdFromName$: typeof cuptiEventGetIdFromName | undefined;
-/** `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param eventName in string (`const char *`).
  * @returns the value of `event`: out `CUpti_EventID *`.
@@ -254,7 +254,7 @@ function bind$cuptiEventGetIdFromName(): typeof cuptiEventGetIdFromName {
   };
 }
 let cuptiEventGroupAddEvent$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @param event in `CUpti_EventID`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
@@ -265,7 +265,7 @@ export function cuptiEventGroupAddEvent(eventGroup: T.Pointer, event: number): v
   if (status !== 0) throw fail('cuptiEventGroupAddEvent', status);
 }
 let cuptiEventGroupCreate$: typeof cuptiEventGroupCreate | undefined;
-/** `CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param flags in `uint32_t`.
  * @returns the value of `eventGroup`: out `CUpti_EventGroup *`.
@@ -293,7 +293,7 @@ function bind$cuptiEventGroupCreate(): typeof cuptiEventGroupCreate {
   };
 }
 let cuptiEventGroupDestroy$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupDestroy(eventGroup: T.Pointer): void {
@@ -302,7 +302,7 @@ export function cuptiEventGroupDestroy(eventGroup: T.Pointer): void {
   if (status !== 0) throw fail('cuptiEventGroupDestroy', status);
 }
 let cuptiEventGroupDisable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupDisable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupDisable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupDisable(eventGroup: T.Pointer): void {
@@ -311,7 +311,7 @@ export function cuptiEventGroupDisable(eventGroup: T.Pointer): void {
   if (status !== 0) throw fail('cuptiEventGroupDisable', status);
 }
 let cuptiEventGroupEnable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupEnable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupEnable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupEnable(eventGroup: T.Pointer): void {
@@ -320,7 +320,7 @@ export function cuptiEventGroupEnable(eventGroup: T.Pointer): void {
   if (status !== 0) throw fail('cuptiEventGroupEnable', status);
 }
 let cuptiEventGroupGetAttribute$: typeof cuptiEventGroupGetAttribute | undefined;
-/** `CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @param attrib in `CUpti_EventGroupAttribute`.
  * @param value in/out `void *`: address or host buffer.
@@ -350,7 +350,7 @@ function bind$cuptiEventGroupGetAttribute(): typeof cuptiEventGroupGetAttribute 
   };
 }
 let cuptiEventGroupReadAllEvents$: typeof cuptiEventGroupReadAllEvents | undefined;
-/** `CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @param flags in `CUpti_ReadEventFlags`.
  * @returns `{ eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead }`: `eventValueBuffer`: out `uint64_t *`; `eventIdArraySizeBytes`: out `size_t *`; `eventIdArray`: out array of `u32`: its length asked first through `eventValueBufferSizeBytes` (capacity/count pair); `numEventIdsRead`: out `size_t *`.
@@ -384,7 +384,7 @@ function bind$cuptiEventGroupReadAllEvents(): typeof cuptiEventGroupReadAllEvent
   };
 }
 let cuptiEventGroupReadEvent$: typeof cuptiEventGroupReadEvent | undefined;
-/** `CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @param flags in `CUpti_ReadEventFlags`.
  * @param event in `CUpti_EventID`.
@@ -418,7 +418,7 @@ function bind$cuptiEventGroupReadEvent(): typeof cuptiEventGroupReadEvent {
   };
 }
 let cuptiEventGroupRemoveAllEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupRemoveAllEvents(eventGroup: T.Pointer): void {
@@ -427,7 +427,7 @@ export function cuptiEventGroupRemoveAllEvents(eventGroup: T.Pointer): void {
   if (status !== 0) throw fail('cuptiEventGroupRemoveAllEvents', status);
 }
 let cuptiEventGroupRemoveEvent$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @param event in `CUpti_EventID`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
@@ -438,7 +438,7 @@ export function cuptiEventGroupRemoveEvent(eventGroup: T.Pointer, event: number)
   if (status !== 0) throw fail('cuptiEventGroupRemoveEvent', status);
 }
 let cuptiEventGroupResetAllEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupResetAllEvents(eventGroup: T.Pointer): void {
@@ -447,7 +447,7 @@ export function cuptiEventGroupResetAllEvents(eventGroup: T.Pointer): void {
   if (status !== 0) throw fail('cuptiEventGroupResetAllEvents', status);
 }
 let cuptiEventGroupSetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @param attrib in `CUpti_EventGroupAttribute`.
  * @param valueSize in `size_t`.
@@ -462,7 +462,7 @@ export function cuptiEventGroupSetAttribute(eventGroup: T.Pointer, attrib: T.CUp
   if (status !== 0) throw fail('cuptiEventGroupSetAttribute', status);
 }
 let cuptiEventGroupSetDisable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroupSet in `CUpti_EventGroupSet *`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupSetDisable(eventGroupSet: T.Pointer): void {
@@ -471,7 +471,7 @@ export function cuptiEventGroupSetDisable(eventGroupSet: T.Pointer): void {
   if (status !== 0) throw fail('cuptiEventGroupSetDisable', status);
 }
 let cuptiEventGroupSetEnable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroupSet in `CUpti_EventGroupSet *`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupSetEnable(eventGroupSet: T.Pointer): void {
@@ -480,9 +480,9 @@ export function cuptiEventGroupSetEnable(eventGroupSet: T.Pointer): void {
   if (status !== 0) throw fail('cuptiEventGroupSetEnable', status);
 }
 let cuptiEventGroupSetsCreate$: typeof cuptiEventGroupSetsCreate | undefined;
-/** `CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
- * @param eventIdArraySizeBytes in `size_t`.
+ * @param eventIdArraySizeBytes in `size_t`: size of `eventIdArray` in bytes.
  * @param eventIdArray in `CUpti_EventID *`: address or host buffer covering `eventIdArraySizeBytes` bytes.
  * @returns the value of `eventGroupPasses`: out `CUpti_EventGroupSets **`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
@@ -510,7 +510,7 @@ function bind$cuptiEventGroupSetsCreate(): typeof cuptiEventGroupSetsCreate {
   };
 }
 let cuptiEventGroupSetsDestroy$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroupSets in/out `CUpti_EventGroupSets *`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupSetsDestroy(eventGroupSets: T.Pointer): void {

@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuptiKernelReplaySubscribeUpdate$c: NativeFunction | undefined;
-/** `CUptiResult cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)` · cupti_events.h · CUDA 12.5 Takes a C callback `updateFunc` (callbacks.CUpti_KernelReplayUpdateFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)` · cupti_events.h · CUDA 12.5 Takes a C callback `updateFunc` (callbacks.CUpti_KernelReplayUpdateFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param updateFunc in C callback `CUpti_KernelReplayUpdateFunc`.
  * @param customData in/out `void *`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
@@ -20,7 +20,7 @@ export function cuptiKernelReplaySubscribeUpdate(updateFunc: T.Pointer, customDa
   if (status !== 0) throw fail('cuptiKernelReplaySubscribeUpdate', status);
 }
 let cuptiMetricCreateEventGroupSets$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param metricIdArraySizeBytes in `size_t`.
  * @param metricIdArray in/out `CUpti_MetricID *`: address or host buffer.
@@ -35,7 +35,7 @@ export function cuptiMetricCreateEventGroupSets(context: T.CUcontext | null, met
   if (status !== 0) throw fail('cuptiMetricCreateEventGroupSets', status);
 }
 let cuptiMetricEnumEvents$: typeof cuptiMetricEnumEvents | undefined;
-/** `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `eventIdArray`: out array of `u32`: its length asked first through `eventIdArraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
@@ -64,7 +64,7 @@ function bind$cuptiMetricEnumEvents(): typeof cuptiMetricEnumEvents {
   };
 }
 let cuptiMetricEnumProperties$: typeof cuptiMetricEnumProperties | undefined;
-/** `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `propIdArray`: out array of `CUpti_MetricPropertyID`: its length asked first through `propIdArraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
@@ -93,7 +93,7 @@ function bind$cuptiMetricEnumProperties(): typeof cuptiMetricEnumProperties {
   };
 }
 let cuptiMetricGetAttribute$: typeof cuptiMetricGetAttribute | undefined;
-/** `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @param attrib in `CUpti_MetricAttribute`.
  * @param value in/out `void *`: address or host buffer.
@@ -123,7 +123,7 @@ function bind$cuptiMetricGetAttribute(): typeof cuptiMetricGetAttribute {
   };
 }
 let cuptiMetricGetIdFromName$: typeof cuptiMetricGetIdFromName | undefined;
-/** `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param metricName in string (`const char *`).
  * @returns the value of `metric`: out `CUpti_MetricID *`.
@@ -146,7 +146,7 @@ function bind$cuptiMetricGetIdFromName(): typeof cuptiMetricGetIdFromName {
   };
 }
 let cuptiMetricGetNumEvents$: typeof cuptiMetricGetNumEvents | undefined;
-/** `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `numEvents`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
@@ -167,7 +167,7 @@ function bind$cuptiMetricGetNumEvents(): typeof cuptiMetricGetNumEvents {
   };
 }
 let cuptiMetricGetNumProperties$: typeof cuptiMetricGetNumProperties | undefined;
-/** `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `numProp`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
@@ -188,7 +188,7 @@ function bind$cuptiMetricGetNumProperties(): typeof cuptiMetricGetNumProperties 
   };
 }
 let cuptiMetricGetRequiredEventGroupSets$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param metric in `CUpti_MetricID`.
  * @param eventGroupSets in/out `CUpti_EventGroupSets **`: address or host buffer.
@@ -201,7 +201,7 @@ export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext | null
   if (status !== 0) throw fail('cuptiMetricGetRequiredEventGroupSets', status);
 }
 let cuptiMetricGetValue$: typeof cuptiMetricGetValue | undefined;
-/** `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param metric in `CUpti_MetricID`.
  * @param eventIdArraySizeBytes in `size_t`.
@@ -232,7 +232,7 @@ function bind$cuptiMetricGetValue(): typeof cuptiMetricGetValue {
   };
 }
 let cuptiMetricGetValue2$: typeof cuptiMetricGetValue2 | undefined;
-/** `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @param eventIdArraySizeBytes in `size_t`.
  * @param eventValueArraySizeBytes in `size_t`.

@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuptiSetEventCollectionMode$c: NativeFunction | undefined;
-/** `CUptiResult cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_EVENT_API`. `CUptiResult cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param mode in `CUpti_EventCollectionMode`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
@@ -20,7 +20,7 @@ export function cuptiSetEventCollectionMode(context: T.CUcontext | null, mode: T
   if (status !== 0) throw fail('cuptiSetEventCollectionMode', status);
 }
 let cuptiSetThreadIdType$c: NativeFunction | undefined;
-/** `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `CUpti_ActivityThreadIdType`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiSetThreadIdType(type: T.CUpti_ActivityThreadIdType): void {
@@ -29,7 +29,7 @@ export function cuptiSetThreadIdType(type: T.CUpti_ActivityThreadIdType): void {
   if (status !== 0) throw fail('cuptiSetThreadIdType', status);
 }
 let cuptiSubscribe$: typeof cuptiSubscribe | undefined;
-/** `CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)` · cupti_callbacks.h · CUDA 12.5 Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)` · cupti_callbacks.h · CUDA 12.5 Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param callback in C callback `CUpti_CallbackFunc`.
  * @param userdata in/out `void *`: address or host buffer.
  * @returns the value of `subscriber`: out `CUpti_SubscriberHandle *`.
@@ -57,7 +57,7 @@ function bind$cuptiSubscribe(): typeof cuptiSubscribe {
   };
 }
 let cuptiSupportedDomains$: typeof cuptiSupportedDomains | undefined;
-/** `CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `domainTable`: out array of address: its length asked first through `domainCount` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiSupportedDomains(): number[] {
@@ -84,7 +84,7 @@ function bind$cuptiSupportedDomains(): typeof cuptiSupportedDomains {
   };
 }
 let cuptiUnsubscribe$c: NativeFunction | undefined;
-/** `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param subscriber in `CUpti_SubscriberHandle`.
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiUnsubscribe(subscriber: T.CUpti_SubscriberHandle | null): void {

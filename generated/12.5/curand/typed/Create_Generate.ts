@@ -11,7 +11,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let curandCreateGenerator$: typeof curandCreateGenerator | undefined;
 /** `curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param rng_type in `curandRngType_t`.
- * @returns the value of `generator`: out `curandGenerator_t *`. */
+ * @returns the value of `generator`: out `curandGenerator_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandCreateGenerator(rng_type: T.curandRngType_t): T.curandGenerator_t {
   return (curandCreateGenerator$ ??= bind$curandCreateGenerator())(rng_type);
 }
@@ -36,7 +37,8 @@ function bind$curandCreateGenerator(): typeof curandCreateGenerator {
 let curandCreateGeneratorHost$: typeof curandCreateGeneratorHost | undefined;
 /** `curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param rng_type in `curandRngType_t`.
- * @returns the value of `generator`: out `curandGenerator_t *`. */
+ * @returns the value of `generator`: out `curandGenerator_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandCreateGeneratorHost(rng_type: T.curandRngType_t): T.curandGenerator_t {
   return (curandCreateGeneratorHost$ ??= bind$curandCreateGeneratorHost())(rng_type);
 }
@@ -61,7 +63,8 @@ function bind$curandCreateGeneratorHost(): typeof curandCreateGeneratorHost {
 let curandCreatePoissonDistribution$: typeof curandCreatePoissonDistribution | undefined;
 /** `curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param lambda in `double`.
- * @returns the value of `discrete_distribution`: out `curandDiscreteDistribution_t *`. */
+ * @returns the value of `discrete_distribution`: out `curandDiscreteDistribution_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandCreatePoissonDistribution(lambda: number): T.curandDiscreteDistribution_t {
   return (curandCreatePoissonDistribution$ ??= bind$curandCreatePoissonDistribution())(lambda);
 }
@@ -85,7 +88,8 @@ function bind$curandCreatePoissonDistribution(): typeof curandCreatePoissonDistr
 }
 let curandDestroyDistribution$c: NativeFunction | undefined;
 /** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param discrete_distribution in `curandDiscreteDistribution_t`. */
+ * @param discrete_distribution in `curandDiscreteDistribution_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandDestroyDistribution(discrete_distribution: T.curandDiscreteDistribution_t | null): void {
   if (typeof discrete_distribution !== 'number' || !(discrete_distribution >= 0 && discrete_distribution <= 9007199254740991) || Math.floor(discrete_distribution) !== discrete_distribution) discrete_distribution = addressArg('curandDestroyDistribution', 'discrete_distribution', discrete_distribution, true) as typeof discrete_distribution;
   const status = (curandDestroyDistribution$c ??= binder.native('curandDestroyDistribution'))(discrete_distribution);
@@ -93,7 +97,8 @@ export function curandDestroyDistribution(discrete_distribution: T.curandDiscret
 }
 let curandDestroyGenerator$c: NativeFunction | undefined;
 /** `curandStatus_t curandDestroyGenerator(curandGenerator_t generator)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`. */
+ * @param generator in `curandGenerator_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandDestroyGenerator(generator: T.curandGenerator_t | null): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandDestroyGenerator', 'generator', generator, true) as typeof generator;
   const status = (curandDestroyGenerator$c ??= binder.native('curandDestroyGenerator'))(generator);
@@ -103,7 +108,8 @@ let curandGenerate$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `unsigned int *`: device memory, `num` elements of `unsigned int`.
- * @param num in `size_t`. */
+ * @param num in `size_t`: count of `outputPtr` in elements of `unsigned int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandGenerate(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerate', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerate', 'outputPtr', outputPtr, true);
@@ -115,9 +121,10 @@ let curandGenerateBinomial$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `unsigned int *`: device memory, `num` elements of `unsigned int`.
- * @param num in `size_t`.
+ * @param num in `size_t`: count of `outputPtr` in elements of `unsigned int`.
  * @param n_ in `unsigned int`.
- * @param p in `double`. */
+ * @param p in `double`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandGenerateBinomial(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64, n_: number, p: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateBinomial', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateBinomial', 'outputPtr', outputPtr, true);
@@ -131,10 +138,11 @@ let curandGenerateBinomialMethod$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `unsigned int *`: device memory, `num` elements of `unsigned int`.
- * @param num in `size_t`.
+ * @param num in `size_t`: count of `outputPtr` in elements of `unsigned int`.
  * @param n_ in `unsigned int`.
  * @param p in `double`.
- * @param method in `curandMethod_t`. */
+ * @param method in `curandMethod_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandGenerateBinomialMethod(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64, n_: number, p: number, method: T.curandMethod_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateBinomialMethod', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateBinomialMethod', 'outputPtr', outputPtr, true);
@@ -149,9 +157,10 @@ let curandGenerateLogNormal$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `float *`: device memory, `n` elements of `float`.
- * @param n_ in `size_t`.
+ * @param n_ in `size_t`: count of `outputPtr` in elements of `float`.
  * @param mean in `float`.
- * @param stddev in `float`. */
+ * @param stddev in `float`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandGenerateLogNormal(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateLogNormal', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateLogNormal', 'outputPtr', outputPtr, true);
@@ -165,9 +174,10 @@ let curandGenerateLogNormalDouble$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `double *`: device memory, `n` elements of `double`.
- * @param n_ in `size_t`.
+ * @param n_ in `size_t`: count of `outputPtr` in elements of `double`.
  * @param mean in `double`.
- * @param stddev in `double`. */
+ * @param stddev in `double`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateLogNormalDouble', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateLogNormalDouble', 'outputPtr', outputPtr, true);
@@ -181,7 +191,8 @@ let curandGenerateLongLong$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `unsigned long long *`: device memory, `num` elements of `unsigned long long`.
- * @param num in `size_t`. */
+ * @param num in `size_t`: count of `outputPtr` in elements of `unsigned long long`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandGenerateLongLong(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateLongLong', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateLongLong', 'outputPtr', outputPtr, true);
@@ -193,9 +204,10 @@ let curandGenerateNormal$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `float *`: device memory, `n` elements of `float`.
- * @param n_ in `size_t`.
+ * @param n_ in `size_t`: count of `outputPtr` in elements of `float`.
  * @param mean in `float`.
- * @param stddev in `float`. */
+ * @param stddev in `float`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandGenerateNormal(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateNormal', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateNormal', 'outputPtr', outputPtr, true);
@@ -209,9 +221,10 @@ let curandGenerateNormalDouble$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `double *`: device memory, `n` elements of `double`.
- * @param n_ in `size_t`.
+ * @param n_ in `size_t`: count of `outputPtr` in elements of `double`.
  * @param mean in `double`.
- * @param stddev in `double`. */
+ * @param stddev in `double`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandGenerateNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateNormalDouble', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateNormalDouble', 'outputPtr', outputPtr, true);
@@ -225,8 +238,9 @@ let curandGeneratePoisson$c: NativeFunction | undefined;
 /** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `unsigned int *`: device memory, `n` elements of `unsigned int`.
- * @param n_ in `size_t`.
- * @param lambda in `double`. */
+ * @param n_ in `size_t`: count of `outputPtr` in elements of `unsigned int`.
+ * @param lambda in `double`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandGeneratePoisson(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, lambda: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGeneratePoisson', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGeneratePoisson', 'outputPtr', outputPtr, true);
@@ -239,9 +253,10 @@ let curandGeneratePoissonMethod$c: NativeFunction | undefined;
 /** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `unsigned int *`: device memory, `n` elements of `unsigned int`.
- * @param n_ in `size_t`.
+ * @param n_ in `size_t`: count of `outputPtr` in elements of `unsigned int`.
  * @param lambda in `double`.
- * @param method in `curandMethod_t`. */
+ * @param method in `curandMethod_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandGeneratePoissonMethod(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, lambda: number, method: T.curandMethod_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGeneratePoissonMethod', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGeneratePoissonMethod', 'outputPtr', outputPtr, true);
@@ -253,17 +268,20 @@ export function curandGeneratePoissonMethod(generator: T.curandGenerator_t | nul
 }
 let curandGenerateSeeds$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param generator in `curandGenerator_t`. */
+ * @param generator in `curandGenerator_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html). */
 export function curandGenerateSeeds(generator: T.curandGenerator_t | null): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateSeeds', 'generator', generator, true) as typeof generator;
   const status = (curandGenerateSeeds$c ??= binder.native('curandGenerateSeeds'))(generator);
   if (status !== 0) throw fail('curandGenerateSeeds', status);
 }
 let curandGenerateUniform$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `RandomGenerator.uniform` (objects layer). `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `float *`: device memory, `num` elements of `float`.
- * @param num in `size_t`. */
+ * @param num in `size_t`: count of `outputPtr` in elements of `float`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html).
+ * @see {@link cuda-ts/objects!RandomGenerator#uniform | RandomGenerator.uniform} (objects layer) */
 export function curandGenerateUniform(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateUniform', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateUniform', 'outputPtr', outputPtr, true);
@@ -272,10 +290,12 @@ export function curandGenerateUniform(generator: T.curandGenerator_t | null, out
   if (status !== 0) throw fail('curandGenerateUniform', status);
 }
 let curandGenerateUniformDouble$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `RandomGenerator.uniform` (objects layer). `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 12.5 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
  * @param outputPtr out `double *`: device memory, `num` elements of `double`.
- * @param num in `size_t`. */
+ * @param num in `size_t`: count of `outputPtr` in elements of `double`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/curand/index.html).
+ * @see {@link cuda-ts/objects!RandomGenerator#uniform | RandomGenerator.uniform} (objects layer) */
 export function curandGenerateUniformDouble(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateUniformDouble', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateUniformDouble', 'outputPtr', outputPtr, true);

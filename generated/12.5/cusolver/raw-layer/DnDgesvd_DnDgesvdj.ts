@@ -24,7 +24,8 @@ let cusolverDnDgesvd$: NativeFunction | undefined;
  * @param lwork `int`
  * @param rwork `double *`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDgesvd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDgesvd', 'A', A, 0, 1);
@@ -47,7 +48,8 @@ let cusolverDnDgesvd_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(lwork) && lwork.byteLength >= 4 && (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof lwork === 'number' && lwork >= 0 && Number.isSafeInteger(lwork)) && lwork !== null) rawCovers('cusolverDnDgesvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDgesvd_bufferSize$ ??= binder.native('cusolverDnDgesvd_bufferSize'))(handle, m, n, lwork);
@@ -75,7 +77,8 @@ let cusolverDnDgesvdaStridedBatched$: NativeFunction | undefined;
  * @param d_info `int *`, device memory
  * @param h_R_nrmF `double *`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(d_A) || d_A instanceof ArrayBuffer) deviceArg('cusolverDnDgesvdaStridedBatched', 'd_A', d_A, true);
   if (d_A !== null && typeof d_A !== 'bigint' && !(typeof d_A === 'number' && d_A >= 0 && Number.isSafeInteger(d_A))) rawCovers('cusolverDnDgesvdaStridedBatched', 'd_A', d_A, 0, 1);
@@ -111,7 +114,8 @@ let cusolverDnDgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
  * @param strideV `long long`
  * @param lwork `int *`, out: a typed array of one element
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, lwork: T.Pointer, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(d_A) || d_A instanceof ArrayBuffer) deviceArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
   if (d_A !== null && typeof d_A !== 'bigint' && !(typeof d_A === 'number' && d_A >= 0 && Number.isSafeInteger(d_A))) rawCovers('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_A', d_A, 0, 1);
@@ -142,7 +146,8 @@ let cusolverDnDgesvdj$: NativeFunction | undefined;
  * @param lwork `int`
  * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDgesvdj', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDgesvdj', 'A', A, 0, 1);
@@ -176,7 +181,8 @@ let cusolverDnDgesvdjBatched$: NativeFunction | undefined;
  * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDgesvdjBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDgesvdjBatched', 'A', A, 0, 1);
@@ -208,7 +214,8 @@ let cusolverDnDgesvdjBatched_bufferSize$: NativeFunction | undefined;
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDgesvdjBatched_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDgesvdjBatched_bufferSize', 'A', A, 0, 1);
@@ -237,7 +244,8 @@ let cusolverDnDgesvdj_bufferSize$: NativeFunction | undefined;
  * @param ldv `int`
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDgesvdj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDgesvdj_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDgesvdj_bufferSize', 'A', A, 0, 1);

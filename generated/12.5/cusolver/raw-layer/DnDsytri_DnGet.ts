@@ -17,7 +17,8 @@ let cusolverDnDsytri$: NativeFunction | undefined;
  * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDsytri', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDsytri', 'A', A, 0, 1);
@@ -38,7 +39,8 @@ let cusolverDnDsytri_bufferSize$: NativeFunction | undefined;
  * @param lda `int`
  * @param ipiv `const int *`, device memory
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDsytri_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDsytri_bufferSize', 'A', A, 0, 1);
@@ -63,6 +65,7 @@ let cusolverDnGeqrf$: NativeFunction | undefined;
  * @param workspaceInBytes `size_t`
  * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGeqrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnGeqrf', 'A', A, true);
@@ -88,6 +91,7 @@ let cusolverDnGeqrf_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGeqrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnGeqrf_bufferSize', 'A', A, true);
@@ -121,6 +125,7 @@ let cusolverDnGesvd$: NativeFunction | undefined;
  * @param workspaceInBytes `size_t`
  * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGesvd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnGesvd', 'A', A, true);
@@ -158,6 +163,7 @@ let cusolverDnGesvd_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGesvd_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnGesvd_bufferSize', 'A', A, true);
@@ -176,7 +182,7 @@ let cusolverDnGetDeterministicMode$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param mode `cusolverDeterministicMode_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnGetDeterministicMode(handle: T.cusolverDnHandle_t, mode: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(mode) && mode.byteLength >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cusolverDnGetDeterministicMode', 'mode', mode, 4, 4);
   return (cusolverDnGetDeterministicMode$ ??= binder.native('cusolverDnGetDeterministicMode'))(handle, mode);
@@ -185,7 +191,8 @@ let cusolverDnGetStream$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)` · cusolverDn.h · CUDA 12.5
  * @param handle `cusolverDnHandle_t`
  * @param streamId `cudaStream_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnGetStream(handle: T.cusolverDnHandle_t, streamId: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(streamId) && streamId.byteLength >= 8 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cusolverDnGetStream', 'streamId', streamId, 8, 8);
   return (cusolverDnGetStream$ ??= binder.native('cusolverDnGetStream'))(handle, streamId);

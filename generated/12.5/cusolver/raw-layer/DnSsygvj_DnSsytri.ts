@@ -22,7 +22,8 @@ let cusolverDnSsygvj$: NativeFunction | undefined;
  * @param lwork `int`
  * @param info `int *`, device memory
  * @param params `syevjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSsygvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSsygvj', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSsygvj', 'A', A, 0, 1);
@@ -50,7 +51,8 @@ let cusolverDnSsygvj_bufferSize$: NativeFunction | undefined;
  * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @param params `syevjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSsygvj_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSsygvj_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSsygvj_bufferSize', 'A', A, 0, 1);
@@ -74,7 +76,8 @@ let cusolverDnSsytrd$: NativeFunction | undefined;
  * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSsytrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSsytrd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSsytrd', 'A', A, 0, 1);
@@ -101,7 +104,8 @@ let cusolverDnSsytrd_bufferSize$: NativeFunction | undefined;
  * @param e `const float *`, device memory
  * @param tau `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSsytrd_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSsytrd_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSsytrd_bufferSize', 'A', A, 0, 1);
@@ -125,7 +129,8 @@ let cusolverDnSsytrf$: NativeFunction | undefined;
  * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSsytrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSsytrf', 'A', A, 0, 1);
@@ -144,7 +149,8 @@ let cusolverDnSsytrf_bufferSize$: NativeFunction | undefined;
  * @param A `float *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSsytrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSsytrf_bufferSize', 'A', A, 0, 1);
@@ -162,7 +168,8 @@ let cusolverDnSsytri$: NativeFunction | undefined;
  * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSsytri', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSsytri', 'A', A, 0, 1);
@@ -183,7 +190,8 @@ let cusolverDnSsytri_bufferSize$: NativeFunction | undefined;
  * @param lda `int`
  * @param ipiv `const int *`, device memory
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSsytri_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSsytri_bufferSize', 'A', A, 0, 1);

@@ -22,7 +22,8 @@ let cusolverSpDcsrlsqvqrHost$: NativeFunction | undefined;
  * @param x `double *`, host memory
  * @param p `int *`
  * @param min_norm `double *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpDcsrlsqvqrHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpDcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -48,7 +49,8 @@ let cusolverSpDcsrlsvchol$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `double *`, device memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpDcsrlsvchol', 'csrVal', csrVal, true);
   if (csrVal !== null && typeof csrVal !== 'bigint' && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal))) rawCovers('cusolverSpDcsrlsvchol', 'csrVal', csrVal, 0, 1);
@@ -77,7 +79,8 @@ let cusolverSpDcsrlsvcholHost$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `double *`, host memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrVal) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusolverSpDcsrlsvcholHost', 'csrVal', csrVal, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtr) && !(typeof csrRowPtr === 'number' && csrRowPtr >= 0 && Number.isSafeInteger(csrRowPtr)) && csrRowPtr !== null) rawCovers('cusolverSpDcsrlsvcholHost', 'csrRowPtr', csrRowPtr, 0, 1);
@@ -101,7 +104,8 @@ let cusolverSpDcsrlsvluHost$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `double *`, host memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpDcsrlsvluHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpDcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -125,7 +129,8 @@ let cusolverSpDcsrlsvqr$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `double *`, device memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpDcsrlsvqr', 'csrVal', csrVal, true);
   if (csrVal !== null && typeof csrVal !== 'bigint' && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal))) rawCovers('cusolverSpDcsrlsvqr', 'csrVal', csrVal, 0, 1);
@@ -154,7 +159,8 @@ let cusolverSpDcsrlsvqrHost$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `double *`, host memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpDcsrlsvqrHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpDcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -178,7 +184,8 @@ let cusolverSpDcsrqrBufferInfoBatched$: NativeFunction | undefined;
  * @param info `csrqrInfo_t`
  * @param internalDataInBytes `size_t *`, out: a typed array of one element
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t, internalDataInBytes: T.Pointer, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpDcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
   if (csrVal !== null && typeof csrVal !== 'bigint' && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal))) rawCovers('cusolverSpDcsrqrBufferInfoBatched', 'csrVal', csrVal, 0, 1);
@@ -205,7 +212,8 @@ let cusolverSpDcsrqrsvBatched$: NativeFunction | undefined;
  * @param batchSize `int`
  * @param info `csrqrInfo_t`
  * @param pBuffer `void *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrValA) || csrValA instanceof ArrayBuffer) deviceArg('cusolverSpDcsrqrsvBatched', 'csrValA', csrValA, true);
   if (csrValA !== null && typeof csrValA !== 'bigint' && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA))) rawCovers('cusolverSpDcsrqrsvBatched', 'csrValA', csrValA, 0, 1);

@@ -21,9 +21,10 @@ let cusolverDnCCgels$: typeof cusolverDnCCgels | undefined;
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCCgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnCCgels$ ??= bind$cusolverDnCCgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -65,7 +66,8 @@ let cusolverDnCCgels_bufferSize$: typeof cusolverDnCCgels_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCCgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCCgels_bufferSize$ ??= bind$cusolverDnCCgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -110,9 +112,10 @@ let cusolverDnCCgesv$: typeof cusolverDnCCgesv | undefined;
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCCgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnCCgesv$ ??= bind$cusolverDnCCgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -154,7 +157,8 @@ let cusolverDnCCgesv_bufferSize$: typeof cusolverDnCCgesv_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCCgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCCgesv_bufferSize$ ??= bind$cusolverDnCCgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -199,9 +203,10 @@ let cusolverDnCEgels$: typeof cusolverDnCEgels | undefined;
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCEgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnCEgels$ ??= bind$cusolverDnCEgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -243,7 +248,8 @@ let cusolverDnCEgels_bufferSize$: typeof cusolverDnCEgels_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCEgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCEgels_bufferSize$ ??= bind$cusolverDnCEgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -288,9 +294,10 @@ let cusolverDnCEgesv$: typeof cusolverDnCEgesv | undefined;
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCEgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnCEgesv$ ??= bind$cusolverDnCEgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -332,7 +339,8 @@ let cusolverDnCEgesv_bufferSize$: typeof cusolverDnCEgesv_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCEgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCEgesv_bufferSize$ ??= bind$cusolverDnCEgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -377,9 +385,10 @@ let cusolverDnCKgels$: typeof cusolverDnCKgels | undefined;
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCKgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnCKgels$ ??= bind$cusolverDnCKgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -421,7 +430,8 @@ let cusolverDnCKgels_bufferSize$: typeof cusolverDnCKgels_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCKgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCKgels_bufferSize$ ??= bind$cusolverDnCKgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -466,9 +476,10 @@ let cusolverDnCKgesv$: typeof cusolverDnCKgesv | undefined;
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCKgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnCKgesv$ ??= bind$cusolverDnCKgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -510,7 +521,8 @@ let cusolverDnCKgesv_bufferSize$: typeof cusolverDnCKgesv_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCKgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCKgesv_bufferSize$ ??= bind$cusolverDnCKgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -555,9 +567,10 @@ let cusolverDnCYgels$: typeof cusolverDnCYgels | undefined;
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCYgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnCYgels$ ??= bind$cusolverDnCYgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -599,7 +612,8 @@ let cusolverDnCYgels_bufferSize$: typeof cusolverDnCYgels_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCYgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCYgels_bufferSize$ ??= bind$cusolverDnCYgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -644,9 +658,10 @@ let cusolverDnCYgesv$: typeof cusolverDnCYgesv | undefined;
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCYgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnCYgesv$ ??= bind$cusolverDnCYgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -688,7 +703,8 @@ let cusolverDnCYgesv_bufferSize$: typeof cusolverDnCYgesv_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCYgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCYgesv_bufferSize$ ??= bind$cusolverDnCYgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }

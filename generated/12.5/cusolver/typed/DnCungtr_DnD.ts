@@ -17,8 +17,9 @@ let cusolverDnCungtr$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param tau in `const cuComplex *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCungtr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCungtr', 'uplo', 'i32', uplo);
@@ -40,7 +41,8 @@ let cusolverDnCungtr_bufferSize$: typeof cusolverDnCungtr_bufferSize | undefined
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param tau in `const cuComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnCungtr_bufferSize$ ??= bind$cusolverDnCungtr_bufferSize())(handle, uplo, n_, A, lda, tau);
 }
@@ -76,8 +78,9 @@ let cusolverDnCunmqr$c: NativeFunction | undefined;
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCunmqr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnCunmqr', 'side', 'i32', side);
@@ -109,7 +112,8 @@ let cusolverDnCunmqr_bufferSize$: typeof cusolverDnCunmqr_bufferSize | undefined
  * @param tau in `const cuComplex *`: device memory.
  * @param C in `const cuComplex *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnCunmqr_bufferSize$ ??= bind$cusolverDnCunmqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
 }
@@ -150,8 +154,9 @@ let cusolverDnCunmtr$c: NativeFunction | undefined;
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCunmtr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCunmtr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnCunmtr', 'side', 'i32', side);
@@ -183,7 +188,8 @@ let cusolverDnCunmtr_bufferSize$: typeof cusolverDnCunmtr_bufferSize | undefined
  * @param tau in `const cuComplex *`: device memory.
  * @param C in `const cuComplex *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnCunmtr_bufferSize$ ??= bind$cusolverDnCunmtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
 }
@@ -223,9 +229,10 @@ let cusolverDnDBgels$: typeof cusolverDnDBgels | undefined;
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDBgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnDBgels$ ??= bind$cusolverDnDBgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -267,7 +274,8 @@ let cusolverDnDBgels_bufferSize$: typeof cusolverDnDBgels_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDBgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDBgels_bufferSize$ ??= bind$cusolverDnDBgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -312,9 +320,10 @@ let cusolverDnDBgesv$: typeof cusolverDnDBgesv | undefined;
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDBgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnDBgesv$ ??= bind$cusolverDnDBgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -356,7 +365,8 @@ let cusolverDnDBgesv_bufferSize$: typeof cusolverDnDBgesv_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDBgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDBgesv_bufferSize$ ??= bind$cusolverDnDBgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -401,9 +411,10 @@ let cusolverDnDDgels$: typeof cusolverDnDDgels | undefined;
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDDgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnDDgels$ ??= bind$cusolverDnDDgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -445,7 +456,8 @@ let cusolverDnDDgels_bufferSize$: typeof cusolverDnDDgels_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDDgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDDgels_bufferSize$ ??= bind$cusolverDnDDgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -490,9 +502,10 @@ let cusolverDnDDgesv$: typeof cusolverDnDDgesv | undefined;
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDDgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnDDgesv$ ??= bind$cusolverDnDDgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -534,7 +547,8 @@ let cusolverDnDDgesv_bufferSize$: typeof cusolverDnDDgesv_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDDgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDDgesv_bufferSize$ ??= bind$cusolverDnDDgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -579,9 +593,10 @@ let cusolverDnDHgels$: typeof cusolverDnDHgels | undefined;
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDHgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnDHgels$ ??= bind$cusolverDnDHgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -623,7 +638,8 @@ let cusolverDnDHgels_bufferSize$: typeof cusolverDnDHgels_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDHgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDHgels_bufferSize$ ??= bind$cusolverDnDHgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -668,9 +684,10 @@ let cusolverDnDHgesv$: typeof cusolverDnDHgesv | undefined;
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDHgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnDHgesv$ ??= bind$cusolverDnDHgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -712,7 +729,8 @@ let cusolverDnDHgesv_bufferSize$: typeof cusolverDnDHgesv_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDHgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDHgesv_bufferSize$ ??= bind$cusolverDnDHgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -757,9 +775,10 @@ let cusolverDnDSgels$: typeof cusolverDnDSgels | undefined;
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDSgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnDSgels$ ??= bind$cusolverDnDSgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -801,7 +820,8 @@ let cusolverDnDSgels_bufferSize$: typeof cusolverDnDSgels_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDSgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDSgels_bufferSize$ ??= bind$cusolverDnDSgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -846,9 +866,10 @@ let cusolverDnDSgesv$: typeof cusolverDnDSgesv | undefined;
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDSgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnDSgesv$ ??= bind$cusolverDnDSgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -890,7 +911,8 @@ let cusolverDnDSgesv_bufferSize$: typeof cusolverDnDSgesv_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDSgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDSgesv_bufferSize$ ??= bind$cusolverDnDSgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -935,9 +957,10 @@ let cusolverDnDXgels$: typeof cusolverDnDXgels | undefined;
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDXgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnDXgels$ ??= bind$cusolverDnDXgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -979,7 +1002,8 @@ let cusolverDnDXgels_bufferSize$: typeof cusolverDnDXgels_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDXgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDXgels_bufferSize$ ??= bind$cusolverDnDXgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -1024,9 +1048,10 @@ let cusolverDnDXgesv$: typeof cusolverDnDXgesv | undefined;
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDXgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnDXgesv$ ??= bind$cusolverDnDXgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -1068,7 +1093,8 @@ let cusolverDnDXgesv_bufferSize$: typeof cusolverDnDXgesv_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDXgesv_bufferSize$ ??= bind$cusolverDnDXgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }

@@ -23,9 +23,10 @@ let cusolverDnDsyevdx$: typeof cusolverDnDsyevdx | undefined;
  * @param iu in `int`.
  * @param W in/out `double *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
- * @param lwork in `int`.
+ * @param lwork in `int`: count of `work` in elements of `double`.
  * @param info out `int *`: device memory.
- * @returns the value of `meig`: out `int *`. */
+ * @returns the value of `meig`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDsyevdx(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): number {
   return (cusolverDnDsyevdx$ ??= bind$cusolverDnDsyevdx())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info);
 }
@@ -70,7 +71,8 @@ let cusolverDnDsyevdx_bufferSize$: typeof cusolverDnDsyevdx_bufferSize | undefin
  * @param il in `int`.
  * @param iu in `int`.
  * @param W in `const double *`: device memory.
- * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null): { meig: number; lwork: number } {
   return (cusolverDnDsyevdx_bufferSize$ ??= bind$cusolverDnDsyevdx_bufferSize())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W);
 }
@@ -109,9 +111,10 @@ let cusolverDnDsyevj$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param W in/out `double *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
- * @param lwork in `int`.
+ * @param lwork in `int`: count of `work` in elements of `double`.
  * @param info out `int *`: device memory.
- * @param params in `syevjInfo_t`. */
+ * @param params in `syevjInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDsyevj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDsyevj', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevj', 'jobz', 'i32', jobz);
@@ -137,10 +140,11 @@ let cusolverDnDsyevjBatched$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param W in/out `double *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
- * @param lwork in `int`.
+ * @param lwork in `int`: count of `work` in elements of `double`.
  * @param info out `int *`: device memory.
  * @param params in `syevjInfo_t`.
- * @param batchSize in `int`. */
+ * @param batchSize in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDsyevjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDsyevjBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevjBatched', 'jobz', 'i32', jobz);
@@ -168,7 +172,8 @@ let cusolverDnDsyevjBatched_bufferSize$: typeof cusolverDnDsyevjBatched_bufferSi
  * @param W in `const double *`: device memory.
  * @param params in `syevjInfo_t`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null, batchSize: number): number {
   return (cusolverDnDsyevjBatched_bufferSize$ ??= bind$cusolverDnDsyevjBatched_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params, batchSize);
 }
@@ -203,7 +208,8 @@ let cusolverDnDsyevj_bufferSize$: typeof cusolverDnDsyevj_bufferSize | undefined
  * @param lda in `int`.
  * @param W in `const double *`: device memory.
  * @param params in `syevjInfo_t`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDsyevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
   return (cusolverDnDsyevj_bufferSize$ ??= bind$cusolverDnDsyevj_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params);
 }
@@ -240,8 +246,9 @@ let cusolverDnDsygvd$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param W in/out `double *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `double`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDsygvd(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDsygvd', 'handle', handle, true) as typeof handle;
   if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnDsygvd', 'itype', 'i32', itype);
@@ -271,7 +278,8 @@ let cusolverDnDsygvd_bufferSize$: typeof cusolverDnDsygvd_bufferSize | undefined
  * @param B in `const double *`: device memory.
  * @param ldb in `int`.
  * @param W in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnDsygvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null): number {
   return (cusolverDnDsygvd_bufferSize$ ??= bind$cusolverDnDsygvd_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W);
 }

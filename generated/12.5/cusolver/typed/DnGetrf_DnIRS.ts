@@ -22,6 +22,7 @@ let cusolverDnGetrf$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: address or host buffer.
  * @param workspaceInBytes in `size_t`.
  * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetrf', 'handle', handle, true) as typeof handle;
@@ -50,6 +51,7 @@ let cusolverDnGetrf_bufferSize$: typeof cusolverDnGetrf_bufferSize | undefined;
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @returns the value of `workspaceInBytes`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): number {
   return (cusolverDnGetrf_bufferSize$ ??= bind$cusolverDnGetrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, computeType);
@@ -94,6 +96,7 @@ let cusolverDnGetrs$c: NativeFunction | undefined;
  * @param B in/out `void *`: device memory.
  * @param ldb in `int64_t`.
  * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, trans: T.cublasOperation_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetrs', 'handle', handle, true) as typeof handle;
@@ -114,7 +117,8 @@ export function cusolverDnGetrs(handle: T.cusolverDnHandle_t | null, params: T.c
 }
 let cusolverDnIRSInfosCreate$: typeof cusolverDnIRSInfosCreate | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_ptr)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `infos_ptr`: out `cusolverDnIRSInfos_t *`. */
+ * @returns the value of `infos_ptr`: out `cusolverDnIRSInfos_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSInfosCreate(): T.cusolverDnIRSInfos_t {
   return (cusolverDnIRSInfosCreate$ ??= bind$cusolverDnIRSInfosCreate())();
 }
@@ -137,7 +141,8 @@ function bind$cusolverDnIRSInfosCreate(): typeof cusolverDnIRSInfosCreate {
 }
 let cusolverDnIRSInfosDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`. */
+ * @param infos in `cusolverDnIRSInfos_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t | null): void {
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosDestroy', 'infos', infos, true) as typeof infos;
   const status = (cusolverDnIRSInfosDestroy$c ??= binder.native('cusolverDnIRSInfosDestroy'))(infos);
@@ -146,7 +151,8 @@ export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t | null):
 let cusolverDnIRSInfosGetMaxIters$: typeof cusolverDnIRSInfosGetMaxIters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`.
- * @returns the value of `maxiters`: out `cusolver_int_t *`. */
+ * @returns the value of `maxiters`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetMaxIters(infos: T.cusolverDnIRSInfos_t | null): number {
   return (cusolverDnIRSInfosGetMaxIters$ ??= bind$cusolverDnIRSInfosGetMaxIters())(infos);
 }
@@ -166,7 +172,8 @@ function bind$cusolverDnIRSInfosGetMaxIters(): typeof cusolverDnIRSInfosGetMaxIt
 let cusolverDnIRSInfosGetNiters$: typeof cusolverDnIRSInfosGetNiters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`.
- * @returns the value of `niters`: out `cusolver_int_t *`. */
+ * @returns the value of `niters`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetNiters(infos: T.cusolverDnIRSInfos_t | null): number {
   return (cusolverDnIRSInfosGetNiters$ ??= bind$cusolverDnIRSInfosGetNiters())(infos);
 }
@@ -186,7 +193,8 @@ function bind$cusolverDnIRSInfosGetNiters(): typeof cusolverDnIRSInfosGetNiters 
 let cusolverDnIRSInfosGetOuterNiters$: typeof cusolverDnIRSInfosGetOuterNiters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`.
- * @returns the value of `outer_niters`: out `cusolver_int_t *`. */
+ * @returns the value of `outer_niters`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetOuterNiters(infos: T.cusolverDnIRSInfos_t | null): number {
   return (cusolverDnIRSInfosGetOuterNiters$ ??= bind$cusolverDnIRSInfosGetOuterNiters())(infos);
 }
@@ -206,7 +214,8 @@ function bind$cusolverDnIRSInfosGetOuterNiters(): typeof cusolverDnIRSInfosGetOu
 let cusolverDnIRSInfosGetResidualHistory$: typeof cusolverDnIRSInfosGetResidualHistory | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfos_t infos, void **residual_history)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`.
- * @returns the value of `residual_history`: out `void **`. */
+ * @returns the value of `residual_history`: out `void **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetResidualHistory(infos: T.cusolverDnIRSInfos_t | null): number {
   return (cusolverDnIRSInfosGetResidualHistory$ ??= bind$cusolverDnIRSInfosGetResidualHistory())(infos);
 }
@@ -230,7 +239,8 @@ function bind$cusolverDnIRSInfosGetResidualHistory(): typeof cusolverDnIRSInfosG
 }
 let cusolverDnIRSInfosRequestResidual$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param infos in `cusolverDnIRSInfos_t`. */
+ * @param infos in `cusolverDnIRSInfos_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSInfosRequestResidual(infos: T.cusolverDnIRSInfos_t | null): void {
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosRequestResidual', 'infos', infos, true) as typeof infos;
   const status = (cusolverDnIRSInfosRequestResidual$c ??= binder.native('cusolverDnIRSInfosRequestResidual'))(infos);
@@ -238,7 +248,8 @@ export function cusolverDnIRSInfosRequestResidual(infos: T.cusolverDnIRSInfos_t 
 }
 let cusolverDnIRSParamsCreate$: typeof cusolverDnIRSParamsCreate | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *params_ptr)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `params_ptr`: out `cusolverDnIRSParams_t *`. */
+ * @returns the value of `params_ptr`: out `cusolverDnIRSParams_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsCreate(): T.cusolverDnIRSParams_t {
   return (cusolverDnIRSParamsCreate$ ??= bind$cusolverDnIRSParamsCreate())();
 }
@@ -261,7 +272,8 @@ function bind$cusolverDnIRSParamsCreate(): typeof cusolverDnIRSParamsCreate {
 }
 let cusolverDnIRSParamsDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`. */
+ * @param params in `cusolverDnIRSParams_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsDestroy(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsDestroy', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsDestroy$c ??= binder.native('cusolverDnIRSParamsDestroy'))(params);
@@ -269,7 +281,8 @@ export function cusolverDnIRSParamsDestroy(params: T.cusolverDnIRSParams_t | nul
 }
 let cusolverDnIRSParamsDisableFallback$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`. */
+ * @param params in `cusolverDnIRSParams_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsDisableFallback(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsDisableFallback', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsDisableFallback$c ??= binder.native('cusolverDnIRSParamsDisableFallback'))(params);
@@ -277,7 +290,8 @@ export function cusolverDnIRSParamsDisableFallback(params: T.cusolverDnIRSParams
 }
 let cusolverDnIRSParamsEnableFallback$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnIRSParams_t`. */
+ * @param params in `cusolverDnIRSParams_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsEnableFallback', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsEnableFallback$c ??= binder.native('cusolverDnIRSParamsEnableFallback'))(params);
@@ -286,7 +300,8 @@ export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_
 let cusolverDnIRSParamsGetMaxIters$: typeof cusolverDnIRSParamsGetMaxIters | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`.
- * @returns the value of `maxiters`: out `cusolver_int_t *`. */
+ * @returns the value of `maxiters`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsGetMaxIters(params: T.cusolverDnIRSParams_t | null): number {
   return (cusolverDnIRSParamsGetMaxIters$ ??= bind$cusolverDnIRSParamsGetMaxIters())(params);
 }
@@ -306,7 +321,8 @@ function bind$cusolverDnIRSParamsGetMaxIters(): typeof cusolverDnIRSParamsGetMax
 let cusolverDnIRSParamsSetMaxIters$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t maxiters)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`.
- * @param maxiters in `cusolver_int_t`. */
+ * @param maxiters in `cusolver_int_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetMaxIters(params: T.cusolverDnIRSParams_t | null, maxiters: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetMaxIters', 'params', params, true) as typeof params;
   if (typeof maxiters !== 'number' || (maxiters | 0) !== maxiters) throw intError('cusolverDnIRSParamsSetMaxIters', 'maxiters', 'i32', maxiters);
@@ -316,7 +332,8 @@ export function cusolverDnIRSParamsSetMaxIters(params: T.cusolverDnIRSParams_t |
 let cusolverDnIRSParamsSetMaxItersInner$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetMaxItersInner(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`.
- * @param maxiters_inner in `cusolver_int_t`. */
+ * @param maxiters_inner in `cusolver_int_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetMaxItersInner(params: T.cusolverDnIRSParams_t | null, maxiters_inner: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetMaxItersInner', 'params', params, true) as typeof params;
   if (typeof maxiters_inner !== 'number' || (maxiters_inner | 0) !== maxiters_inner) throw intError('cusolverDnIRSParamsSetMaxItersInner', 'maxiters_inner', 'i32', maxiters_inner);
@@ -326,7 +343,8 @@ export function cusolverDnIRSParamsSetMaxItersInner(params: T.cusolverDnIRSParam
 let cusolverDnIRSParamsSetRefinementSolver$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetRefinementSolver(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`.
- * @param refinement_solver in `cusolverIRSRefinement_t`. */
+ * @param refinement_solver in `cusolverIRSRefinement_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetRefinementSolver(params: T.cusolverDnIRSParams_t | null, refinement_solver: T.cusolverIRSRefinement_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetRefinementSolver', 'params', params, true) as typeof params;
   if (typeof refinement_solver !== 'number' || (refinement_solver | 0) !== refinement_solver) throw intError('cusolverDnIRSParamsSetRefinementSolver', 'refinement_solver', 'i32', refinement_solver);
@@ -336,7 +354,8 @@ export function cusolverDnIRSParamsSetRefinementSolver(params: T.cusolverDnIRSPa
 let cusolverDnIRSParamsSetSolverLowestPrecision$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetSolverLowestPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`.
- * @param solver_lowest_precision in `cusolverPrecType_t`. */
+ * @param solver_lowest_precision in `cusolverPrecType_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverLowestPrecision(params: T.cusolverDnIRSParams_t | null, solver_lowest_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverLowestPrecision', 'params', params, true) as typeof params;
   if (typeof solver_lowest_precision !== 'number' || (solver_lowest_precision | 0) !== solver_lowest_precision) throw intError('cusolverDnIRSParamsSetSolverLowestPrecision', 'solver_lowest_precision', 'i32', solver_lowest_precision);
@@ -346,7 +365,8 @@ export function cusolverDnIRSParamsSetSolverLowestPrecision(params: T.cusolverDn
 let cusolverDnIRSParamsSetSolverMainPrecision$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetSolverMainPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`.
- * @param solver_main_precision in `cusolverPrecType_t`. */
+ * @param solver_main_precision in `cusolverPrecType_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverMainPrecision(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverMainPrecision', 'params', params, true) as typeof params;
   if (typeof solver_main_precision !== 'number' || (solver_main_precision | 0) !== solver_main_precision) throw intError('cusolverDnIRSParamsSetSolverMainPrecision', 'solver_main_precision', 'i32', solver_main_precision);
@@ -357,7 +377,8 @@ let cusolverDnIRSParamsSetSolverPrecisions$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetSolverPrecisions(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`.
  * @param solver_main_precision in `cusolverPrecType_t`.
- * @param solver_lowest_precision in `cusolverPrecType_t`. */
+ * @param solver_lowest_precision in `cusolverPrecType_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverPrecisions(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t, solver_lowest_precision: T.cusolverPrecType_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverPrecisions', 'params', params, true) as typeof params;
   if (typeof solver_main_precision !== 'number' || (solver_main_precision | 0) !== solver_main_precision) throw intError('cusolverDnIRSParamsSetSolverPrecisions', 'solver_main_precision', 'i32', solver_main_precision);
@@ -368,7 +389,8 @@ export function cusolverDnIRSParamsSetSolverPrecisions(params: T.cusolverDnIRSPa
 let cusolverDnIRSParamsSetTol$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetTol(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`.
- * @param val in `double`. */
+ * @param val in `double`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetTol(params: T.cusolverDnIRSParams_t | null, val: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetTol', 'params', params, true) as typeof params;
   if (typeof val !== 'number') throw argError('cusolverDnIRSParamsSetTol', 'val', 'a number', val);
@@ -378,7 +400,8 @@ export function cusolverDnIRSParamsSetTol(params: T.cusolverDnIRSParams_t | null
 let cusolverDnIRSParamsSetTolInner$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetTolInner(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`.
- * @param val in `double`. */
+ * @param val in `double`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t | null, val: number): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetTolInner', 'params', params, true) as typeof params;
   if (typeof val !== 'number') throw argError('cusolverDnIRSParamsSetTolInner', 'val', 'a number', val);
@@ -400,9 +423,10 @@ let cusolverDnIRSXgels$: typeof cusolverDnIRSXgels | undefined;
  * @param dX in/out `void *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `niters`: out `cusolver_int_t *`. */
+ * @returns the value of `niters`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSXgels(handle: T.cusolverDnHandle_t | null, gels_irs_params: T.cusolverDnIRSParams_t | null, gels_irs_infos: T.cusolverDnIRSInfos_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnIRSXgels$ ??= bind$cusolverDnIRSXgels())(handle, gels_irs_params, gels_irs_infos, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -440,7 +464,8 @@ let cusolverDnIRSXgels_bufferSize$: typeof cusolverDnIRSXgels_bufferSize | undef
  * @param m in `cusolver_int_t`.
  * @param n_ in `cusolver_int_t`.
  * @param nrhs in `cusolver_int_t`.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, m: number, n_: number, nrhs: number): number {
   return (cusolverDnIRSXgels_bufferSize$ ??= bind$cusolverDnIRSXgels_bufferSize())(handle, params, m, n_, nrhs);
 }
@@ -480,9 +505,10 @@ let cusolverDnIRSXgesv$: typeof cusolverDnIRSXgesv | undefined;
  * @param dX in/out `void *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `niters`: out `cusolver_int_t *`. */
+ * @returns the value of `niters`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSXgesv(handle: T.cusolverDnHandle_t | null, gesv_irs_params: T.cusolverDnIRSParams_t | null, gesv_irs_infos: T.cusolverDnIRSInfos_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnIRSXgesv$ ??= bind$cusolverDnIRSXgesv())(handle, gesv_irs_params, gesv_irs_infos, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -518,7 +544,8 @@ let cusolverDnIRSXgesv_bufferSize$: typeof cusolverDnIRSXgesv_bufferSize | undef
  * @param params in `cusolverDnIRSParams_t`.
  * @param n_ in `cusolver_int_t`.
  * @param nrhs in `cusolver_int_t`.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, n_: number, nrhs: number): number {
   return (cusolverDnIRSXgesv_bufferSize$ ??= bind$cusolverDnIRSXgesv_bufferSize())(handle, params, n_, nrhs);
 }

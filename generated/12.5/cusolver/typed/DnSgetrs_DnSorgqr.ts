@@ -19,7 +19,8 @@ let cusolverDnSgetrs$c: NativeFunction | undefined;
  * @param devIpiv in `const int *`: device memory.
  * @param B in/out `float *`: device memory.
  * @param ldb in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSgetrs(handle: T.cusolverDnHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, devIpiv: T.DeviceMemory | null, B: T.DeviceMemory | null, ldb: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgetrs', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnSgetrs', 'trans', 'i32', trans);
@@ -43,7 +44,8 @@ let cusolverDnSlaswp$c: NativeFunction | undefined;
  * @param k1 in `int`.
  * @param k2 in `int`.
  * @param devIpiv in `const int *`: device memory.
- * @param incx in `int`. */
+ * @param incx in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSlaswp(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, k1: number, k2: number, devIpiv: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSlaswp', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSlaswp', 'n', 'i32', n_);
@@ -64,8 +66,9 @@ let cusolverDnSlauum$c: NativeFunction | undefined;
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
- * @param lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `float`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSlauum(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSlauum', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSlauum', 'uplo', 'i32', uplo);
@@ -85,7 +88,8 @@ let cusolverDnSlauum_bufferSize$: typeof cusolverDnSlauum_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSlauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSlauum_bufferSize$ ??= bind$cusolverDnSlauum_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -117,8 +121,9 @@ let cusolverDnSorgbr$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param tau in `const float *`: device memory.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `float`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSorgbr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSorgbr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnSorgbr', 'side', 'i32', side);
@@ -144,7 +149,8 @@ let cusolverDnSorgbr_bufferSize$: typeof cusolverDnSorgbr_bufferSize | undefined
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
  * @param tau in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSorgbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnSorgbr_bufferSize$ ??= bind$cusolverDnSorgbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
 }
@@ -178,8 +184,9 @@ let cusolverDnSorgqr$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param tau in `const float *`: device memory.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `float`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSorgqr(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSorgqr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSorgqr', 'm', 'i32', m);
@@ -203,7 +210,8 @@ let cusolverDnSorgqr_bufferSize$: typeof cusolverDnSorgqr_bufferSize | undefined
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
  * @param tau in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnSorgqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnSorgqr_bufferSize$ ??= bind$cusolverDnSorgqr_bufferSize())(handle, m, n_, k, A, lda, tau);
 }

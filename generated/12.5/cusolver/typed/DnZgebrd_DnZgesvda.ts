@@ -20,8 +20,9 @@ let cusolverDnZgebrd$c: NativeFunction | undefined;
  * @param TAUQ in/out `cuDoubleComplex *`: device memory.
  * @param TAUP in/out `cuDoubleComplex *`: device memory.
  * @param Work in/out `cuDoubleComplex *`: device memory, `Lwork` elements of `cuDoubleComplex`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Work` in elements of `cuDoubleComplex`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, D: T.DeviceMemory | null, E: T.DeviceMemory | null, TAUQ: T.DeviceMemory | null, TAUP: T.DeviceMemory | null, Work: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgebrd', 'm', 'i32', m);
@@ -43,7 +44,8 @@ let cusolverDnZgebrd_bufferSize$: typeof cusolverDnZgebrd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnZgebrd_bufferSize$ ??= bind$cusolverDnZgebrd_bufferSize())(handle, m, n_);
 }
@@ -71,8 +73,9 @@ let cusolverDnZgeqrf$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param TAU in/out `cuDoubleComplex *`: device memory.
  * @param Workspace in/out `cuDoubleComplex *`: device memory, `Lwork` elements of `cuDoubleComplex`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Workspace` in elements of `cuDoubleComplex`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, TAU: T.DeviceMemory | null, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgeqrf', 'm', 'i32', m);
@@ -93,7 +96,8 @@ let cusolverDnZgeqrf_bufferSize$: typeof cusolverDnZgeqrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnZgeqrf_bufferSize$ ??= bind$cusolverDnZgeqrf_bufferSize())(handle, m, n_, A, lda);
 }
@@ -129,9 +133,10 @@ let cusolverDnZgesvd$c: NativeFunction | undefined;
  * @param VT in/out `cuDoubleComplex *`: device memory.
  * @param ldvt in `int`.
  * @param work in/out `cuDoubleComplex *`: device memory, `lwork` elements of `cuDoubleComplex`.
- * @param lwork in `int`.
+ * @param lwork in `int`: count of `work` in elements of `cuDoubleComplex`.
  * @param rwork in/out `double *`: address or host buffer.
- * @param info out `int *`: device memory. */
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgesvd(handle: T.cusolverDnHandle_t | null, jobu: number, jobvt: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, VT: T.DeviceMemory | null, ldvt: number, work: T.DeviceMemory | null, lwork: number, rwork: T.Pointer, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgesvd', 'handle', handle, true) as typeof handle;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnZgesvd', 'jobu', 'i8', jobu);
@@ -157,7 +162,8 @@ let cusolverDnZgesvd_bufferSize$: typeof cusolverDnZgesvd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnZgesvd_bufferSize$ ??= bind$cusolverDnZgesvd_bufferSize())(handle, m, n_);
 }
@@ -198,7 +204,8 @@ let cusolverDnZgesvdaStridedBatched$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param d_info out `int *`: device memory.
  * @param h_R_nrmF in/out `double *`: address or host buffer.
- * @param batchSize in `int`. */
+ * @param batchSize in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.DeviceMemory | null, h_R_nrmF: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdaStridedBatched', 'jobz', 'i32', jobz);
@@ -243,7 +250,8 @@ let cusolverDnZgesvdaStridedBatched_bufferSize$: typeof cusolverDnZgesvdaStrided
  * @param ldv in `int`.
  * @param strideV in `long long`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverDnZgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, batchSize: number): number {
   return (cusolverDnZgesvdaStridedBatched_bufferSize$ ??= bind$cusolverDnZgesvdaStridedBatched_bufferSize())(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize);
 }

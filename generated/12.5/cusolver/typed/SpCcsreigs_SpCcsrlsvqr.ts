@@ -19,7 +19,8 @@ let cusolverSpCcsreigsHost$c: NativeFunction | undefined;
  * @param csrColIndA in `const int *`: host memory.
  * @param left_bottom_corner in `float2` by value.
  * @param right_upper_corner in `float2` by value.
- * @param num_eigs in/out `int *`: address or host buffer. */
+ * @param num_eigs in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigsHost', 'm', 'i32', m);
@@ -48,7 +49,8 @@ let cusolverSpCcsreigvsi$c: NativeFunction | undefined;
  * @param maxite in `int`.
  * @param eps in `float`.
  * @param mu in/out `cuComplex *`: address or host buffer.
- * @param x in/out `cuComplex *`: device memory. */
+ * @param x in/out `cuComplex *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, mu0: T.float2, x0: T.DeviceMemory | null, maxite: number, eps: number, mu: T.Pointer, x: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigvsi', 'm', 'i32', m);
@@ -80,7 +82,8 @@ let cusolverSpCcsreigvsiHost$c: NativeFunction | undefined;
  * @param maxite in `int`.
  * @param tol in `float`.
  * @param mu in/out `cuComplex *`: address or host buffer.
- * @param x in/out `cuComplex *`: host memory. */
+ * @param x in/out `cuComplex *`: host memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, mu0: T.float2, x0: T.HostMemory | null, maxite: number, tol: number, mu: T.Pointer, x: T.HostMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigvsiHost', 'm', 'i32', m);
@@ -113,7 +116,8 @@ let cusolverSpCcsrlsqvqrHost$: typeof cusolverSpCcsrlsqvqrHost | undefined;
  * @param x in/out `cuComplex *`: host memory.
  * @param p in/out `int *`: address or host buffer.
  * @param min_norm in/out `float *`: address or host buffer.
- * @returns the value of `rankA`: out `int *`. */
+ * @returns the value of `rankA`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, x: T.HostMemory | null, p: T.Pointer, min_norm: T.Pointer): number {
   return (cusolverSpCcsrlsqvqrHost$ ??= bind$cusolverSpCcsrlsqvqrHost())(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm);
 }
@@ -155,7 +159,8 @@ let cusolverSpCcsrlsvchol$: typeof cusolverSpCcsrlsvchol | undefined;
  * @param tol in `float`.
  * @param reorder in `int`.
  * @param x in/out `cuComplex *`: device memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpCcsrlsvchol$ ??= bind$cusolverSpCcsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -195,7 +200,8 @@ let cusolverSpCcsrlsvcholHost$: typeof cusolverSpCcsrlsvcholHost | undefined;
  * @param tol in `float`.
  * @param reorder in `int`.
  * @param x in/out `cuComplex *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.HostMemory | null, csrRowPtr: T.HostMemory | null, csrColInd: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpCcsrlsvcholHost$ ??= bind$cusolverSpCcsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -235,7 +241,8 @@ let cusolverSpCcsrlsvluHost$: typeof cusolverSpCcsrlsvluHost | undefined;
  * @param tol in `float`.
  * @param reorder in `int`.
  * @param x in/out `cuComplex *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpCcsrlsvluHost$ ??= bind$cusolverSpCcsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
@@ -275,7 +282,8 @@ let cusolverSpCcsrlsvqr$: typeof cusolverSpCcsrlsvqr | undefined;
  * @param tol in `float`.
  * @param reorder in `int`.
  * @param x in/out `cuComplex *`: device memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpCcsrlsvqr$ ??= bind$cusolverSpCcsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -315,7 +323,8 @@ let cusolverSpCcsrlsvqrHost$: typeof cusolverSpCcsrlsvqrHost | undefined;
  * @param tol in `float`.
  * @param reorder in `int`.
  * @param x in/out `cuComplex *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpCcsrlsvqrHost$ ??= bind$cusolverSpCcsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }

@@ -23,7 +23,8 @@ let cusolverSpDcsrlsqvqrHost$: typeof cusolverSpDcsrlsqvqrHost | undefined;
  * @param x in/out `double *`: host memory.
  * @param p in/out `int *`: address or host buffer.
  * @param min_norm in/out `double *`: address or host buffer.
- * @returns the value of `rankA`: out `int *`. */
+ * @returns the value of `rankA`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, x: T.HostMemory | null, p: T.Pointer, min_norm: T.Pointer): number {
   return (cusolverSpDcsrlsqvqrHost$ ??= bind$cusolverSpDcsrlsqvqrHost())(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm);
 }
@@ -65,7 +66,8 @@ let cusolverSpDcsrlsvchol$: typeof cusolverSpDcsrlsvchol | undefined;
  * @param tol in `double`.
  * @param reorder in `int`.
  * @param x in/out `double *`: device memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpDcsrlsvchol$ ??= bind$cusolverSpDcsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -105,7 +107,8 @@ let cusolverSpDcsrlsvcholHost$: typeof cusolverSpDcsrlsvcholHost | undefined;
  * @param tol in `double`.
  * @param reorder in `int`.
  * @param x in/out `double *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.HostMemory | null, csrRowPtr: T.HostMemory | null, csrColInd: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpDcsrlsvcholHost$ ??= bind$cusolverSpDcsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -145,7 +148,8 @@ let cusolverSpDcsrlsvluHost$: typeof cusolverSpDcsrlsvluHost | undefined;
  * @param tol in `double`.
  * @param reorder in `int`.
  * @param x in/out `double *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpDcsrlsvluHost$ ??= bind$cusolverSpDcsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
@@ -185,7 +189,8 @@ let cusolverSpDcsrlsvqr$: typeof cusolverSpDcsrlsvqr | undefined;
  * @param tol in `double`.
  * @param reorder in `int`.
  * @param x in/out `double *`: device memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpDcsrlsvqr$ ??= bind$cusolverSpDcsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -225,7 +230,8 @@ let cusolverSpDcsrlsvqrHost$: typeof cusolverSpDcsrlsvqrHost | undefined;
  * @param tol in `double`.
  * @param reorder in `int`.
  * @param x in/out `double *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpDcsrlsvqrHost$ ??= bind$cusolverSpDcsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
@@ -264,7 +270,8 @@ let cusolverSpDcsrqrBufferInfoBatched$: typeof cusolverSpDcsrqrBufferInfoBatched
  * @param csrColInd in `const int *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
- * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`. */
+ * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   return (cusolverSpDcsrqrBufferInfoBatched$ ??= bind$cusolverSpDcsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
 }
@@ -305,7 +312,8 @@ let cusolverSpDcsrqrsvBatched$c: NativeFunction | undefined;
  * @param x in/out `double *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
- * @param pBuffer in/out `void *`: address or host buffer. */
+ * @param pBuffer in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpDcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrqrsvBatched', 'm', 'i32', m);

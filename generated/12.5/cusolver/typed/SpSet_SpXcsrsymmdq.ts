@@ -11,7 +11,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cusolverSpSetStream$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpSetStream(cusolverSpHandle_t handle, cudaStream_t streamId)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
- * @param streamId in `cudaStream_t`. */
+ * @param streamId in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpSetStream(handle: T.cusolverSpHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cusolverSpSetStream', 'streamId', streamId, true) as typeof streamId;
@@ -27,7 +28,8 @@ let cusolverSpXcsrissymHost$c: NativeFunction | undefined;
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrEndPtrA in `const int *`: address or host buffer.
  * @param csrColIndA in `const int *`: host memory.
- * @param issym in/out `int *`: address or host buffer. */
+ * @param issym in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpXcsrissymHost(handle: T.cusolverSpHandle_t | null, m: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrEndPtrA: T.Pointer, csrColIndA: T.HostMemory | null, issym: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrissymHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrissymHost', 'm', 'i32', m);
@@ -49,7 +51,8 @@ let cusolverSpXcsrmetisndHost$c: NativeFunction | undefined;
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param options in `const int64_t *`: address or host buffer.
- * @param p in/out `int *`: address or host buffer. */
+ * @param p in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpXcsrmetisndHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, options: T.Pointer, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrmetisndHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrmetisndHost', 'n', 'i32', n_);
@@ -74,7 +77,8 @@ let cusolverSpXcsrpermHost$c: NativeFunction | undefined;
  * @param p in `const int *`: address or host buffer.
  * @param q in `const int *`: address or host buffer.
  * @param map in/out `int *`: address or host buffer.
- * @param pBuffer in/out `void *`: address or host buffer. */
+ * @param pBuffer in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer, q: T.Pointer, map: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrpermHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrpermHost', 'm', 'i32', m);
@@ -101,7 +105,8 @@ let cusolverSpXcsrperm_bufferSizeHost$: typeof cusolverSpXcsrperm_bufferSizeHost
  * @param csrColIndA in `const int *`: host memory.
  * @param p in `const int *`: address or host buffer.
  * @param q in `const int *`: address or host buffer.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpXcsrperm_bufferSizeHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer, q: T.Pointer): number {
   return (cusolverSpXcsrperm_bufferSizeHost$ ??= bind$cusolverSpXcsrperm_bufferSizeHost())(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q);
 }
@@ -140,7 +145,8 @@ let cusolverSpXcsrqrAnalysisBatched$c: NativeFunction | undefined;
  * @param descrA in `const cusparseMatDescr_t`.
  * @param csrRowPtrA in `const int *`: device memory.
  * @param csrColIndA in `const int *`: device memory.
- * @param info in `csrqrInfo_t`. */
+ * @param info in `csrqrInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, info: T.csrqrInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrqrAnalysisBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrqrAnalysisBatched', 'm', 'i32', m);
@@ -161,7 +167,8 @@ let cusolverSpXcsrsymamdHost$c: NativeFunction | undefined;
  * @param descrA in `const cusparseMatDescr_t`.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
- * @param p in/out `int *`: address or host buffer. */
+ * @param p in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpXcsrsymamdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrsymamdHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrsymamdHost', 'n', 'i32', n_);
@@ -181,7 +188,8 @@ let cusolverSpXcsrsymmdqHost$c: NativeFunction | undefined;
  * @param descrA in `const cusparseMatDescr_t`.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
- * @param p in/out `int *`: address or host buffer. */
+ * @param p in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpXcsrsymmdqHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrsymmdqHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrsymmdqHost', 'n', 'i32', n_);

@@ -16,7 +16,8 @@ let cusolverSpXcsrsymrcmHost$c: NativeFunction | undefined;
  * @param descrA in `const cusparseMatDescr_t`.
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
- * @param p in/out `int *`: address or host buffer. */
+ * @param p in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpXcsrsymrcmHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrsymrcmHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrsymrcmHost', 'n', 'i32', n_);
@@ -39,7 +40,8 @@ let cusolverSpZcsreigsHost$c: NativeFunction | undefined;
  * @param csrColIndA in `const int *`: host memory.
  * @param left_bottom_corner in `double2` by value.
  * @param right_upper_corner in `double2` by value.
- * @param num_eigs in/out `int *`: address or host buffer. */
+ * @param num_eigs in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpZcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigsHost', 'm', 'i32', m);
@@ -68,7 +70,8 @@ let cusolverSpZcsreigvsi$c: NativeFunction | undefined;
  * @param maxite in `int`.
  * @param eps in `double`.
  * @param mu in/out `cuDoubleComplex *`: address or host buffer.
- * @param x in/out `cuDoubleComplex *`: device memory. */
+ * @param x in/out `cuDoubleComplex *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, mu0: T.double2, x0: T.DeviceMemory | null, maxite: number, eps: number, mu: T.Pointer, x: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigvsi', 'm', 'i32', m);
@@ -100,7 +103,8 @@ let cusolverSpZcsreigvsiHost$c: NativeFunction | undefined;
  * @param maxite in `int`.
  * @param tol in `double`.
  * @param mu in/out `cuDoubleComplex *`: address or host buffer.
- * @param x in/out `cuDoubleComplex *`: host memory. */
+ * @param x in/out `cuDoubleComplex *`: host memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, mu0: T.double2, x0: T.HostMemory | null, maxite: number, tol: number, mu: T.Pointer, x: T.HostMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigvsiHost', 'm', 'i32', m);
@@ -133,7 +137,8 @@ let cusolverSpZcsrlsqvqrHost$: typeof cusolverSpZcsrlsqvqrHost | undefined;
  * @param x in/out `cuDoubleComplex *`: host memory.
  * @param p in/out `int *`: address or host buffer.
  * @param min_norm in/out `double *`: address or host buffer.
- * @returns the value of `rankA`: out `int *`. */
+ * @returns the value of `rankA`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, x: T.HostMemory | null, p: T.Pointer, min_norm: T.Pointer): number {
   return (cusolverSpZcsrlsqvqrHost$ ??= bind$cusolverSpZcsrlsqvqrHost())(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm);
 }
@@ -175,7 +180,8 @@ let cusolverSpZcsrlsvchol$: typeof cusolverSpZcsrlsvchol | undefined;
  * @param tol in `double`.
  * @param reorder in `int`.
  * @param x in/out `cuDoubleComplex *`: device memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpZcsrlsvchol$ ??= bind$cusolverSpZcsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -215,7 +221,8 @@ let cusolverSpZcsrlsvcholHost$: typeof cusolverSpZcsrlsvcholHost | undefined;
  * @param tol in `double`.
  * @param reorder in `int`.
  * @param x in/out `cuDoubleComplex *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.HostMemory | null, csrRowPtr: T.HostMemory | null, csrColInd: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpZcsrlsvcholHost$ ??= bind$cusolverSpZcsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -255,7 +262,8 @@ let cusolverSpZcsrlsvluHost$: typeof cusolverSpZcsrlsvluHost | undefined;
  * @param tol in `double`.
  * @param reorder in `int`.
  * @param x in/out `cuDoubleComplex *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
 export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpZcsrlsvluHost$ ??= bind$cusolverSpZcsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }

@@ -19,7 +19,8 @@ let cusparseCscGet$: NativeFunction | undefined;
  * @param cscRowIndType `cusparseIndexType_t *`, out: a typed array of one element
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseCscGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.Pointer, cscRowIndType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseCscGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseCscGet', 'cols', cols, 8, 8);
@@ -39,7 +40,8 @@ let cusparseCscSetPointers$: NativeFunction | undefined;
  * @param cscColOffsets `void *`, device memory
  * @param cscRowInd `void *`, device memory
  * @param cscValues `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseCscSetPointers(spMatDescr: T.cusparseSpMatDescr_t, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(cscColOffsets) || cscColOffsets instanceof ArrayBuffer) deviceArg('cusparseCscSetPointers', 'cscColOffsets', cscColOffsets, true);
   if (cscColOffsets !== null && typeof cscColOffsets !== 'bigint' && !(typeof cscColOffsets === 'number' && cscColOffsets >= 0 && Number.isSafeInteger(cscColOffsets))) rawCovers('cusparseCscSetPointers', 'cscColOffsets', cscColOffsets, 0, 1);
@@ -66,7 +68,8 @@ let cusparseCsr2cscEx2$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t`
  * @param alg `cusparseCsr2CscAlg_t`
  * @param buffer `void *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseCsr2cscEx2(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.Pointer, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t, buffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrVal) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseCsr2cscEx2', 'csrVal', csrVal, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtr) && !(typeof csrRowPtr === 'number' && csrRowPtr >= 0 && Number.isSafeInteger(csrRowPtr)) && csrRowPtr !== null) rawCovers('cusparseCsr2cscEx2', 'csrRowPtr', csrRowPtr, 0, 1);
@@ -96,7 +99,8 @@ let cusparseCsr2cscEx2_bufferSize$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t`
  * @param alg `cusparseCsr2CscAlg_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseCsr2cscEx2_bufferSize(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.Pointer, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrVal) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseCsr2cscEx2_bufferSize', 'csrVal', csrVal, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtr) && !(typeof csrRowPtr === 'number' && csrRowPtr >= 0 && Number.isSafeInteger(csrRowPtr)) && csrRowPtr !== null) rawCovers('cusparseCsr2cscEx2_bufferSize', 'csrRowPtr', csrRowPtr, 0, 1);
@@ -122,7 +126,8 @@ let cusparseCsrGet$: NativeFunction | undefined;
  * @param csrColIndType `cusparseIndexType_t *`, out: a typed array of one element
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseCsrGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.Pointer, csrColIndType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseCsrGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseCsrGet', 'cols', cols, 8, 8);
@@ -142,7 +147,8 @@ let cusparseCsrSetPointers$: NativeFunction | undefined;
  * @param csrRowOffsets `void *`, device memory
  * @param csrColInd `void *`, device memory
  * @param csrValues `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseCsrSetPointers(spMatDescr: T.cusparseSpMatDescr_t, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrRowOffsets) || csrRowOffsets instanceof ArrayBuffer) deviceArg('cusparseCsrSetPointers', 'csrRowOffsets', csrRowOffsets, true);
   if (csrRowOffsets !== null && typeof csrRowOffsets !== 'bigint' && !(typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && Number.isSafeInteger(csrRowOffsets))) rawCovers('cusparseCsrSetPointers', 'csrRowOffsets', csrRowOffsets, 0, 1);
@@ -158,7 +164,8 @@ let cusparseCsrSetStridedBatch$: NativeFunction | undefined;
  * @param batchCount `int`
  * @param offsetsBatchStride `int64_t`
  * @param columnsValuesBatchStride `int64_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseCsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t, batchCount: number, offsetsBatchStride: T.Int64, columnsValuesBatchStride: T.Int64): T.cusparseStatus_t {
   return (cusparseCsrSetStridedBatch$ ??= binder.native('cusparseCsrSetStridedBatch'))(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
 }
@@ -177,7 +184,8 @@ let cusparseDbsr2csr$: NativeFunction | undefined;
  * @param csrSortedValC `double *`, device memory
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseDbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   if (bsrSortedValA !== null && typeof bsrSortedValA !== 'bigint' && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA))) rawCovers('cusparseDbsr2csr', 'bsrSortedValA', bsrSortedValA, 0, 1);

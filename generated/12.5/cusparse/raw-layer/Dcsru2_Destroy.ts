@@ -19,6 +19,7 @@ let cusparseDcsru2csr$: NativeFunction | undefined;
  * @param info `csru2csrInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 8 && (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseDcsru2csr', 'csrVal', csrVal, 8, 8);
@@ -41,6 +42,7 @@ let cusparseDcsru2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param info `csru2csrInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 8 && (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseDcsru2csr_bufferSizeExt', 'csrVal', csrVal, 8, 8);
@@ -57,7 +59,8 @@ let cusparseDenseToSparse_analysis$: NativeFunction | undefined;
  * @param matB `cusparseSpMatDescr_t`
  * @param alg `cusparseDenseToSparseAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t, matA: T.cusparseConstDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, true);
   if (externalBuffer !== null && typeof externalBuffer !== 'bigint' && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer))) rawCovers('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, 0, 1);
@@ -70,7 +73,8 @@ let cusparseDenseToSparse_bufferSize$: NativeFunction | undefined;
  * @param matB `cusparseSpMatDescr_t`
  * @param alg `cusparseDenseToSparseAlg_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t, matA: T.cusparseConstDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize) && bufferSize.byteLength >= 8 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('cusparseDenseToSparse_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseDenseToSparse_bufferSize$ ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, bufferSize);
@@ -82,7 +86,8 @@ let cusparseDenseToSparse_convert$: NativeFunction | undefined;
  * @param matB `cusparseSpMatDescr_t`
  * @param alg `cusparseDenseToSparseAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t, matA: T.cusparseConstDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, true);
   if (externalBuffer !== null && typeof externalBuffer !== 'bigint' && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer))) rawCovers('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, 0, 1);
@@ -91,7 +96,8 @@ export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t, matA: 
 let cusparseDestroy$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDestroy(handle: T.cusparseHandle_t): T.cusparseStatus_t {
   return (cusparseDestroy$ ??= binder.native('cusparseDestroy'))(handle);
 }
@@ -99,6 +105,7 @@ let cusparseDestroyBsric02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)` · cusparse.h · CUDA 12.5
  * @param info `bsric02Info_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsric02Info(info: T.bsric02Info_t): T.cusparseStatus_t {
   return (cusparseDestroyBsric02Info$ ??= binder.native('cusparseDestroyBsric02Info'))(info);
@@ -107,6 +114,7 @@ let cusparseDestroyBsrilu02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)` · cusparse.h · CUDA 12.5
  * @param info `bsrilu02Info_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t): T.cusparseStatus_t {
   return (cusparseDestroyBsrilu02Info$ ??= binder.native('cusparseDestroyBsrilu02Info'))(info);
@@ -115,6 +123,7 @@ let cusparseDestroyBsrsm2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)` · cusparse.h · CUDA 12.5
  * @param info `bsrsm2Info_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t): T.cusparseStatus_t {
   return (cusparseDestroyBsrsm2Info$ ??= binder.native('cusparseDestroyBsrsm2Info'))(info);
@@ -123,6 +132,7 @@ let cusparseDestroyBsrsv2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)` · cusparse.h · CUDA 12.5
  * @param info `bsrsv2Info_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t): T.cusparseStatus_t {
   return (cusparseDestroyBsrsv2Info$ ??= binder.native('cusparseDestroyBsrsv2Info'))(info);
@@ -131,6 +141,7 @@ let cusparseDestroyColorInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyColorInfo(cusparseColorInfo_t info)` · cusparse.h · CUDA 12.5
  * @param info `cusparseColorInfo_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t): T.cusparseStatus_t {
   return (cusparseDestroyColorInfo$ ??= binder.native('cusparseDestroyColorInfo'))(info);
@@ -139,6 +150,7 @@ let cusparseDestroyCsric02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)` · cusparse.h · CUDA 12.5
  * @param info `csric02Info_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsric02Info(info: T.csric02Info_t): T.cusparseStatus_t {
   return (cusparseDestroyCsric02Info$ ??= binder.native('cusparseDestroyCsric02Info'))(info);
@@ -147,6 +159,7 @@ let cusparseDestroyCsrilu02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)` · cusparse.h · CUDA 12.5
  * @param info `csrilu02Info_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t): T.cusparseStatus_t {
   return (cusparseDestroyCsrilu02Info$ ??= binder.native('cusparseDestroyCsrilu02Info'))(info);
@@ -155,6 +168,7 @@ let cusparseDestroyCsru2csrInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsru2csrInfo(csru2csrInfo_t info)` · cusparse.h · CUDA 12.5
  * @param info `csru2csrInfo_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t): T.cusparseStatus_t {
   return (cusparseDestroyCsru2csrInfo$ ??= binder.native('cusparseDestroyCsru2csrInfo'))(info);
@@ -162,21 +176,24 @@ export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t): T.cusparseS
 let cusparseDestroyDnMat$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnMat(cusparseConstDnMatDescr_t dnMatDescr)` · cusparse.h · CUDA 12.5
  * @param dnMatDescr `cusparseConstDnMatDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDestroyDnMat(dnMatDescr: T.cusparseConstDnMatDescr_t): T.cusparseStatus_t {
   return (cusparseDestroyDnMat$ ??= binder.native('cusparseDestroyDnMat'))(dnMatDescr);
 }
 let cusparseDestroyDnVec$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnVec(cusparseConstDnVecDescr_t dnVecDescr)` · cusparse.h · CUDA 12.5
  * @param dnVecDescr `cusparseConstDnVecDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDestroyDnVec(dnVecDescr: T.cusparseConstDnVecDescr_t): T.cusparseStatus_t {
   return (cusparseDestroyDnVec$ ??= binder.native('cusparseDestroyDnVec'))(dnVecDescr);
 }
 let cusparseDestroyMatDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
  * @param descrA `cusparseMatDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t): T.cusparseStatus_t {
   return (cusparseDestroyMatDescr$ ??= binder.native('cusparseDestroyMatDescr'))(descrA);
 }
@@ -184,6 +201,7 @@ let cusparseDestroyPruneInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyPruneInfo(pruneInfo_t info)` · cusparse.h · CUDA 12.5
  * @param info `pruneInfo_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyPruneInfo(info: T.pruneInfo_t): T.cusparseStatus_t {
   return (cusparseDestroyPruneInfo$ ??= binder.native('cusparseDestroyPruneInfo'))(info);
@@ -191,14 +209,16 @@ export function cusparseDestroyPruneInfo(info: T.pruneInfo_t): T.cusparseStatus_
 let cusparseDestroySpMat$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpMat(cusparseConstSpMatDescr_t spMatDescr)` · cusparse.h · CUDA 12.5
  * @param spMatDescr `cusparseConstSpMatDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDestroySpMat(spMatDescr: T.cusparseConstSpMatDescr_t): T.cusparseStatus_t {
   return (cusparseDestroySpMat$ ??= binder.native('cusparseDestroySpMat'))(spMatDescr);
 }
 let cusparseDestroySpVec$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpVec(cusparseConstSpVecDescr_t spVecDescr)` · cusparse.h · CUDA 12.5
  * @param spVecDescr `cusparseConstSpVecDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDestroySpVec(spVecDescr: T.cusparseConstSpVecDescr_t): T.cusparseStatus_t {
   return (cusparseDestroySpVec$ ??= binder.native('cusparseDestroySpVec'))(spVecDescr);
 }

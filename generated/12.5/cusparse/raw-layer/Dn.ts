@@ -15,7 +15,8 @@ let cusparseDnMatGet$: NativeFunction | undefined;
  * @param values `void **`, out: a typed array of one element
  * @param type `cudaDataType *`, out: a typed array of one element
  * @param order `cusparseOrder_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t, rows: T.Pointer, cols: T.Pointer, ld: T.Pointer, values: T.Pointer, type: T.Pointer, order: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseDnMatGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseDnMatGet', 'cols', cols, 8, 8);
@@ -30,7 +31,8 @@ let cusparseDnMatGetStridedBatch$: NativeFunction | undefined;
  * @param dnMatDescr `cusparseConstDnMatDescr_t`
  * @param batchCount `int *`, out: a typed array of one element
  * @param batchStride `int64_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDnMatGetStridedBatch(dnMatDescr: T.cusparseConstDnMatDescr_t, batchCount: T.Pointer, batchStride: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(batchCount) && batchCount.byteLength >= 4 && (((batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof batchCount === 'number' && batchCount >= 0 && Number.isSafeInteger(batchCount)) && batchCount !== null) rawCovers('cusparseDnMatGetStridedBatch', 'batchCount', batchCount, 4, 4);
   if (!(ArrayBuffer.isView(batchStride) && batchStride.byteLength >= 8 && (((batchStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (batchStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof batchStride === 'number' && batchStride >= 0 && Number.isSafeInteger(batchStride)) && batchStride !== null) rawCovers('cusparseDnMatGetStridedBatch', 'batchStride', batchStride, 8, 8);
@@ -40,7 +42,8 @@ let cusparseDnMatGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr, void **values)` · cusparse.h · CUDA 12.5
  * @param dnMatDescr `cusparseDnMatDescr_t`
  * @param values `void **`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDnMatGetValues(dnMatDescr: T.cusparseDnMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseDnMatGetValues', 'values', values, 8, 8);
   return (cusparseDnMatGetValues$ ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, values);
@@ -50,7 +53,8 @@ let cusparseDnMatSetStridedBatch$: NativeFunction | undefined;
  * @param dnMatDescr `cusparseDnMatDescr_t`
  * @param batchCount `int`
  * @param batchStride `int64_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t, batchCount: number, batchStride: T.Int64): T.cusparseStatus_t {
   return (cusparseDnMatSetStridedBatch$ ??= binder.native('cusparseDnMatSetStridedBatch'))(dnMatDescr, batchCount, batchStride);
 }
@@ -58,7 +62,8 @@ let cusparseDnMatSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDescr, void *values)` · cusparse.h · CUDA 12.5
  * @param dnMatDescr `cusparseDnMatDescr_t`
  * @param values `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseDnMatSetValues', 'values', values, true);
   if (values !== null && typeof values !== 'bigint' && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values))) rawCovers('cusparseDnMatSetValues', 'values', values, 0, 1);
@@ -70,7 +75,8 @@ let cusparseDnVecGet$: NativeFunction | undefined;
  * @param size `int64_t *`, out: a typed array of one element
  * @param values `void **`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDnVecGet(dnVecDescr: T.cusparseDnVecDescr_t, size: T.Pointer, values: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cusparseDnVecGet', 'size', size, 8, 8);
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseDnVecGet', 'values', values, 8, 8);
@@ -81,7 +87,8 @@ let cusparseDnVecGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr, void **values)` · cusparse.h · CUDA 12.5
  * @param dnVecDescr `cusparseDnVecDescr_t`
  * @param values `void **`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseDnVecGetValues', 'values', values, 8, 8);
   return (cusparseDnVecGetValues$ ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, values);
@@ -90,7 +97,8 @@ let cusparseDnVecSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)` · cusparse.h · CUDA 12.5
  * @param dnVecDescr `cusparseDnVecDescr_t`
  * @param values `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseDnVecSetValues', 'values', values, true);
   if (values !== null && typeof values !== 'bigint' && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values))) rawCovers('cusparseDnVecSetValues', 'values', values, 0, 1);

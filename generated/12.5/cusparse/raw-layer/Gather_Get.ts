@@ -11,49 +11,56 @@ let cusparseGather$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param vecY `cusparseConstDnVecDescr_t`
  * @param vecX `cusparseSpVecDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGather(handle: T.cusparseHandle_t, vecY: T.cusparseConstDnVecDescr_t, vecX: T.cusparseSpVecDescr_t): T.cusparseStatus_t {
   return (cusparseGather$ ??= binder.native('cusparseGather'))(handle, vecY, vecX);
 }
 let cusparseGetErrorName$: NativeFunction | undefined;
 /** `const char *cusparseGetErrorName(cusparseStatus_t status)` · cusparse.h · CUDA 12.5
  * @param status `cusparseStatus_t`
- * @returns `const char *`, as C returns it. */
+ * @returns `const char *`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetErrorName(status: T.cusparseStatus_t): string | null {
   return (cusparseGetErrorName$ ??= binder.native('cusparseGetErrorName'))(status);
 }
 let cusparseGetErrorString$: NativeFunction | undefined;
 /** `const char *cusparseGetErrorString(cusparseStatus_t status)` · cusparse.h · CUDA 12.5
  * @param status `cusparseStatus_t`
- * @returns `const char *`, as C returns it. */
+ * @returns `const char *`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetErrorString(status: T.cusparseStatus_t): string | null {
   return (cusparseGetErrorString$ ??= binder.native('cusparseGetErrorString'))(status);
 }
 let cusparseGetMatDiagType$: NativeFunction | undefined;
 /** `cusparseDiagType_t cusparseGetMatDiagType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
  * @param descrA `const cusparseMatDescr_t`
- * @returns `cusparseDiagType_t`, as C returns it. */
+ * @returns `cusparseDiagType_t`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetMatDiagType(descrA: T.cusparseMatDescr_t): T.cusparseDiagType_t {
   return (cusparseGetMatDiagType$ ??= binder.native('cusparseGetMatDiagType'))(descrA);
 }
 let cusparseGetMatFillMode$: NativeFunction | undefined;
 /** `cusparseFillMode_t cusparseGetMatFillMode(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
  * @param descrA `const cusparseMatDescr_t`
- * @returns `cusparseFillMode_t`, as C returns it. */
+ * @returns `cusparseFillMode_t`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetMatFillMode(descrA: T.cusparseMatDescr_t): T.cusparseFillMode_t {
   return (cusparseGetMatFillMode$ ??= binder.native('cusparseGetMatFillMode'))(descrA);
 }
 let cusparseGetMatIndexBase$: NativeFunction | undefined;
 /** `cusparseIndexBase_t cusparseGetMatIndexBase(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
  * @param descrA `const cusparseMatDescr_t`
- * @returns `cusparseIndexBase_t`, as C returns it. */
+ * @returns `cusparseIndexBase_t`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetMatIndexBase(descrA: T.cusparseMatDescr_t): T.cusparseIndexBase_t {
   return (cusparseGetMatIndexBase$ ??= binder.native('cusparseGetMatIndexBase'))(descrA);
 }
 let cusparseGetMatType$: NativeFunction | undefined;
 /** `cusparseMatrixType_t cusparseGetMatType(const cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.5
  * @param descrA `const cusparseMatDescr_t`
- * @returns `cusparseMatrixType_t`, as C returns it. */
+ * @returns `cusparseMatrixType_t`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetMatType(descrA: T.cusparseMatDescr_t): T.cusparseMatrixType_t {
   return (cusparseGetMatType$ ??= binder.native('cusparseGetMatType'))(descrA);
 }
@@ -61,7 +68,8 @@ let cusparseGetPointerMode$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param mode `cusparsePointerMode_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetPointerMode(handle: T.cusparseHandle_t, mode: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(mode) && mode.byteLength >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cusparseGetPointerMode', 'mode', mode, 4, 4);
   return (cusparseGetPointerMode$ ??= binder.native('cusparseGetPointerMode'))(handle, mode);
@@ -70,7 +78,8 @@ let cusparseGetProperty$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)` · cusparse.h · CUDA 12.5
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(value) && value.byteLength >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cusparseGetProperty', 'value', value, 4, 4);
   return (cusparseGetProperty$ ??= binder.native('cusparseGetProperty'))(type, value);
@@ -79,7 +88,8 @@ let cusparseGetStream$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param streamId `cudaStream_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetStream(handle: T.cusparseHandle_t, streamId: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(streamId) && streamId.byteLength >= 8 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cusparseGetStream', 'streamId', streamId, 8, 8);
   return (cusparseGetStream$ ??= binder.native('cusparseGetStream'))(handle, streamId);
@@ -88,7 +98,8 @@ let cusparseGetVersion$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param version `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseGetVersion(handle: T.cusparseHandle_t, version: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(version) && version.byteLength >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('cusparseGetVersion', 'version', version, 4, 4);
   return (cusparseGetVersion$ ??= binder.native('cusparseGetVersion'))(handle, version);

@@ -8,14 +8,16 @@ void [callbackArg, checkRecord, cstringArg, rawCovers];
 
 let cusparseLoggerForceDisable$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerForceDisable(void)` · cusparse.h · CUDA 12.5
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerForceDisable(): T.cusparseStatus_t {
   return (cusparseLoggerForceDisable$ ??= binder.native('cusparseLoggerForceDisable'))();
 }
 let cusparseLoggerOpenFile$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerOpenFile(const char *logFile)` · cusparse.h · CUDA 12.5
  * @param logFile `const char *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerOpenFile(logFile: string | T.Pointer): T.cusparseStatus_t {
   if (typeof logFile === 'string' && logFile.includes('\0')) cstringArg('cusparseLoggerOpenFile', 'logFile', logFile, true);
   return (cusparseLoggerOpenFile$ ??= binder.native('cusparseLoggerOpenFile'))(logFile);
@@ -23,7 +25,8 @@ export function cusparseLoggerOpenFile(logFile: string | T.Pointer): T.cusparseS
 let cusparseLoggerSetCallback$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerSetCallback(cusparseLoggerCallback_t callback)` · cusparse.h · CUDA 12.5 Takes a C callback `callback` (callbacks.cusparseLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @param callback `cusparseLoggerCallback_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerSetCallback(callback: T.Pointer): T.cusparseStatus_t {
   if (callback !== null && typeof callback !== 'bigint') callbackArg('cusparseLoggerSetCallback', 'callback', callback, true);
   return (cusparseLoggerSetCallback$ ??= binder.native('cusparseLoggerSetCallback'))(callback);
@@ -31,7 +34,8 @@ export function cusparseLoggerSetCallback(callback: T.Pointer): T.cusparseStatus
 let cusparseLoggerSetFile$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerSetFile(FILE *file)` · cusparse.h · CUDA 12.5
  * @param file `FILE *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerSetFile(file: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(file) && file.byteLength >= 216) && !(typeof file === 'number' && file >= 0 && Number.isSafeInteger(file)) && file !== null) rawCovers('cusparseLoggerSetFile', 'file', file, 216, 1);
   return (cusparseLoggerSetFile$ ??= binder.native('cusparseLoggerSetFile'))(file);
@@ -39,14 +43,16 @@ export function cusparseLoggerSetFile(file: T.Pointer): T.cusparseStatus_t {
 let cusparseLoggerSetLevel$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerSetLevel(int level)` · cusparse.h · CUDA 12.5
  * @param level `int`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerSetLevel(level: number): T.cusparseStatus_t {
   return (cusparseLoggerSetLevel$ ??= binder.native('cusparseLoggerSetLevel'))(level);
 }
 let cusparseLoggerSetMask$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerSetMask(int mask)` · cusparse.h · CUDA 12.5
  * @param mask `int`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerSetMask(mask: number): T.cusparseStatus_t {
   return (cusparseLoggerSetMask$ ??= binder.native('cusparseLoggerSetMask'))(mask);
 }
@@ -58,6 +64,7 @@ let cusparseRot$: NativeFunction | undefined;
  * @param vecX `cusparseSpVecDescr_t`
  * @param vecY `cusparseDnVecDescr_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseRot(handle: T.cusparseHandle_t, c_coeff: T.Pointer, s_coeff: T.Pointer, vecX: T.cusparseSpVecDescr_t, vecY: T.cusparseDnVecDescr_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(c_coeff) && !(typeof c_coeff === 'number' && c_coeff >= 0 && Number.isSafeInteger(c_coeff)) && c_coeff !== null) rawCovers('cusparseRot', 'c_coeff', c_coeff, 0, 1);
@@ -77,7 +84,8 @@ let cusparseSDDMM$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSDDMMAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSDDMM(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstDnMatDescr_t, matB: T.cusparseConstDnMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSDDMM', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSDDMM', 'beta', beta, 0, 1);
@@ -98,7 +106,8 @@ let cusparseSDDMM_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSDDMMAlg_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSDDMM_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstDnMatDescr_t, matB: T.cusparseConstDnMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSDDMM_bufferSize', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSDDMM_bufferSize', 'beta', beta, 0, 1);
@@ -118,7 +127,8 @@ let cusparseSDDMM_preprocess$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSDDMMAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSDDMM_preprocess(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstDnMatDescr_t, matB: T.cusparseConstDnMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSDDMM_preprocess', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSDDMM_preprocess', 'beta', beta, 0, 1);

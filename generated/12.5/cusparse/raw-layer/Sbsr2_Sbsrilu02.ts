@@ -21,7 +21,8 @@ let cusparseSbsr2csr$: NativeFunction | undefined;
  * @param csrSortedValC `float *`, device memory
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   if (bsrSortedValA !== null && typeof bsrSortedValA !== 'bigint' && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA))) rawCovers('cusparseSbsr2csr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -52,6 +53,7 @@ let cusparseSbsric02$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsric02', 'bsrSortedVal', bsrSortedVal, true);
@@ -79,6 +81,7 @@ let cusparseSbsric02_analysis$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pInputBuffer `void *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
@@ -104,6 +107,7 @@ let cusparseSbsric02_bufferSize$: NativeFunction | undefined;
  * @param info `bsric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
@@ -129,6 +133,7 @@ let cusparseSbsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param info `bsric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
@@ -155,6 +160,7 @@ let cusparseSbsrilu02$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsrilu02', 'bsrSortedVal', bsrSortedVal, true);
@@ -182,6 +188,7 @@ let cusparseSbsrilu02_analysis$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, true);
@@ -208,6 +215,7 @@ let cusparseSbsrilu02_bufferSize$: NativeFunction | undefined;
  * @param info `bsrilu02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
@@ -233,6 +241,7 @@ let cusparseSbsrilu02_bufferSizeExt$: NativeFunction | undefined;
  * @param info `bsrilu02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseSbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
@@ -252,6 +261,7 @@ let cusparseSbsrilu02_numericBoost$: NativeFunction | undefined;
  * @param tol `double *`
  * @param boost_val `float *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(tol) && tol.byteLength >= 8 && (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof tol === 'number' && tol >= 0 && Number.isSafeInteger(tol)) && tol !== null) rawCovers('cusparseSbsrilu02_numericBoost', 'tol', tol, 8, 8);

@@ -21,6 +21,7 @@ let cusparseScsrcolor$: NativeFunction | undefined;
  * @param reordering `int *`
  * @param info `const cusparseColorInfo_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsrcolor', 'csrSortedValA', csrSortedValA, true);
@@ -57,7 +58,8 @@ let cusparseScsrgeam2$: NativeFunction | undefined;
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseScsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseScsrgeam2', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsrgeam2', 'csrSortedValA', csrSortedValA, true);
@@ -105,7 +107,8 @@ let cusparseScsrgeam2_bufferSizeExt$: NativeFunction | undefined;
  * @param csrSortedRowPtrC `const int *`, device memory
  * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseScsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseScsrgeam2_bufferSizeExt', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsrgeam2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
@@ -143,6 +146,7 @@ let cusparseScsric02$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA_valM) || csrSortedValA_valM instanceof ArrayBuffer) deviceArg('cusparseScsric02', 'csrSortedValA_valM', csrSortedValA_valM, true);
@@ -168,6 +172,7 @@ let cusparseScsric02_analysis$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsric02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsric02_analysis', 'csrSortedValA', csrSortedValA, true);
@@ -192,6 +197,7 @@ let cusparseScsric02_bufferSize$: NativeFunction | undefined;
  * @param info `csric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsric02_bufferSize', 'csrSortedValA', csrSortedValA, true);
@@ -215,6 +221,7 @@ let cusparseScsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param info `csric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedVal) || csrSortedVal instanceof ArrayBuffer) deviceArg('cusparseScsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
@@ -239,6 +246,7 @@ let cusparseScsrilu02$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA_valM) || csrSortedValA_valM instanceof ArrayBuffer) deviceArg('cusparseScsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, true);
@@ -264,6 +272,7 @@ let cusparseScsrilu02_analysis$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsrilu02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsrilu02_analysis', 'csrSortedValA', csrSortedValA, true);
@@ -288,6 +297,7 @@ let cusparseScsrilu02_bufferSize$: NativeFunction | undefined;
  * @param info `csrilu02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
@@ -311,6 +321,7 @@ let cusparseScsrilu02_bufferSizeExt$: NativeFunction | undefined;
  * @param info `csrilu02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedVal) || csrSortedVal instanceof ArrayBuffer) deviceArg('cusparseScsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
@@ -330,6 +341,7 @@ let cusparseScsrilu02_numericBoost$: NativeFunction | undefined;
  * @param tol `double *`
  * @param boost_val `float *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(tol) && tol.byteLength >= 8 && (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof tol === 'number' && tol >= 0 && Number.isSafeInteger(tol)) && tol !== null) rawCovers('cusparseScsrilu02_numericBoost', 'tol', tol, 8, 8);

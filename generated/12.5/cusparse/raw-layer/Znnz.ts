@@ -18,7 +18,8 @@ let cusparseZnnz$: NativeFunction | undefined;
  * @param lda `int`
  * @param nnzPerRowCol `int *`
  * @param nnzTotalDevHostPtr `int *`, either memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseZnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseZnnz', 'A', A, 0, 1);
   if (!(ArrayBuffer.isView(nnzPerRowCol) && nnzPerRowCol.byteLength >= 4 && (((nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nnzPerRowCol === 'number' && nnzPerRowCol >= 0 && Number.isSafeInteger(nnzPerRowCol)) && nnzPerRowCol !== null) rawCovers('cusparseZnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
@@ -36,6 +37,7 @@ let cusparseZnnz_compress$: NativeFunction | undefined;
  * @param nnzC `int *`
  * @param tol `cuDoubleComplex`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.double2): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZnnz_compress', 'csrSortedValA', csrSortedValA, true);

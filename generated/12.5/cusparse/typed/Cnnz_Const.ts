@@ -18,7 +18,8 @@ let cusparseCnnz$c: NativeFunction | undefined;
  * @param A in `const cuComplex *`: address or host buffer.
  * @param lda in `int`.
  * @param nnzPerRowCol in/out `int *`: address or host buffer.
- * @param nnzTotalDevHostPtr out `int *`: host or device memory. */
+ * @param nnzTotalDevHostPtr out `int *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseCnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCnnz', 'dirA', 'i32', dirA);
@@ -42,6 +43,7 @@ let cusparseCnnz_compress$c: NativeFunction | undefined;
  * @param nnzPerRow in/out `int *`: address or host buffer.
  * @param nnzC in/out `int *`: address or host buffer.
  * @param tol in `float2` by value.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.float2): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCnnz_compress', 'handle', handle, true) as typeof handle;
@@ -59,7 +61,7 @@ let cusparseConstBlockedEllGet$: typeof cusparseConstBlockedEllGet | undefined;
 /** `cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, const void **ellColInd, const void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns `{ rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ellBlockSize`: out `int64_t *`; `ellCols`: out `int64_t *`; `ellColInd`: out `const void **`; `ellValue`: out `const void **`; `ellIdxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseConstBlockedEllGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; ellBlockSize: bigint; ellCols: bigint; ellColInd: number; ellValue: number; ellIdxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseConstBlockedEllGet$ ??= bind$cusparseConstBlockedEllGet())(spMatDescr);
 }
@@ -88,7 +90,7 @@ let cusparseConstCooGet$: typeof cusparseConstCooGet | undefined;
 /** `cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `const void **`; `cooColInd`: out `const void **`; `cooValues`: out `const void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseConstCooGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseConstCooGet$ ??= bind$cusparseConstCooGet())(spMatDescr);
 }
@@ -117,7 +119,7 @@ let cusparseConstCscGet$: typeof cusparseConstCscGet | undefined;
 /** `cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns `{ rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cscColOffsets`: out `const void **`; `cscRowInd`: out `const void **`; `cscValues`: out `const void **`; `cscColOffsetsType`: out `cusparseIndexType_t *`; `cscRowIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseConstCscGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cscColOffsets: number; cscRowInd: number; cscValues: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseConstCscGet$ ??= bind$cusparseConstCscGet())(spMatDescr);
 }
@@ -147,7 +149,7 @@ let cusparseConstCsrGet$: typeof cusparseConstCsrGet | undefined;
 /** `cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns `{ rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `csrRowOffsets`: out `const void **`; `csrColInd`: out `const void **`; `csrValues`: out `const void **`; `csrRowOffsetsType`: out `cusparseIndexType_t *`; `csrColIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseConstCsrGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; csrRowOffsets: number; csrColInd: number; csrValues: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseConstCsrGet$ ??= bind$cusparseConstCsrGet())(spMatDescr);
 }
@@ -177,7 +179,7 @@ let cusparseConstDnMatGet$: typeof cusparseConstDnMatGet | undefined;
 /** `cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
  * @returns `{ rows, cols, ld, values, type, order }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ld`: out `int64_t *`; `values`: out `const void **`; `type`: out `cudaDataType *`; `order`: out `cusparseOrder_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseConstDnMatGet(dnMatDescr: T.cusparseConstDnMatDescr_t | null): { rows: bigint; cols: bigint; ld: bigint; values: number; type: T.cudaDataType; order: T.cusparseOrder_t } {
   return (cusparseConstDnMatGet$ ??= bind$cusparseConstDnMatGet())(dnMatDescr);
 }
@@ -203,7 +205,7 @@ let cusparseConstDnMatGetValues$: typeof cusparseConstDnMatGetValues | undefined
 /** `cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t dnMatDescr, const void **values)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
  * @returns the value of `values`: out `const void **`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseConstDnMatGetValues(dnMatDescr: T.cusparseConstDnMatDescr_t | null): number {
   return (cusparseConstDnMatGetValues$ ??= bind$cusparseConstDnMatGetValues())(dnMatDescr);
 }
@@ -229,7 +231,7 @@ let cusparseConstDnVecGet$: typeof cusparseConstDnVecGet | undefined;
 /** `cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecDescr, int64_t *size, const void **values, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseConstDnVecDescr_t`.
  * @returns `{ size, values, valueType }`: `size`: out `int64_t *`; `values`: out `const void **`; `valueType`: out `cudaDataType *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseConstDnVecGet(dnVecDescr: T.cusparseConstDnVecDescr_t | null): { size: bigint; values: number; valueType: T.cudaDataType } {
   return (cusparseConstDnVecGet$ ??= bind$cusparseConstDnVecGet())(dnVecDescr);
 }
@@ -252,7 +254,7 @@ let cusparseConstDnVecGetValues$: typeof cusparseConstDnVecGetValues | undefined
 /** `cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t dnVecDescr, const void **values)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseConstDnVecDescr_t`.
  * @returns the value of `values`: out `const void **`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseConstDnVecGetValues(dnVecDescr: T.cusparseConstDnVecDescr_t | null): number {
   return (cusparseConstDnVecGetValues$ ??= bind$cusparseConstDnVecGetValues())(dnVecDescr);
 }
@@ -278,7 +280,7 @@ let cusparseConstSpMatGetValues$: typeof cusparseConstSpMatGetValues | undefined
 /** `cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t spMatDescr, const void **values)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns the value of `values`: out `const void **`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseConstSpMatGetValues(spMatDescr: T.cusparseConstSpMatDescr_t | null): number {
   return (cusparseConstSpMatGetValues$ ??= bind$cusparseConstSpMatGetValues())(spMatDescr);
 }
@@ -304,7 +306,7 @@ let cusparseConstSpVecGet$: typeof cusparseConstSpVecGet | undefined;
 /** `cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseConstSpVecDescr_t`.
  * @returns `{ size, nnz, indices, values, idxType, idxBase, valueType }`: `size`: out `int64_t *`; `nnz`: out `int64_t *`; `indices`: out `const void **`; `values`: out `const void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseConstSpVecGet(spVecDescr: T.cusparseConstSpVecDescr_t | null): { size: bigint; nnz: bigint; indices: number; values: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseConstSpVecGet$ ??= bind$cusparseConstSpVecGet())(spVecDescr);
 }
@@ -331,7 +333,7 @@ let cusparseConstSpVecGetValues$: typeof cusparseConstSpVecGetValues | undefined
 /** `cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t spVecDescr, const void **values)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseConstSpVecDescr_t`.
  * @returns the value of `values`: out `const void **`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseConstSpVecGetValues(spVecDescr: T.cusparseConstSpVecDescr_t | null): number {
   return (cusparseConstSpVecGetValues$ ??= bind$cusparseConstSpVecGetValues())(spVecDescr);
 }

@@ -22,6 +22,7 @@ let cusparseDbsric02$c: NativeFunction | undefined;
  * @param info in `bsric02Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsric02', 'handle', handle, true) as typeof handle;
@@ -53,6 +54,7 @@ let cusparseDbsric02_analysis$c: NativeFunction | undefined;
  * @param info in `bsric02Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pInputBuffer in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsric02_analysis', 'handle', handle, true) as typeof handle;
@@ -83,6 +85,7 @@ let cusparseDbsric02_bufferSize$: typeof cusparseDbsric02_bufferSize | undefined
  * @param blockDim in `int`.
  * @param info in `bsric02Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null): number {
   return (cusparseDbsric02_bufferSize$ ??= bind$cusparseDbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
@@ -122,6 +125,7 @@ let cusparseDbsric02_bufferSizeExt$: typeof cusparseDbsric02_bufferSizeExt | und
  * @param blockSize in `int`.
  * @param info in `bsric02Info_t`.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsric02Info_t | null): number {
   return (cusparseDbsric02_bufferSizeExt$ ??= bind$cusparseDbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
@@ -167,6 +171,7 @@ let cusparseDbsrilu02$c: NativeFunction | undefined;
  * @param info in `bsrilu02Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrilu02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsrilu02', 'handle', handle, true) as typeof handle;
@@ -198,6 +203,7 @@ let cusparseDbsrilu02_analysis$c: NativeFunction | undefined;
  * @param info in `bsrilu02Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrilu02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsrilu02_analysis', 'handle', handle, true) as typeof handle;
@@ -228,6 +234,7 @@ let cusparseDbsrilu02_bufferSize$: typeof cusparseDbsrilu02_bufferSize | undefin
  * @param blockDim in `int`.
  * @param info in `bsrilu02Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrilu02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseDbsrilu02_bufferSize$ ??= bind$cusparseDbsrilu02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
@@ -267,6 +274,7 @@ let cusparseDbsrilu02_bufferSizeExt$: typeof cusparseDbsrilu02_bufferSizeExt | u
  * @param blockSize in `int`.
  * @param info in `bsrilu02Info_t`.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseDbsrilu02_bufferSizeExt$ ??= bind$cusparseDbsrilu02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
@@ -305,6 +313,7 @@ let cusparseDbsrilu02_numericBoost$c: NativeFunction | undefined;
  * @param enable_boost in `int`.
  * @param tol in/out `double *`: address or host buffer.
  * @param boost_val in/out `double *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrilu02_numericBoost(handle: T.cusparseHandle_t | null, info: T.bsrilu02Info_t | null, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsrilu02_numericBoost', 'handle', handle, true) as typeof handle;

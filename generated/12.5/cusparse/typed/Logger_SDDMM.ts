@@ -9,14 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cusparseLoggerForceDisable$c: NativeFunction | undefined;
-/** `cusparseStatus_t cusparseLoggerForceDisable(void)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusparseStatus_t cusparseLoggerForceDisable(void)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerForceDisable(): void {
   const status = (cusparseLoggerForceDisable$c ??= binder.native('cusparseLoggerForceDisable'))();
   if (status !== 0) throw fail('cusparseLoggerForceDisable', status);
 }
 let cusparseLoggerOpenFile$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerOpenFile(const char *logFile)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param logFile in string (`const char *`). */
+ * @param logFile in string (`const char *`).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerOpenFile(logFile: string): void {
   if (typeof logFile === 'string' ? logFile.includes('\0') : true) cstringArg('cusparseLoggerOpenFile', 'logFile', logFile, false);
   const status = (cusparseLoggerOpenFile$c ??= binder.native('cusparseLoggerOpenFile'))(logFile);
@@ -24,7 +26,8 @@ export function cusparseLoggerOpenFile(logFile: string): void {
 }
 let cusparseLoggerSetCallback$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerSetCallback(cusparseLoggerCallback_t callback)` · cusparse.h · CUDA 12.5 Takes a C callback `callback` (callbacks.cusparseLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param callback in C callback `cusparseLoggerCallback_t`. */
+ * @param callback in C callback `cusparseLoggerCallback_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerSetCallback(callback: T.Pointer): void {
   callbackArg('cusparseLoggerSetCallback', 'callback', callback, true);
   const status = (cusparseLoggerSetCallback$c ??= binder.native('cusparseLoggerSetCallback'))(callback);
@@ -32,7 +35,8 @@ export function cusparseLoggerSetCallback(callback: T.Pointer): void {
 }
 let cusparseLoggerSetFile$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerSetFile(FILE *file)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param file in/out `FILE *`: address or host buffer. */
+ * @param file in/out `FILE *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerSetFile(file: T.Pointer): void {
   pointerArg('cusparseLoggerSetFile', 'file', file, true);
   const status = (cusparseLoggerSetFile$c ??= binder.native('cusparseLoggerSetFile'))(file);
@@ -40,7 +44,8 @@ export function cusparseLoggerSetFile(file: T.Pointer): void {
 }
 let cusparseLoggerSetLevel$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerSetLevel(int level)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param level in `int`. */
+ * @param level in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cusparseLoggerSetLevel', 'level', 'i32', level);
   const status = (cusparseLoggerSetLevel$c ??= binder.native('cusparseLoggerSetLevel'))(level);
@@ -48,7 +53,8 @@ export function cusparseLoggerSetLevel(level: number): void {
 }
 let cusparseLoggerSetMask$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerSetMask(int mask)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param mask in `int`. */
+ * @param mask in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cusparseLoggerSetMask', 'mask', 'i32', mask);
   const status = (cusparseLoggerSetMask$c ??= binder.native('cusparseLoggerSetMask'))(mask);
@@ -61,6 +67,7 @@ let cusparseRot$: typeof cusparseRot | undefined;
  * @param s_coeff in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param vecX in `cusparseSpVecDescr_t`.
  * @param vecY in `cusparseDnVecDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseRot(handle: T.cusparseHandle_t | null, c_coeff: T.UntypedScalar, s_coeff: T.UntypedScalar, vecX: T.cusparseSpVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null): void {
   return (cusparseRot$ ??= bind$cusparseRot())(handle, c_coeff, s_coeff, vecX, vecY);
@@ -92,7 +99,8 @@ let cusparseSDDMM$: typeof cusparseSDDMM | undefined;
  * @param matC in `cusparseSpMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSDDMMAlg_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSDDMM(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, externalBuffer: T.DeviceMemory | null): void {
   return (cusparseSDDMM$ ??= bind$cusparseSDDMM())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
 }
@@ -129,7 +137,8 @@ let cusparseSDDMM_bufferSize$: typeof cusparseSDDMM_bufferSize | undefined;
  * @param matC in `cusparseSpMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSDDMMAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSDDMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t): number {
   return (cusparseSDDMM_bufferSize$ ??= bind$cusparseSDDMM_bufferSize())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg);
 }
@@ -172,7 +181,8 @@ let cusparseSDDMM_preprocess$: typeof cusparseSDDMM_preprocess | undefined;
  * @param matC in `cusparseSpMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSDDMMAlg_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSDDMM_preprocess(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, externalBuffer: T.DeviceMemory | null): void {
   return (cusparseSDDMM_preprocess$ ??= bind$cusparseSDDMM_preprocess())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
 }

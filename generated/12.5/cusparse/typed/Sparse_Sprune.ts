@@ -14,7 +14,8 @@ let cusparseSparseToDense$c: NativeFunction | undefined;
  * @param matA in `cusparseConstSpMatDescr_t`.
  * @param matB in `cusparseDnMatDescr_t`.
  * @param alg in `cusparseSparseToDenseAlg_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSparseToDense(handle: T.cusparseHandle_t | null, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, alg: T.cusparseSparseToDenseAlg_t, externalBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSparseToDense', 'handle', handle, true) as typeof handle;
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSparseToDense', 'matA', matA, true) as typeof matA;
@@ -30,7 +31,8 @@ let cusparseSparseToDense_bufferSize$: typeof cusparseSparseToDense_bufferSize |
  * @param matA in `cusparseConstSpMatDescr_t`.
  * @param matB in `cusparseDnMatDescr_t`.
  * @param alg in `cusparseSparseToDenseAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseSparseToDense_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, alg: T.cusparseSparseToDenseAlg_t): number {
   return (cusparseSparseToDense_bufferSize$ ??= bind$cusparseSparseToDense_bufferSize())(handle, matA, matB, alg);
 }
@@ -71,6 +73,7 @@ let cusparseSpruneCsr2csr$: typeof cusparseSpruneCsr2csr | undefined;
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in/out `int *`: device memory.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, threshold: T.RealScalar, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, pBuffer: T.DeviceMemory | null): void {
   return (cusparseSpruneCsr2csr$ ??= bind$cusparseSpruneCsr2csr())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -116,6 +119,7 @@ let cusparseSpruneCsr2csrByPercentage$c: NativeFunction | undefined;
  * @param csrSortedColIndC in/out `int *`: device memory.
  * @param info in `pruneInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneCsr2csrByPercentage', 'handle', handle, true) as typeof handle;
@@ -153,6 +157,7 @@ let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$: typeof cusparseSpruneCsr2c
  * @param csrSortedColIndC in `const int *`: device memory.
  * @param info in `pruneInfo_t`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null): number {
   return (cusparseSpruneCsr2csrByPercentage_bufferSizeExt$ ??= bind$cusparseSpruneCsr2csrByPercentage_bufferSizeExt())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info);
@@ -203,6 +208,7 @@ let cusparseSpruneCsr2csrNnz$: typeof cusparseSpruneCsr2csrNnz | undefined;
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrNnz(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, threshold: T.RealScalar, descrC: T.cusparseMatDescr_t | null, csrSortedRowPtrC: T.DeviceMemory | null, nnzTotalDevHostPtr: T.AnyMemory | null, pBuffer: T.DeviceMemory | null): void {
   return (cusparseSpruneCsr2csrNnz$ ??= bind$cusparseSpruneCsr2csrNnz())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
@@ -246,6 +252,7 @@ let cusparseSpruneCsr2csrNnzByPercentage$c: NativeFunction | undefined;
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @param info in `pruneInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedRowPtrC: T.DeviceMemory | null, nnzTotalDevHostPtr: T.AnyMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneCsr2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
@@ -281,6 +288,7 @@ let cusparseSpruneCsr2csr_bufferSizeExt$: typeof cusparseSpruneCsr2csr_bufferSiz
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, threshold: T.RealScalar, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): number {
   return (cusparseSpruneCsr2csr_bufferSizeExt$ ??= bind$cusparseSpruneCsr2csr_bufferSizeExt())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -328,6 +336,7 @@ let cusparseSpruneDense2csr$: typeof cusparseSpruneDense2csr | undefined;
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in/out `int *`: device memory.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, threshold: T.RealScalar, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, pBuffer: T.DeviceMemory | null): void {
   return (cusparseSpruneDense2csr$ ??= bind$cusparseSpruneDense2csr())(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -367,6 +376,7 @@ let cusparseSpruneDense2csrByPercentage$c: NativeFunction | undefined;
  * @param csrSortedColIndC in/out `int *`: device memory.
  * @param info in `pruneInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneDense2csrByPercentage', 'handle', handle, true) as typeof handle;
@@ -398,6 +408,7 @@ let cusparseSpruneDense2csrByPercentage_bufferSizeExt$: typeof cusparseSpruneDen
  * @param csrSortedColIndC in `const int *`: device memory.
  * @param info in `pruneInfo_t`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null): number {
   return (cusparseSpruneDense2csrByPercentage_bufferSizeExt$ ??= bind$cusparseSpruneDense2csrByPercentage_bufferSizeExt())(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info);
@@ -442,6 +453,7 @@ let cusparseSpruneDense2csrNnz$: typeof cusparseSpruneDense2csrNnz | undefined;
  * @param csrRowPtrC in/out `int *`: address or host buffer.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrNnz(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, threshold: T.RealScalar, descrC: T.cusparseMatDescr_t | null, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null, pBuffer: T.DeviceMemory | null): void {
   return (cusparseSpruneDense2csrNnz$ ??= bind$cusparseSpruneDense2csrNnz())(handle, m, n_, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
@@ -479,6 +491,7 @@ let cusparseSpruneDense2csrNnzByPercentage$c: NativeFunction | undefined;
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @param info in `pruneInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneDense2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
@@ -508,6 +521,7 @@ let cusparseSpruneDense2csr_bufferSizeExt$: typeof cusparseSpruneDense2csr_buffe
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, threshold: T.RealScalar, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): number {
   return (cusparseSpruneDense2csr_bufferSizeExt$ ??= bind$cusparseSpruneDense2csr_bufferSizeExt())(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);

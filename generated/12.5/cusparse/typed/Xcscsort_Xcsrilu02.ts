@@ -18,7 +18,8 @@ let cusparseXcscsort$c: NativeFunction | undefined;
  * @param cscColPtrA in `const int *`: address or host buffer.
  * @param cscRowIndA in/out `int *`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseXcscsort(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer, P: T.Pointer, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcscsort', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcscsort', 'm', 'i32', m);
@@ -40,7 +41,8 @@ let cusparseXcscsort_bufferSizeExt$: typeof cusparseXcscsort_bufferSizeExt | und
  * @param nnz in `int`.
  * @param cscColPtrA in `const int *`: address or host buffer.
  * @param cscRowIndA in `const int *`: address or host buffer.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseXcscsort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer): number {
   return (cusparseXcscsort_bufferSizeExt$ ??= bind$cusparseXcscsort_bufferSizeExt())(handle, m, n_, nnz, cscColPtrA, cscRowIndA);
 }
@@ -80,6 +82,7 @@ let cusparseXcsr2bsrNnz$c: NativeFunction | undefined;
  * @param descrC in `const cusparseMatDescr_t`.
  * @param bsrSortedRowPtrC in/out `int *`: device memory.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, blockDim: number, descrC: T.cusparseMatDescr_t | null, bsrSortedRowPtrC: T.DeviceMemory | null, nnzTotalDevHostPtr: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsr2bsrNnz', 'handle', handle, true) as typeof handle;
@@ -103,7 +106,8 @@ let cusparseXcsr2coo$c: NativeFunction | undefined;
  * @param nnz in `int`.
  * @param m in `int`.
  * @param cooRowInd in/out `int *`: device memory.
- * @param idxBase in `cusparseIndexBase_t`. */
+ * @param idxBase in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseXcsr2coo(handle: T.cusparseHandle_t | null, csrSortedRowPtr: T.DeviceMemory | null, nnz: number, m: number, cooRowInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsr2coo', 'handle', handle, true) as typeof handle;
   const csrSortedRowPtr$ = typeof csrSortedRowPtr === 'number' && csrSortedRowPtr >= 0 && csrSortedRowPtr <= 9007199254740991 && csrSortedRowPtr % 1 === 0 ? csrSortedRowPtr : deviceArg('cusparseXcsr2coo', 'csrSortedRowPtr', csrSortedRowPtr, true);
@@ -128,7 +132,8 @@ let cusparseXcsr2gebsrNnz$c: NativeFunction | undefined;
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseXcsr2gebsrNnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, bsrSortedRowPtrC: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, nnzTotalDevHostPtr: T.AnyMemory | null, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsr2gebsrNnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseXcsr2gebsrNnz', 'dirA', 'i32', dirA);
@@ -162,7 +167,8 @@ let cusparseXcsrgeam2Nnz$c: NativeFunction | undefined;
  * @param descrC in `const cusparseMatDescr_t`.
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
- * @param workspace in/out `void *`: address or host buffer. */
+ * @param workspace in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html). */
 export function cusparseXcsrgeam2Nnz(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedRowPtrB: T.DeviceMemory | null, csrSortedColIndB: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, csrSortedRowPtrC: T.DeviceMemory | null, nnzTotalDevHostPtr: T.AnyMemory | null, workspace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrgeam2Nnz', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsrgeam2Nnz', 'm', 'i32', m);
@@ -187,6 +193,7 @@ let cusparseXcsric02_zeroPivot$c: NativeFunction | undefined;
  * @param handle in `cusparseHandle_t`.
  * @param info in `csric02Info_t`.
  * @param position in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsric02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csric02Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsric02_zeroPivot', 'handle', handle, true) as typeof handle;
@@ -200,6 +207,7 @@ let cusparseXcsrilu02_zeroPivot$c: NativeFunction | undefined;
  * @param handle in `cusparseHandle_t`.
  * @param info in `csrilu02Info_t`.
  * @param position in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsrilu02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csrilu02Info_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrilu02_zeroPivot', 'handle', handle, true) as typeof handle;

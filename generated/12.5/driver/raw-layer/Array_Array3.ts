@@ -11,7 +11,7 @@ let cuArray3DCreate$: NativeFunction | undefined;
  * @param pHandle `CUarray *`, out: a typed array of one element
  * @param pAllocateArray `const CUDA_ARRAY3D_DESCRIPTOR *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArray3DCreate(pHandle: T.Pointer, pAllocateArray: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pHandle) && pHandle.byteLength >= 8 && (((pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pHandle === 'number' && pHandle >= 0 && Number.isSafeInteger(pHandle)) && pHandle !== null) rawCovers('cuArray3DCreate', 'pHandle', pHandle, 8, 8);
   if (!ArrayBuffer.isView(pAllocateArray) && !(typeof pAllocateArray === 'number' && pAllocateArray >= 0 && Number.isSafeInteger(pAllocateArray)) && pAllocateArray !== null) rawCovers('cuArray3DCreate', 'pAllocateArray', pAllocateArray, 0, 1);
@@ -22,7 +22,7 @@ let cuArray3DGetDescriptor$: NativeFunction | undefined;
  * @param pArrayDescriptor `CUDA_ARRAY3D_DESCRIPTOR *`, out: bytes of a `CUDA_ARRAY3D_DESCRIPTOR_st`
  * @param hArray `CUarray`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArray3DGetDescriptor(pArrayDescriptor: T.Pointer, hArray: T.CUarray): T.CUresult {
   if (!(ArrayBuffer.isView(pArrayDescriptor) && pArrayDescriptor.byteLength >= 40) && !(typeof pArrayDescriptor === 'number' && pArrayDescriptor >= 0 && Number.isSafeInteger(pArrayDescriptor)) && pArrayDescriptor !== null) rawCovers('cuArray3DGetDescriptor', 'pArrayDescriptor', pArrayDescriptor, 40, 1);
   return (cuArray3DGetDescriptor$ ??= binder.native('cuArray3DGetDescriptor'))(pArrayDescriptor, hArray);
@@ -32,7 +32,7 @@ let cuArrayCreate$: NativeFunction | undefined;
  * @param pHandle `CUarray *`, out: a typed array of one element
  * @param pAllocateArray `const CUDA_ARRAY_DESCRIPTOR *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayCreate(pHandle: T.Pointer, pAllocateArray: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pHandle) && pHandle.byteLength >= 8 && (((pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pHandle === 'number' && pHandle >= 0 && Number.isSafeInteger(pHandle)) && pHandle !== null) rawCovers('cuArrayCreate', 'pHandle', pHandle, 8, 8);
   if (!ArrayBuffer.isView(pAllocateArray) && !(typeof pAllocateArray === 'number' && pAllocateArray >= 0 && Number.isSafeInteger(pAllocateArray)) && pAllocateArray !== null) rawCovers('cuArrayCreate', 'pAllocateArray', pAllocateArray, 0, 1);
@@ -42,7 +42,7 @@ let cuArrayDestroy$: NativeFunction | undefined;
 /** `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 12.5
  * @param hArray `CUarray`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayDestroy(hArray: T.CUarray): T.CUresult {
   return (cuArrayDestroy$ ??= binder.native('cuArrayDestroy'))(hArray);
 }
@@ -51,7 +51,7 @@ let cuArrayGetDescriptor$: NativeFunction | undefined;
  * @param pArrayDescriptor `CUDA_ARRAY_DESCRIPTOR *`, out: bytes of a `CUDA_ARRAY_DESCRIPTOR_st`
  * @param hArray `CUarray`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetDescriptor(pArrayDescriptor: T.Pointer, hArray: T.CUarray): T.CUresult {
   if (!(ArrayBuffer.isView(pArrayDescriptor) && pArrayDescriptor.byteLength >= 24) && !(typeof pArrayDescriptor === 'number' && pArrayDescriptor >= 0 && Number.isSafeInteger(pArrayDescriptor)) && pArrayDescriptor !== null) rawCovers('cuArrayGetDescriptor', 'pArrayDescriptor', pArrayDescriptor, 24, 1);
   return (cuArrayGetDescriptor$ ??= binder.native('cuArrayGetDescriptor'))(pArrayDescriptor, hArray);
@@ -62,7 +62,7 @@ let cuArrayGetMemoryRequirements$: NativeFunction | undefined;
  * @param array `CUarray`
  * @param device `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetMemoryRequirements(memoryRequirements: T.Pointer, array: T.CUarray, device: number): T.CUresult {
   if (!(ArrayBuffer.isView(memoryRequirements) && memoryRequirements.byteLength >= 32) && !(typeof memoryRequirements === 'number' && memoryRequirements >= 0 && Number.isSafeInteger(memoryRequirements)) && memoryRequirements !== null) rawCovers('cuArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
   return (cuArrayGetMemoryRequirements$ ??= binder.native('cuArrayGetMemoryRequirements'))(memoryRequirements, array, device);
@@ -73,7 +73,7 @@ let cuArrayGetPlane$: NativeFunction | undefined;
  * @param hArray `CUarray`
  * @param planeIdx `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetPlane(pPlaneArray: T.Pointer, hArray: T.CUarray, planeIdx: number): T.CUresult {
   if (!(ArrayBuffer.isView(pPlaneArray) && pPlaneArray.byteLength >= 8 && (((pPlaneArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pPlaneArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pPlaneArray === 'number' && pPlaneArray >= 0 && Number.isSafeInteger(pPlaneArray)) && pPlaneArray !== null) rawCovers('cuArrayGetPlane', 'pPlaneArray', pPlaneArray, 8, 8);
   return (cuArrayGetPlane$ ??= binder.native('cuArrayGetPlane'))(pPlaneArray, hArray, planeIdx);
@@ -83,7 +83,7 @@ let cuArrayGetSparseProperties$: NativeFunction | undefined;
  * @param sparseProperties `CUDA_ARRAY_SPARSE_PROPERTIES *`, out: bytes of a `CUDA_ARRAY_SPARSE_PROPERTIES_st`
  * @param array `CUarray`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetSparseProperties(sparseProperties: T.Pointer, array: T.CUarray): T.CUresult {
   if (!(ArrayBuffer.isView(sparseProperties) && sparseProperties.byteLength >= 48) && !(typeof sparseProperties === 'number' && sparseProperties >= 0 && Number.isSafeInteger(sparseProperties)) && sparseProperties !== null) rawCovers('cuArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
   return (cuArrayGetSparseProperties$ ??= binder.native('cuArrayGetSparseProperties'))(sparseProperties, array);

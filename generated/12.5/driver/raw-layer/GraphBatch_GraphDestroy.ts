@@ -11,7 +11,7 @@ let cuGraphBatchMemOpNodeGetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams_out `CUDA_BATCH_MEM_OP_NODE_PARAMS *`, out: bytes of a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode, nodeParams_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(nodeParams_out) && nodeParams_out.byteLength >= 32) && !(typeof nodeParams_out === 'number' && nodeParams_out >= 0 && Number.isSafeInteger(nodeParams_out)) && nodeParams_out !== null) rawCovers('cuGraphBatchMemOpNodeGetParams', 'nodeParams_out', nodeParams_out, 32, 1);
   return (cuGraphBatchMemOpNodeGetParams$ ??= binder.native('cuGraphBatchMemOpNodeGetParams'))(hNode, nodeParams_out);
@@ -21,7 +21,7 @@ let cuGraphBatchMemOpNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphBatchMemOpNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphBatchMemOpNodeSetParams$ ??= binder.native('cuGraphBatchMemOpNodeSetParams'))(hNode, nodeParams);
@@ -31,7 +31,7 @@ let cuGraphChildGraphNodeGetGraph$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param phGraph `CUgraph *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode, phGraph: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(phGraph) && phGraph.byteLength >= 8 && (((phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraph === 'number' && phGraph >= 0 && Number.isSafeInteger(phGraph)) && phGraph !== null) rawCovers('cuGraphChildGraphNodeGetGraph', 'phGraph', phGraph, 8, 8);
   return (cuGraphChildGraphNodeGetGraph$ ??= binder.native('cuGraphChildGraphNodeGetGraph'))(hNode, phGraph);
@@ -41,7 +41,7 @@ let cuGraphClone$: NativeFunction | undefined;
  * @param phGraphClone `CUgraph *`, out: a typed array of one element
  * @param originalGraph `CUgraph`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphClone(phGraphClone: T.Pointer, originalGraph: T.CUgraph): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphClone) && phGraphClone.byteLength >= 8 && (((phGraphClone as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphClone as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphClone === 'number' && phGraphClone >= 0 && Number.isSafeInteger(phGraphClone)) && phGraphClone !== null) rawCovers('cuGraphClone', 'phGraphClone', phGraphClone, 8, 8);
   return (cuGraphClone$ ??= binder.native('cuGraphClone'))(phGraphClone, originalGraph);
@@ -54,7 +54,7 @@ let cuGraphConditionalHandleCreate$: NativeFunction | undefined;
  * @param defaultLaunchValue `unsigned int`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphConditionalHandleCreate(pHandle_out: T.Pointer, hGraph: T.CUgraph, ctx: T.CUcontext, defaultLaunchValue: number, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(pHandle_out) && pHandle_out.byteLength >= 8 && (((pHandle_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pHandle_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pHandle_out === 'number' && pHandle_out >= 0 && Number.isSafeInteger(pHandle_out)) && pHandle_out !== null) rawCovers('cuGraphConditionalHandleCreate', 'pHandle_out', pHandle_out, 8, 8);
   return (cuGraphConditionalHandleCreate$ ??= binder.native('cuGraphConditionalHandleCreate'))(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
@@ -64,7 +64,7 @@ let cuGraphCreate$: NativeFunction | undefined;
  * @param phGraph `CUgraph *`, out: a typed array of one element
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphCreate(phGraph: T.Pointer, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(phGraph) && phGraph.byteLength >= 8 && (((phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraph === 'number' && phGraph >= 0 && Number.isSafeInteger(phGraph)) && phGraph !== null) rawCovers('cuGraphCreate', 'phGraph', phGraph, 8, 8);
   return (cuGraphCreate$ ??= binder.native('cuGraphCreate'))(phGraph, flags);
@@ -75,7 +75,7 @@ let cuGraphDebugDotPrint$: NativeFunction | undefined;
  * @param path `const char *`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphDebugDotPrint(hGraph: T.CUgraph, path: string | T.Pointer, flags: number): T.CUresult {
   if (typeof path === 'string' && path.includes('\0')) cstringArg('cuGraphDebugDotPrint', 'path', path, true);
   return (cuGraphDebugDotPrint$ ??= binder.native('cuGraphDebugDotPrint'))(hGraph, path, flags);
@@ -84,7 +84,7 @@ let cuGraphDestroy$: NativeFunction | undefined;
 /** `CUresult cuGraphDestroy(CUgraph hGraph)` · cuda.h · CUDA 12.5
  * @param hGraph `CUgraph`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphDestroy(hGraph: T.CUgraph): T.CUresult {
   return (cuGraphDestroy$ ??= binder.native('cuGraphDestroy'))(hGraph);
 }
@@ -92,7 +92,7 @@ let cuGraphDestroyNode$: NativeFunction | undefined;
 /** `CUresult cuGraphDestroyNode(CUgraphNode hNode)` · cuda.h · CUDA 12.5
  * @param hNode `CUgraphNode`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphDestroyNode(hNode: T.CUgraphNode): T.CUresult {
   return (cuGraphDestroyNode$ ??= binder.native('cuGraphDestroyNode'))(hNode);
 }

@@ -11,7 +11,7 @@ let cuGraphExternalSemaphoresSignalNodeGetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param params_out `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`, out: bytes of a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNode, params_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(params_out) && params_out.byteLength >= 24) && !(typeof params_out === 'number' && params_out >= 0 && Number.isSafeInteger(params_out)) && params_out !== null) rawCovers('cuGraphExternalSemaphoresSignalNodeGetParams', 'params_out', params_out, 24, 1);
   return (cuGraphExternalSemaphoresSignalNodeGetParams$ ??= binder.native('cuGraphExternalSemaphoresSignalNodeGetParams'))(hNode, params_out);
@@ -21,7 +21,7 @@ let cuGraphExternalSemaphoresSignalNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphExternalSemaphoresSignalNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphExternalSemaphoresSignalNodeSetParams$ ??= binder.native('cuGraphExternalSemaphoresSignalNodeSetParams'))(hNode, nodeParams);
@@ -31,7 +31,7 @@ let cuGraphExternalSemaphoresWaitNodeGetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param params_out `CUDA_EXT_SEM_WAIT_NODE_PARAMS *`, out: bytes of a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode, params_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(params_out) && params_out.byteLength >= 24) && !(typeof params_out === 'number' && params_out >= 0 && Number.isSafeInteger(params_out)) && params_out !== null) rawCovers('cuGraphExternalSemaphoresWaitNodeGetParams', 'params_out', params_out, 24, 1);
   return (cuGraphExternalSemaphoresWaitNodeGetParams$ ??= binder.native('cuGraphExternalSemaphoresWaitNodeGetParams'))(hNode, params_out);
@@ -41,7 +41,7 @@ let cuGraphExternalSemaphoresWaitNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphExternalSemaphoresWaitNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphExternalSemaphoresWaitNodeSetParams$ ??= binder.native('cuGraphExternalSemaphoresWaitNodeSetParams'))(hNode, nodeParams);
@@ -53,7 +53,7 @@ let cuGraphGetEdges$: NativeFunction | undefined;
  * @param to `CUgraphNode *`, out: an array of `*numEdges` elements (capacity/count pair)
  * @param numEdges `size_t *`, in/out: capacity of `from`, `to`, `edgeData` in, count out
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetEdges(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, numEdges: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(from) && from.byteLength >= 8 && (((from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cuGraphGetEdges', 'from', from, 8, 8);
   if (!(ArrayBuffer.isView(to) && to.byteLength >= 8 && (((to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cuGraphGetEdges', 'to', to, 8, 8);
@@ -68,7 +68,7 @@ let cuGraphGetEdges_v2$: NativeFunction | undefined;
  * @param edgeData `CUgraphEdgeData *`, out: bytes of a `CUgraphEdgeData_st`
  * @param numEdges `size_t *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetEdges_v2(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, edgeData: T.Pointer, numEdges: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(from) && from.byteLength >= 8 && (((from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cuGraphGetEdges_v2', 'from', from, 8, 8);
   if (!(ArrayBuffer.isView(to) && to.byteLength >= 8 && (((to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cuGraphGetEdges_v2', 'to', to, 8, 8);
@@ -82,7 +82,7 @@ let cuGraphGetNodes$: NativeFunction | undefined;
  * @param nodes `CUgraphNode *`, out: an array of `*numNodes` elements (capacity/count pair)
  * @param numNodes `size_t *`, in/out: capacity of `nodes` in, count out
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetNodes(hGraph: T.CUgraph, nodes: T.Pointer, numNodes: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(nodes) && nodes.byteLength >= 8 && (((nodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof nodes === 'number' && nodes >= 0 && Number.isSafeInteger(nodes)) && nodes !== null) rawCovers('cuGraphGetNodes', 'nodes', nodes, 8, 8);
   if (!(ArrayBuffer.isView(numNodes) && numNodes.byteLength >= 8 && (((numNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof numNodes === 'number' && numNodes >= 0 && Number.isSafeInteger(numNodes)) && numNodes !== null) rawCovers('cuGraphGetNodes', 'numNodes', numNodes, 8, 8);
@@ -94,7 +94,7 @@ let cuGraphGetRootNodes$: NativeFunction | undefined;
  * @param rootNodes `CUgraphNode *`, out: an array of `*numRootNodes` elements (capacity/count pair)
  * @param numRootNodes `size_t *`, in/out: capacity of `rootNodes` in, count out
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetRootNodes(hGraph: T.CUgraph, rootNodes: T.Pointer, numRootNodes: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(rootNodes) && rootNodes.byteLength >= 8 && (((rootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rootNodes === 'number' && rootNodes >= 0 && Number.isSafeInteger(rootNodes)) && rootNodes !== null) rawCovers('cuGraphGetRootNodes', 'rootNodes', rootNodes, 8, 8);
   if (!(ArrayBuffer.isView(numRootNodes) && numRootNodes.byteLength >= 8 && (((numRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof numRootNodes === 'number' && numRootNodes >= 0 && Number.isSafeInteger(numRootNodes)) && numRootNodes !== null) rawCovers('cuGraphGetRootNodes', 'numRootNodes', numRootNodes, 8, 8);

@@ -11,7 +11,7 @@ let cuGraphLaunch$: NativeFunction | undefined;
  * @param hGraphExec `CUgraphExec`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphLaunch(hGraphExec: T.CUgraphExec, hStream: T.CUstream): T.CUresult {
   return (cuGraphLaunch$ ??= binder.native('cuGraphLaunch'))(hGraphExec, hStream);
 }
@@ -20,7 +20,7 @@ let cuGraphMemAllocNodeGetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param params_out `CUDA_MEM_ALLOC_NODE_PARAMS *`, out: bytes of a `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode, params_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(params_out) && params_out.byteLength >= 120) && !(typeof params_out === 'number' && params_out >= 0 && Number.isSafeInteger(params_out)) && params_out !== null) rawCovers('cuGraphMemAllocNodeGetParams', 'params_out', params_out, 120, 1);
   return (cuGraphMemAllocNodeGetParams$ ??= binder.native('cuGraphMemAllocNodeGetParams'))(hNode, params_out);
@@ -30,7 +30,7 @@ let cuGraphMemFreeNodeGetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param dptr_out `CUdeviceptr *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemFreeNodeGetParams(hNode: T.CUgraphNode, dptr_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(dptr_out) && dptr_out.byteLength >= 8 && (((dptr_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr_out === 'number' && dptr_out >= 0 && Number.isSafeInteger(dptr_out)) && dptr_out !== null) rawCovers('cuGraphMemFreeNodeGetParams', 'dptr_out', dptr_out, 8, 8);
   return (cuGraphMemFreeNodeGetParams$ ??= binder.native('cuGraphMemFreeNodeGetParams'))(hNode, dptr_out);
@@ -40,7 +40,7 @@ let cuGraphMemcpyNodeGetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `CUDA_MEMCPY3D *`, out: bytes of a `CUDA_MEMCPY3D_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(nodeParams) && nodeParams.byteLength >= 200) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphMemcpyNodeGetParams', 'nodeParams', nodeParams, 200, 1);
   return (cuGraphMemcpyNodeGetParams$ ??= binder.native('cuGraphMemcpyNodeGetParams'))(hNode, nodeParams);
@@ -50,7 +50,7 @@ let cuGraphMemcpyNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_MEMCPY3D *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphMemcpyNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphMemcpyNodeSetParams$ ??= binder.native('cuGraphMemcpyNodeSetParams'))(hNode, nodeParams);
@@ -60,7 +60,7 @@ let cuGraphMemsetNodeGetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `CUDA_MEMSET_NODE_PARAMS *`, out: bytes of a `CUDA_MEMSET_NODE_PARAMS_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(nodeParams) && nodeParams.byteLength >= 40) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphMemsetNodeGetParams', 'nodeParams', nodeParams, 40, 1);
   return (cuGraphMemsetNodeGetParams$ ??= binder.native('cuGraphMemsetNodeGetParams'))(hNode, nodeParams);
@@ -70,7 +70,7 @@ let cuGraphMemsetNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_MEMSET_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphMemsetNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphMemsetNodeSetParams$ ??= binder.native('cuGraphMemsetNodeSetParams'))(hNode, nodeParams);
@@ -81,7 +81,7 @@ let cuGraphNodeFindInClone$: NativeFunction | undefined;
  * @param hOriginalNode `CUgraphNode`
  * @param hClonedGraph `CUgraph`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeFindInClone(phNode: T.Pointer, hOriginalNode: T.CUgraphNode, hClonedGraph: T.CUgraph): T.CUresult {
   if (!(ArrayBuffer.isView(phNode) && phNode.byteLength >= 8 && (((phNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phNode === 'number' && phNode >= 0 && Number.isSafeInteger(phNode)) && phNode !== null) rawCovers('cuGraphNodeFindInClone', 'phNode', phNode, 8, 8);
   return (cuGraphNodeFindInClone$ ??= binder.native('cuGraphNodeFindInClone'))(phNode, hOriginalNode, hClonedGraph);
@@ -92,7 +92,7 @@ let cuGraphNodeGetDependencies$: NativeFunction | undefined;
  * @param dependencies `CUgraphNode *`, out: an array of `*numDependencies` elements (capacity/count pair)
  * @param numDependencies `size_t *`, in/out: capacity of `dependencies`, `edgeData` in, count out
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependencies(hNode: T.CUgraphNode, dependencies: T.Pointer, numDependencies: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(dependencies) && dependencies.byteLength >= 8 && (((dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphNodeGetDependencies', 'dependencies', dependencies, 8, 8);
   if (!(ArrayBuffer.isView(numDependencies) && numDependencies.byteLength >= 8 && (((numDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof numDependencies === 'number' && numDependencies >= 0 && Number.isSafeInteger(numDependencies)) && numDependencies !== null) rawCovers('cuGraphNodeGetDependencies', 'numDependencies', numDependencies, 8, 8);
@@ -105,7 +105,7 @@ let cuGraphNodeGetDependencies_v2$: NativeFunction | undefined;
  * @param edgeData `CUgraphEdgeData *`, out: bytes of a `CUgraphEdgeData_st`
  * @param numDependencies `size_t *`, in/out: capacity of `dependencies` in, count out
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependencies_v2(hNode: T.CUgraphNode, dependencies: T.Pointer, edgeData: T.Pointer, numDependencies: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(dependencies) && dependencies.byteLength >= 8 && (((dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphNodeGetDependencies_v2', 'dependencies', dependencies, 8, 8);
   if (!(ArrayBuffer.isView(edgeData) && edgeData.byteLength >= 8) && !(typeof edgeData === 'number' && edgeData >= 0 && Number.isSafeInteger(edgeData)) && edgeData !== null) rawCovers('cuGraphNodeGetDependencies_v2', 'edgeData', edgeData, 8, 1);
@@ -118,7 +118,7 @@ let cuGraphNodeGetDependentNodes$: NativeFunction | undefined;
  * @param dependentNodes `CUgraphNode *`, out: an array of `*numDependentNodes` elements (capacity/count pair)
  * @param numDependentNodes `size_t *`, in/out: capacity of `dependentNodes`, `edgeData` in, count out
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependentNodes(hNode: T.CUgraphNode, dependentNodes: T.Pointer, numDependentNodes: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(dependentNodes) && dependentNodes.byteLength >= 8 && (((dependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dependentNodes === 'number' && dependentNodes >= 0 && Number.isSafeInteger(dependentNodes)) && dependentNodes !== null) rawCovers('cuGraphNodeGetDependentNodes', 'dependentNodes', dependentNodes, 8, 8);
   if (!(ArrayBuffer.isView(numDependentNodes) && numDependentNodes.byteLength >= 8 && (((numDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof numDependentNodes === 'number' && numDependentNodes >= 0 && Number.isSafeInteger(numDependentNodes)) && numDependentNodes !== null) rawCovers('cuGraphNodeGetDependentNodes', 'numDependentNodes', numDependentNodes, 8, 8);
@@ -131,7 +131,7 @@ let cuGraphNodeGetDependentNodes_v2$: NativeFunction | undefined;
  * @param edgeData `CUgraphEdgeData *`, out: bytes of a `CUgraphEdgeData_st`
  * @param numDependentNodes `size_t *`, in/out: capacity of `dependentNodes` in, count out
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependentNodes_v2(hNode: T.CUgraphNode, dependentNodes: T.Pointer, edgeData: T.Pointer, numDependentNodes: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(dependentNodes) && dependentNodes.byteLength >= 8 && (((dependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dependentNodes === 'number' && dependentNodes >= 0 && Number.isSafeInteger(dependentNodes)) && dependentNodes !== null) rawCovers('cuGraphNodeGetDependentNodes_v2', 'dependentNodes', dependentNodes, 8, 8);
   if (!(ArrayBuffer.isView(edgeData) && edgeData.byteLength >= 8) && !(typeof edgeData === 'number' && edgeData >= 0 && Number.isSafeInteger(edgeData)) && edgeData !== null) rawCovers('cuGraphNodeGetDependentNodes_v2', 'edgeData', edgeData, 8, 1);
@@ -144,7 +144,7 @@ let cuGraphNodeGetEnabled$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param isEnabled `unsigned int *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetEnabled(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, isEnabled: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(isEnabled) && isEnabled.byteLength >= 4 && (((isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isEnabled === 'number' && isEnabled >= 0 && Number.isSafeInteger(isEnabled)) && isEnabled !== null) rawCovers('cuGraphNodeGetEnabled', 'isEnabled', isEnabled, 4, 4);
   return (cuGraphNodeGetEnabled$ ??= binder.native('cuGraphNodeGetEnabled'))(hGraphExec, hNode, isEnabled);
@@ -154,7 +154,7 @@ let cuGraphNodeGetType$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param type `CUgraphNodeType *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetType(hNode: T.CUgraphNode, type: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(type) && type.byteLength >= 4 && (((type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof type === 'number' && type >= 0 && Number.isSafeInteger(type)) && type !== null) rawCovers('cuGraphNodeGetType', 'type', type, 4, 4);
   return (cuGraphNodeGetType$ ??= binder.native('cuGraphNodeGetType'))(hNode, type);
@@ -165,7 +165,7 @@ let cuGraphNodeSetEnabled$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param isEnabled `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, isEnabled: number): T.CUresult {
   return (cuGraphNodeSetEnabled$ ??= binder.native('cuGraphNodeSetEnabled'))(hGraphExec, hNode, isEnabled);
 }
@@ -174,7 +174,7 @@ let cuGraphNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `CUgraphNodeParams *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(nodeParams) && nodeParams.byteLength >= 256) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphNodeSetParams', 'nodeParams', nodeParams, 256, 1);
   return (cuGraphNodeSetParams$ ??= binder.native('cuGraphNodeSetParams'))(hNode, nodeParams);

@@ -11,7 +11,7 @@ let cuInit$: NativeFunction | undefined;
 /** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 12.5
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__INITIALIZE.html). */
 export function cuInit(Flags: number): T.CUresult {
   return (cuInit$ ??= binder.native('cuInit'))(Flags);
 }
@@ -19,7 +19,7 @@ let cuIpcCloseMemHandle$: NativeFunction | undefined;
 /** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 12.5
  * @param dptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): T.CUresult {
   return (cuIpcCloseMemHandle$ ??= binder.native('cuIpcCloseMemHandle'))(dptr);
 }
@@ -28,7 +28,7 @@ let cuIpcGetEventHandle$: NativeFunction | undefined;
  * @param pHandle `CUipcEventHandle *`, out: bytes of a `CUipcEventHandle_st`
  * @param event `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetEventHandle(pHandle: T.Pointer, event: T.CUevent): T.CUresult {
   if (!(ArrayBuffer.isView(pHandle) && pHandle.byteLength >= 64) && !(typeof pHandle === 'number' && pHandle >= 0 && Number.isSafeInteger(pHandle)) && pHandle !== null) rawCovers('cuIpcGetEventHandle', 'pHandle', pHandle, 64, 1);
   return (cuIpcGetEventHandle$ ??= binder.native('cuIpcGetEventHandle'))(pHandle, event);
@@ -38,7 +38,7 @@ let cuIpcGetMemHandle$: NativeFunction | undefined;
  * @param pHandle `CUipcMemHandle *`, out: bytes of a `CUipcMemHandle_st`
  * @param dptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetMemHandle(pHandle: T.Pointer, dptr: T.CUdeviceptr): T.CUresult {
   if (!(ArrayBuffer.isView(pHandle) && pHandle.byteLength >= 64) && !(typeof pHandle === 'number' && pHandle >= 0 && Number.isSafeInteger(pHandle)) && pHandle !== null) rawCovers('cuIpcGetMemHandle', 'pHandle', pHandle, 64, 1);
   return (cuIpcGetMemHandle$ ??= binder.native('cuIpcGetMemHandle'))(pHandle, dptr);
@@ -48,7 +48,7 @@ let cuIpcOpenEventHandle$: NativeFunction | undefined;
  * @param phEvent `CUevent *`, out: a typed array of one element
  * @param handle `CUipcEventHandle`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenEventHandle(phEvent: T.Pointer, handle: T.CUipcEventHandle_st): T.CUresult {
   if (!(ArrayBuffer.isView(phEvent) && phEvent.byteLength >= 8 && (((phEvent as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phEvent as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phEvent === 'number' && phEvent >= 0 && Number.isSafeInteger(phEvent)) && phEvent !== null) rawCovers('cuIpcOpenEventHandle', 'phEvent', phEvent, 8, 8);
   handle = checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
@@ -60,7 +60,7 @@ let cuIpcOpenMemHandle$: NativeFunction | undefined;
  * @param handle `CUipcMemHandle`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(pdptr: T.Pointer, handle: T.CUipcMemHandle_st, Flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(pdptr) && pdptr.byteLength >= 8 && (((pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pdptr === 'number' && pdptr >= 0 && Number.isSafeInteger(pdptr)) && pdptr !== null) rawCovers('cuIpcOpenMemHandle', 'pdptr', pdptr, 8, 8);
   handle = checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
@@ -73,7 +73,7 @@ let cuKernelGetAttribute$: NativeFunction | undefined;
  * @param kernel `CUkernel`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetAttribute(pi: T.Pointer, attrib: T.CUfunction_attribute, kernel: T.CUkernel, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(pi) && pi.byteLength >= 4 && (((pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pi === 'number' && pi >= 0 && Number.isSafeInteger(pi)) && pi !== null) rawCovers('cuKernelGetAttribute', 'pi', pi, 4, 4);
   return (cuKernelGetAttribute$ ??= binder.native('cuKernelGetAttribute'))(pi, attrib, kernel, dev);
@@ -83,7 +83,7 @@ let cuKernelGetFunction$: NativeFunction | undefined;
  * @param pFunc `CUfunction *`, out: a typed array of one element
  * @param kernel `CUkernel`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetFunction(pFunc: T.Pointer, kernel: T.CUkernel): T.CUresult {
   if (!(ArrayBuffer.isView(pFunc) && pFunc.byteLength >= 8 && (((pFunc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pFunc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pFunc === 'number' && pFunc >= 0 && Number.isSafeInteger(pFunc)) && pFunc !== null) rawCovers('cuKernelGetFunction', 'pFunc', pFunc, 8, 8);
   return (cuKernelGetFunction$ ??= binder.native('cuKernelGetFunction'))(pFunc, kernel);
@@ -93,7 +93,7 @@ let cuKernelGetLibrary$: NativeFunction | undefined;
  * @param pLib `CUlibrary *`, out: a typed array of one element
  * @param kernel `CUkernel`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetLibrary(pLib: T.Pointer, kernel: T.CUkernel): T.CUresult {
   if (!(ArrayBuffer.isView(pLib) && pLib.byteLength >= 8 && (((pLib as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pLib as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pLib === 'number' && pLib >= 0 && Number.isSafeInteger(pLib)) && pLib !== null) rawCovers('cuKernelGetLibrary', 'pLib', pLib, 8, 8);
   return (cuKernelGetLibrary$ ??= binder.native('cuKernelGetLibrary'))(pLib, kernel);
@@ -103,7 +103,7 @@ let cuKernelGetName$: NativeFunction | undefined;
  * @param name `const char **`, out: a typed array of one element
  * @param hfunc `CUkernel`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetName(name: T.Pointer, hfunc: T.CUkernel): T.CUresult {
   if (!(ArrayBuffer.isView(name) && name.byteLength >= 8 && (((name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof name === 'number' && name >= 0 && Number.isSafeInteger(name)) && name !== null) rawCovers('cuKernelGetName', 'name', name, 8, 8);
   return (cuKernelGetName$ ??= binder.native('cuKernelGetName'))(name, hfunc);
@@ -115,7 +115,7 @@ let cuKernelGetParamInfo$: NativeFunction | undefined;
  * @param paramOffset `size_t *`, out: a typed array of one element
  * @param paramSize `size_t *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetParamInfo(kernel: T.CUkernel, paramIndex: T.Int64, paramOffset: T.Pointer, paramSize: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(paramOffset) && paramOffset.byteLength >= 8 && (((paramOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (paramOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof paramOffset === 'number' && paramOffset >= 0 && Number.isSafeInteger(paramOffset)) && paramOffset !== null) rawCovers('cuKernelGetParamInfo', 'paramOffset', paramOffset, 8, 8);
   if (!(ArrayBuffer.isView(paramSize) && paramSize.byteLength >= 8 && (((paramSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (paramSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof paramSize === 'number' && paramSize >= 0 && Number.isSafeInteger(paramSize)) && paramSize !== null) rawCovers('cuKernelGetParamInfo', 'paramSize', paramSize, 8, 8);
@@ -128,7 +128,7 @@ let cuKernelSetAttribute$: NativeFunction | undefined;
  * @param kernel `CUkernel`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelSetAttribute(attrib: T.CUfunction_attribute, val: number, kernel: T.CUkernel, dev: number): T.CUresult {
   return (cuKernelSetAttribute$ ??= binder.native('cuKernelSetAttribute'))(attrib, val, kernel, dev);
 }
@@ -138,7 +138,7 @@ let cuKernelSetCacheConfig$: NativeFunction | undefined;
  * @param config `CUfunc_cache`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelSetCacheConfig(kernel: T.CUkernel, config: T.CUfunc_cache, dev: number): T.CUresult {
   return (cuKernelSetCacheConfig$ ??= binder.native('cuKernelSetCacheConfig'))(kernel, config, dev);
 }

@@ -12,7 +12,7 @@ let cuLibraryEnumerateKernels$: NativeFunction | undefined;
  * @param numKernels `unsigned int`
  * @param lib `CUlibrary`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryEnumerateKernels(kernels: T.Pointer, numKernels: number, lib: T.CUlibrary): T.CUresult {
   if (!(ArrayBuffer.isView(kernels) && kernels.byteLength >= 8 && (((kernels as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (kernels as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof kernels === 'number' && kernels >= 0 && Number.isSafeInteger(kernels)) && kernels !== null) rawCovers('cuLibraryEnumerateKernels', 'kernels', kernels, 8, 8);
   return (cuLibraryEnumerateKernels$ ??= binder.native('cuLibraryEnumerateKernels'))(kernels, numKernels, lib);
@@ -24,7 +24,7 @@ let cuLibraryGetGlobal$: NativeFunction | undefined;
  * @param library `CUlibrary`
  * @param name `const char *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetGlobal(dptr: T.Pointer, bytes: T.Pointer, library: T.CUlibrary, name: string | T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuLibraryGetGlobal', 'dptr', dptr, 8, 8);
   if (!(ArrayBuffer.isView(bytes) && bytes.byteLength >= 8 && (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bytes === 'number' && bytes >= 0 && Number.isSafeInteger(bytes)) && bytes !== null) rawCovers('cuLibraryGetGlobal', 'bytes', bytes, 8, 8);
@@ -37,7 +37,7 @@ let cuLibraryGetKernel$: NativeFunction | undefined;
  * @param library `CUlibrary`
  * @param name `const char *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetKernel(pKernel: T.Pointer, library: T.CUlibrary, name: string | T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pKernel) && pKernel.byteLength >= 8 && (((pKernel as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pKernel as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pKernel === 'number' && pKernel >= 0 && Number.isSafeInteger(pKernel)) && pKernel !== null) rawCovers('cuLibraryGetKernel', 'pKernel', pKernel, 8, 8);
   if (typeof name === 'string' && name.includes('\0')) cstringArg('cuLibraryGetKernel', 'name', name, true);
@@ -48,7 +48,7 @@ let cuLibraryGetKernelCount$: NativeFunction | undefined;
  * @param count `unsigned int *`, out: a typed array of one element
  * @param lib `CUlibrary`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetKernelCount(count: T.Pointer, lib: T.CUlibrary): T.CUresult {
   if (!(ArrayBuffer.isView(count) && count.byteLength >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('cuLibraryGetKernelCount', 'count', count, 4, 4);
   return (cuLibraryGetKernelCount$ ??= binder.native('cuLibraryGetKernelCount'))(count, lib);
@@ -60,7 +60,7 @@ let cuLibraryGetManaged$: NativeFunction | undefined;
  * @param library `CUlibrary`
  * @param name `const char *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetManaged(dptr: T.Pointer, bytes: T.Pointer, library: T.CUlibrary, name: string | T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuLibraryGetManaged', 'dptr', dptr, 8, 8);
   if (!(ArrayBuffer.isView(bytes) && bytes.byteLength >= 8 && (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bytes === 'number' && bytes >= 0 && Number.isSafeInteger(bytes)) && bytes !== null) rawCovers('cuLibraryGetManaged', 'bytes', bytes, 8, 8);
@@ -72,7 +72,7 @@ let cuLibraryGetModule$: NativeFunction | undefined;
  * @param pMod `CUmodule *`, out: a typed array of one element
  * @param library `CUlibrary`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetModule(pMod: T.Pointer, library: T.CUlibrary): T.CUresult {
   if (!(ArrayBuffer.isView(pMod) && pMod.byteLength >= 8 && (((pMod as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pMod as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pMod === 'number' && pMod >= 0 && Number.isSafeInteger(pMod)) && pMod !== null) rawCovers('cuLibraryGetModule', 'pMod', pMod, 8, 8);
   return (cuLibraryGetModule$ ??= binder.native('cuLibraryGetModule'))(pMod, library);
@@ -83,7 +83,7 @@ let cuLibraryGetUnifiedFunction$: NativeFunction | undefined;
  * @param library `CUlibrary`
  * @param symbol `const char *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetUnifiedFunction(fptr: T.Pointer, library: T.CUlibrary, symbol: string | T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(fptr) && fptr.byteLength >= 8 && (((fptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (fptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof fptr === 'number' && fptr >= 0 && Number.isSafeInteger(fptr)) && fptr !== null) rawCovers('cuLibraryGetUnifiedFunction', 'fptr', fptr, 8, 8);
   if (typeof symbol === 'string' && symbol.includes('\0')) cstringArg('cuLibraryGetUnifiedFunction', 'symbol', symbol, true);
@@ -100,7 +100,7 @@ let cuLibraryLoadData$: NativeFunction | undefined;
  * @param libraryOptionValues `void **`, array, `numLibraryOptions` long
  * @param numLibraryOptions `unsigned int`, length of `libraryOptions`, `libraryOptionValues`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryLoadData(library: T.Pointer, code: T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.CUresult {
   if (!(ArrayBuffer.isView(library) && library.byteLength >= 8 && (((library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof library === 'number' && library >= 0 && Number.isSafeInteger(library)) && library !== null) rawCovers('cuLibraryLoadData', 'library', library, 8, 8);
   if (!ArrayBuffer.isView(code) && !(typeof code === 'number' && code >= 0 && Number.isSafeInteger(code)) && code !== null) rawCovers('cuLibraryLoadData', 'code', code, 0, 1);
@@ -121,7 +121,7 @@ let cuLibraryLoadFromFile$: NativeFunction | undefined;
  * @param libraryOptionValues `void **`, array, `numLibraryOptions` long
  * @param numLibraryOptions `unsigned int`, length of `libraryOptions`, `libraryOptionValues`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryLoadFromFile(library: T.Pointer, fileName: string | T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.CUresult {
   if (!(ArrayBuffer.isView(library) && library.byteLength >= 8 && (((library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof library === 'number' && library >= 0 && Number.isSafeInteger(library)) && library !== null) rawCovers('cuLibraryLoadFromFile', 'library', library, 8, 8);
   if (typeof fileName === 'string' && fileName.includes('\0')) cstringArg('cuLibraryLoadFromFile', 'fileName', fileName, true);
@@ -135,7 +135,7 @@ let cuLibraryUnload$: NativeFunction | undefined;
 /** `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 12.5
  * @param library `CUlibrary`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryUnload(library: T.CUlibrary): T.CUresult {
   return (cuLibraryUnload$ ??= binder.native('cuLibraryUnload'))(library);
 }

@@ -18,7 +18,7 @@ let cuLinkAddData$: NativeFunction | undefined;
  * @param options `CUjit_option *`, array, `numOptions` long
  * @param optionValues `void **`, array, `numOptions` long
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddData(state: T.CUlinkState, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cuLinkAddData', 'data', data, 0, 1);
   if (typeof name === 'string' && name.includes('\0')) cstringArg('cuLinkAddData', 'name', name, true);
@@ -35,7 +35,7 @@ let cuLinkAddFile$: NativeFunction | undefined;
  * @param options `CUjit_option *`, array, `numOptions` long
  * @param optionValues `void **`, array, `numOptions` long
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddFile(state: T.CUlinkState, type: T.CUjitInputType, path: string | T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUresult {
   if (typeof path === 'string' && path.includes('\0')) cstringArg('cuLinkAddFile', 'path', path, true);
   if (!(ArrayBuffer.isView(options) && options.byteLength >= 4 && (((options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof options === 'number' && options >= 0 && Number.isSafeInteger(options)) && options !== null) rawCovers('cuLinkAddFile', 'options', options, 4, 4);
@@ -48,7 +48,7 @@ let cuLinkComplete$: NativeFunction | undefined;
  * @param cubinOut `void **`, out: a typed array of one element
  * @param sizeOut `size_t *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkComplete(state: T.CUlinkState, cubinOut: T.Pointer, sizeOut: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(cubinOut) && cubinOut.byteLength >= 8 && (((cubinOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cubinOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cubinOut === 'number' && cubinOut >= 0 && Number.isSafeInteger(cubinOut)) && cubinOut !== null) rawCovers('cuLinkComplete', 'cubinOut', cubinOut, 8, 8);
   if (!(ArrayBuffer.isView(sizeOut) && sizeOut.byteLength >= 8 && (((sizeOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeOut === 'number' && sizeOut >= 0 && Number.isSafeInteger(sizeOut)) && sizeOut !== null) rawCovers('cuLinkComplete', 'sizeOut', sizeOut, 8, 8);
@@ -61,7 +61,7 @@ let cuLinkCreate$: NativeFunction | undefined;
  * @param optionValues `void **`, array, `numOptions` long
  * @param stateOut `CUlinkState *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkCreate(numOptions: number, options: T.Pointer, optionValues: T.Pointer, stateOut: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(options) && options.byteLength >= 4 && (((options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof options === 'number' && options >= 0 && Number.isSafeInteger(options)) && options !== null) rawCovers('cuLinkCreate', 'options', options, 4, 4);
   if (!(ArrayBuffer.isView(optionValues) && optionValues.byteLength >= 8 && (((optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof optionValues === 'number' && optionValues >= 0 && Number.isSafeInteger(optionValues)) && optionValues !== null) rawCovers('cuLinkCreate', 'optionValues', optionValues, 8, 8);
@@ -72,7 +72,7 @@ let cuLinkDestroy$: NativeFunction | undefined;
 /** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 12.5
  * @param state `CUlinkState`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkDestroy(state: T.CUlinkState): T.CUresult {
   return (cuLinkDestroy$ ??= binder.native('cuLinkDestroy'))(state);
 }
@@ -81,7 +81,7 @@ let cuMemAddressFree$: NativeFunction | undefined;
  * @param ptr `CUdeviceptr`
  * @param size `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): T.CUresult {
   return (cuMemAddressFree$ ??= binder.native('cuMemAddressFree'))(ptr, size);
 }
@@ -93,7 +93,7 @@ let cuMemAddressReserve$: NativeFunction | undefined;
  * @param addr `CUdeviceptr`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(ptr: T.Pointer, size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(ptr) && ptr.byteLength >= 8 && (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cuMemAddressReserve', 'ptr', ptr, 8, 8);
   return (cuMemAddressReserve$ ??= binder.native('cuMemAddressReserve'))(ptr, size, alignment, addr, flags);
@@ -105,7 +105,7 @@ let cuMemAdvise$: NativeFunction | undefined;
  * @param advice `CUmem_advise`
  * @param device `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, device: number): T.CUresult {
   return (cuMemAdvise$ ??= binder.native('cuMemAdvise'))(devPtr, count, advice, device);
 }
@@ -116,7 +116,7 @@ let cuMemAdvise_v2$: NativeFunction | undefined;
  * @param advice `CUmem_advise`
  * @param location `CUmemLocation`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemAdvise_v2(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): T.CUresult {
   location = checkRecord('cuMemAdvise_v2', 'location', records.CUmemLocation_st(), location);
   return (cuMemAdvise_v2$ ??= binder.native('cuMemAdvise_v2'))(devPtr, count, advice, location);
@@ -126,7 +126,7 @@ let cuMemAlloc$: NativeFunction | undefined;
  * @param dptr `CUdeviceptr *`, out: a typed array of one element
  * @param bytesize `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAlloc(dptr: T.Pointer, bytesize: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuMemAlloc', 'dptr', dptr, 8, 8);
   return (cuMemAlloc$ ??= binder.native('cuMemAlloc'))(dptr, bytesize);
@@ -137,7 +137,7 @@ let cuMemAllocAsync$: NativeFunction | undefined;
  * @param bytesize `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(dptr: T.Pointer, bytesize: T.Int64, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuMemAllocAsync', 'dptr', dptr, 8, 8);
   return (cuMemAllocAsync$ ??= binder.native('cuMemAllocAsync'))(dptr, bytesize, hStream);
@@ -149,7 +149,7 @@ let cuMemAllocFromPoolAsync$: NativeFunction | undefined;
  * @param pool `CUmemoryPool`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(dptr: T.Pointer, bytesize: T.Int64, pool: T.CUmemoryPool, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuMemAllocFromPoolAsync', 'dptr', dptr, 8, 8);
   return (cuMemAllocFromPoolAsync$ ??= binder.native('cuMemAllocFromPoolAsync'))(dptr, bytesize, pool, hStream);
@@ -159,7 +159,7 @@ let cuMemAllocHost$: NativeFunction | undefined;
  * @param pp `void **`, out: a typed array of one element
  * @param bytesize `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(pp: T.Pointer, bytesize: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(pp) && pp.byteLength >= 8 && (((pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pp === 'number' && pp >= 0 && Number.isSafeInteger(pp)) && pp !== null) rawCovers('cuMemAllocHost', 'pp', pp, 8, 8);
   return (cuMemAllocHost$ ??= binder.native('cuMemAllocHost'))(pp, bytesize);
@@ -170,7 +170,7 @@ let cuMemAllocManaged$: NativeFunction | undefined;
  * @param bytesize `size_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocManaged(dptr: T.Pointer, bytesize: T.Int64, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuMemAllocManaged', 'dptr', dptr, 8, 8);
   return (cuMemAllocManaged$ ??= binder.native('cuMemAllocManaged'))(dptr, bytesize, flags);
@@ -183,7 +183,7 @@ let cuMemAllocPitch$: NativeFunction | undefined;
  * @param Height `size_t`
  * @param ElementSizeBytes `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(dptr: T.Pointer, pPitch: T.Pointer, WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuMemAllocPitch', 'dptr', dptr, 8, 8);
   if (!(ArrayBuffer.isView(pPitch) && pPitch.byteLength >= 8 && (((pPitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pPitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pPitch === 'number' && pPitch >= 0 && Number.isSafeInteger(pPitch)) && pPitch !== null) rawCovers('cuMemAllocPitch', 'pPitch', pPitch, 8, 8);
@@ -196,7 +196,7 @@ let cuMemCreate$: NativeFunction | undefined;
  * @param prop `const CUmemAllocationProp *`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(handle: T.Pointer, size: T.Int64, prop: T.Pointer, flags: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cuMemCreate', 'handle', handle, 8, 8);
   if (!ArrayBuffer.isView(prop) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cuMemCreate', 'prop', prop, 0, 1);
@@ -209,7 +209,7 @@ let cuMemExportToShareableHandle$: NativeFunction | undefined;
  * @param handleType `CUmemAllocationHandleType`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(shareableHandle) && !(typeof shareableHandle === 'number' && shareableHandle >= 0 && Number.isSafeInteger(shareableHandle)) && shareableHandle !== null) rawCovers('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, 0, 1);
   return (cuMemExportToShareableHandle$ ??= binder.native('cuMemExportToShareableHandle'))(shareableHandle, handle, handleType, flags);
@@ -218,7 +218,7 @@ let cuMemFree$: NativeFunction | undefined;
 /** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 12.5
  * @param dptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFree(dptr: T.CUdeviceptr): T.CUresult {
   return (cuMemFree$ ??= binder.native('cuMemFree'))(dptr);
 }
@@ -227,7 +227,7 @@ let cuMemFreeAsync$: NativeFunction | undefined;
  * @param dptr `CUdeviceptr`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream): T.CUresult {
   return (cuMemFreeAsync$ ??= binder.native('cuMemFreeAsync'))(dptr, hStream);
 }
@@ -235,7 +235,7 @@ let cuMemFreeHost$: NativeFunction | undefined;
 /** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 12.5
  * @param p `void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFreeHost(p: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cuMemFreeHost', 'p', p, 0, 1);
   return (cuMemFreeHost$ ??= binder.native('cuMemFreeHost'))(p);
@@ -246,7 +246,7 @@ let cuMemGetAccess$: NativeFunction | undefined;
  * @param location `const CUmemLocation *`
  * @param ptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAccess(flags: T.Pointer, location: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 8 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cuMemGetAccess', 'flags', flags, 8, 8);
   if (!ArrayBuffer.isView(location) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cuMemGetAccess', 'location', location, 0, 1);
@@ -258,7 +258,7 @@ let cuMemGetAddressRange$: NativeFunction | undefined;
  * @param psize `size_t *`, out: a typed array of one element
  * @param dptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetAddressRange(pbase: T.Pointer, psize: T.Pointer, dptr: T.CUdeviceptr): T.CUresult {
   if (!(ArrayBuffer.isView(pbase) && pbase.byteLength >= 8 && (((pbase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pbase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pbase === 'number' && pbase >= 0 && Number.isSafeInteger(pbase)) && pbase !== null) rawCovers('cuMemGetAddressRange', 'pbase', pbase, 8, 8);
   if (!(ArrayBuffer.isView(psize) && psize.byteLength >= 8 && (((psize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (psize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof psize === 'number' && psize >= 0 && Number.isSafeInteger(psize)) && psize !== null) rawCovers('cuMemGetAddressRange', 'psize', psize, 8, 8);
@@ -270,7 +270,7 @@ let cuMemGetAllocationGranularity$: NativeFunction | undefined;
  * @param prop `const CUmemAllocationProp *`
  * @param option `CUmemAllocationGranularity_flags`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationGranularity(granularity: T.Pointer, prop: T.Pointer, option: T.CUmemAllocationGranularity_flags): T.CUresult {
   if (!(ArrayBuffer.isView(granularity) && granularity.byteLength >= 8 && (((granularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (granularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof granularity === 'number' && granularity >= 0 && Number.isSafeInteger(granularity)) && granularity !== null) rawCovers('cuMemGetAllocationGranularity', 'granularity', granularity, 8, 8);
   if (!ArrayBuffer.isView(prop) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cuMemGetAllocationGranularity', 'prop', prop, 0, 1);
@@ -281,7 +281,7 @@ let cuMemGetAllocationPropertiesFromHandle$: NativeFunction | undefined;
  * @param prop `CUmemAllocationProp *`, out: bytes of a `CUmemAllocationProp_st`
  * @param handle `CUmemGenericAllocationHandle`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationPropertiesFromHandle(prop: T.Pointer, handle: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(prop) && prop.byteLength >= 32) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cuMemGetAllocationPropertiesFromHandle', 'prop', prop, 32, 1);
   return (cuMemGetAllocationPropertiesFromHandle$ ??= binder.native('cuMemGetAllocationPropertiesFromHandle'))(prop, handle);
@@ -294,7 +294,7 @@ let cuMemGetHandleForAddressRange$: NativeFunction | undefined;
  * @param handleType `CUmemRangeHandleType`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetHandleForAddressRange(handle: T.Pointer, dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(handle) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cuMemGetHandleForAddressRange', 'handle', handle, 0, 1);
   return (cuMemGetHandleForAddressRange$ ??= binder.native('cuMemGetHandleForAddressRange'))(handle, dptr, size, handleType, flags);
@@ -304,7 +304,7 @@ let cuMemGetInfo$: NativeFunction | undefined;
  * @param free `size_t *`, out: a typed array of one element
  * @param total `size_t *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetInfo(free: T.Pointer, total: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(free) && free.byteLength >= 8 && (((free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof free === 'number' && free >= 0 && Number.isSafeInteger(free)) && free !== null) rawCovers('cuMemGetInfo', 'free', free, 8, 8);
   if (!(ArrayBuffer.isView(total) && total.byteLength >= 8 && (((total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof total === 'number' && total >= 0 && Number.isSafeInteger(total)) && total !== null) rawCovers('cuMemGetInfo', 'total', total, 8, 8);
@@ -316,7 +316,7 @@ let cuMemHostAlloc$: NativeFunction | undefined;
  * @param bytesize `size_t`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostAlloc(pp: T.Pointer, bytesize: T.Int64, Flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(pp) && pp.byteLength >= 8 && (((pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pp === 'number' && pp >= 0 && Number.isSafeInteger(pp)) && pp !== null) rawCovers('cuMemHostAlloc', 'pp', pp, 8, 8);
   return (cuMemHostAlloc$ ??= binder.native('cuMemHostAlloc'))(pp, bytesize, Flags);
@@ -327,7 +327,7 @@ let cuMemHostGetDevicePointer$: NativeFunction | undefined;
  * @param p `void *`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetDevicePointer(pdptr: T.Pointer, p: T.Pointer, Flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(pdptr) && pdptr.byteLength >= 8 && (((pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pdptr === 'number' && pdptr >= 0 && Number.isSafeInteger(pdptr)) && pdptr !== null) rawCovers('cuMemHostGetDevicePointer', 'pdptr', pdptr, 8, 8);
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cuMemHostGetDevicePointer', 'p', p, 0, 1);
@@ -338,7 +338,7 @@ let cuMemHostGetFlags$: NativeFunction | undefined;
  * @param pFlags `unsigned int *`, out: a typed array of one element
  * @param p `void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.3 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.3 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetFlags(pFlags: T.Pointer, p: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pFlags) && pFlags.byteLength >= 4 && (((pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pFlags === 'number' && pFlags >= 0 && Number.isSafeInteger(pFlags)) && pFlags !== null) rawCovers('cuMemHostGetFlags', 'pFlags', pFlags, 4, 4);
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cuMemHostGetFlags', 'p', p, 0, 1);
@@ -350,7 +350,7 @@ let cuMemHostRegister$: NativeFunction | undefined;
  * @param bytesize `size_t`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): T.CUresult {
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cuMemHostRegister', 'p', p, 0, 1);
   return (cuMemHostRegister$ ??= binder.native('cuMemHostRegister'))(p, bytesize, Flags);
@@ -359,7 +359,7 @@ let cuMemHostUnregister$: NativeFunction | undefined;
 /** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 12.5
  * @param p `void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostUnregister(p: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cuMemHostUnregister', 'p', p, 0, 1);
   return (cuMemHostUnregister$ ??= binder.native('cuMemHostUnregister'))(p);
@@ -370,7 +370,7 @@ let cuMemImportFromShareableHandle$: NativeFunction | undefined;
  * @param osHandle `void *`
  * @param shHandleType `CUmemAllocationHandleType`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(handle: T.Pointer, osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): T.CUresult {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cuMemImportFromShareableHandle', 'handle', handle, 8, 8);
   if (!ArrayBuffer.isView(osHandle) && !(typeof osHandle === 'number' && osHandle >= 0 && Number.isSafeInteger(osHandle)) && osHandle !== null) rawCovers('cuMemImportFromShareableHandle', 'osHandle', osHandle, 0, 1);
@@ -384,7 +384,7 @@ let cuMemMap$: NativeFunction | undefined;
  * @param handle `CUmemGenericAllocationHandle`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): T.CUresult {
   return (cuMemMap$ ??= binder.native('cuMemMap'))(ptr, size, offset, handle, flags);
 }
@@ -394,7 +394,7 @@ let cuMemMapArrayAsync$: NativeFunction | undefined;
  * @param count `unsigned int`, length of `mapInfoList`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMapArrayAsync(mapInfoList: T.Pointer, count: number, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(mapInfoList) && mapInfoList.byteLength >= 96) && !(typeof mapInfoList === 'number' && mapInfoList >= 0 && Number.isSafeInteger(mapInfoList)) && mapInfoList !== null) rawCovers('cuMemMapArrayAsync', 'mapInfoList', mapInfoList, 96, 1);
   return (cuMemMapArrayAsync$ ??= binder.native('cuMemMapArrayAsync'))(mapInfoList, count, hStream);
@@ -404,7 +404,7 @@ let cuMemPoolCreate$: NativeFunction | undefined;
  * @param pool `CUmemoryPool *`, out: a typed array of one element
  * @param poolProps `const CUmemPoolProps *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolCreate(pool: T.Pointer, poolProps: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pool) && pool.byteLength >= 8 && (((pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pool === 'number' && pool >= 0 && Number.isSafeInteger(pool)) && pool !== null) rawCovers('cuMemPoolCreate', 'pool', pool, 8, 8);
   if (!ArrayBuffer.isView(poolProps) && !(typeof poolProps === 'number' && poolProps >= 0 && Number.isSafeInteger(poolProps)) && poolProps !== null) rawCovers('cuMemPoolCreate', 'poolProps', poolProps, 0, 1);
@@ -414,7 +414,7 @@ let cuMemPoolDestroy$: NativeFunction | undefined;
 /** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 12.5
  * @param pool `CUmemoryPool`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolDestroy(pool: T.CUmemoryPool): T.CUresult {
   return (cuMemPoolDestroy$ ??= binder.native('cuMemPoolDestroy'))(pool);
 }
@@ -423,7 +423,7 @@ let cuMemPoolExportPointer$: NativeFunction | undefined;
  * @param shareData_out `CUmemPoolPtrExportData *`, out: bytes of a `CUmemPoolPtrExportData_st`
  * @param ptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportPointer(shareData_out: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
   if (!(ArrayBuffer.isView(shareData_out) && shareData_out.byteLength >= 64) && !(typeof shareData_out === 'number' && shareData_out >= 0 && Number.isSafeInteger(shareData_out)) && shareData_out !== null) rawCovers('cuMemPoolExportPointer', 'shareData_out', shareData_out, 64, 1);
   return (cuMemPoolExportPointer$ ??= binder.native('cuMemPoolExportPointer'))(shareData_out, ptr);
@@ -435,7 +435,7 @@ let cuMemPoolExportToShareableHandle$: NativeFunction | undefined;
  * @param handleType `CUmemAllocationHandleType`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(handle_out) && !(typeof handle_out === 'number' && handle_out >= 0 && Number.isSafeInteger(handle_out)) && handle_out !== null) rawCovers('cuMemPoolExportToShareableHandle', 'handle_out', handle_out, 0, 1);
   return (cuMemPoolExportToShareableHandle$ ??= binder.native('cuMemPoolExportToShareableHandle'))(handle_out, pool, handleType, flags);
@@ -446,7 +446,7 @@ let cuMemPoolGetAccess$: NativeFunction | undefined;
  * @param memPool `CUmemoryPool`
  * @param location `CUmemLocation *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAccess(flags: T.Pointer, memPool: T.CUmemoryPool, location: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 4 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cuMemPoolGetAccess', 'flags', flags, 4, 4);
   if (!(ArrayBuffer.isView(location) && location.byteLength >= 8) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cuMemPoolGetAccess', 'location', location, 8, 1);
@@ -458,7 +458,7 @@ let cuMemPoolGetAttribute$: NativeFunction | undefined;
  * @param attr `CUmemPool_attribute`
  * @param value `void *`, out: typed by `attr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAttribute(pool: T.CUmemoryPool, attr: T.CUmemPool_attribute, value: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuMemPoolGetAttribute', 'value', value, 0, 1);
   return (cuMemPoolGetAttribute$ ??= binder.native('cuMemPoolGetAttribute'))(pool, attr, value);
@@ -470,7 +470,7 @@ let cuMemPoolImportFromShareableHandle$: NativeFunction | undefined;
  * @param handleType `CUmemAllocationHandleType`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportFromShareableHandle(pool_out: T.Pointer, handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(pool_out) && pool_out.byteLength >= 8 && (((pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pool_out === 'number' && pool_out >= 0 && Number.isSafeInteger(pool_out)) && pool_out !== null) rawCovers('cuMemPoolImportFromShareableHandle', 'pool_out', pool_out, 8, 8);
   if (!ArrayBuffer.isView(handle) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cuMemPoolImportFromShareableHandle', 'handle', handle, 0, 1);
@@ -482,7 +482,7 @@ let cuMemPoolImportPointer$: NativeFunction | undefined;
  * @param pool `CUmemoryPool`
  * @param shareData `CUmemPoolPtrExportData *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportPointer(ptr_out: T.Pointer, pool: T.CUmemoryPool, shareData: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(ptr_out) && ptr_out.byteLength >= 8 && (((ptr_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptr_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptr_out === 'number' && ptr_out >= 0 && Number.isSafeInteger(ptr_out)) && ptr_out !== null) rawCovers('cuMemPoolImportPointer', 'ptr_out', ptr_out, 8, 8);
   if (!(ArrayBuffer.isView(shareData) && shareData.byteLength >= 64) && !(typeof shareData === 'number' && shareData >= 0 && Number.isSafeInteger(shareData)) && shareData !== null) rawCovers('cuMemPoolImportPointer', 'shareData', shareData, 64, 1);
@@ -494,7 +494,7 @@ let cuMemPoolSetAccess$: NativeFunction | undefined;
  * @param map `const CUmemAccessDesc *`, array, `count` long
  * @param count `size_t`, length of `map`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAccess(pool: T.CUmemoryPool, map: T.Pointer, count: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(map) && !(typeof map === 'number' && map >= 0 && Number.isSafeInteger(map)) && map !== null) rawCovers('cuMemPoolSetAccess', 'map', map, 0, 1);
   return (cuMemPoolSetAccess$ ??= binder.native('cuMemPoolSetAccess'))(pool, map, count);
@@ -505,7 +505,7 @@ let cuMemPoolSetAttribute$: NativeFunction | undefined;
  * @param attr `CUmemPool_attribute`
  * @param value `void *`, in: typed by `attr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAttribute(pool: T.CUmemoryPool, attr: T.CUmemPool_attribute, value: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuMemPoolSetAttribute', 'value', value, 0, 1);
   return (cuMemPoolSetAttribute$ ??= binder.native('cuMemPoolSetAttribute'))(pool, attr, value);
@@ -515,7 +515,7 @@ let cuMemPoolTrimTo$: NativeFunction | undefined;
  * @param pool `CUmemoryPool`
  * @param minBytesToKeep `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolTrimTo(pool: T.CUmemoryPool, minBytesToKeep: T.Int64): T.CUresult {
   return (cuMemPoolTrimTo$ ??= binder.native('cuMemPoolTrimTo'))(pool, minBytesToKeep);
 }
@@ -526,7 +526,7 @@ let cuMemPrefetchAsync$: NativeFunction | undefined;
  * @param dstDevice `CUdevice`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDevice: number, hStream: T.CUstream): T.CUresult {
   return (cuMemPrefetchAsync$ ??= binder.native('cuMemPrefetchAsync'))(devPtr, count, dstDevice, hStream);
 }
@@ -538,7 +538,7 @@ let cuMemPrefetchAsync_v2$: NativeFunction | undefined;
  * @param flags `unsigned int`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemPrefetchAsync_v2(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream): T.CUresult {
   location = checkRecord('cuMemPrefetchAsync_v2', 'location', records.CUmemLocation_st(), location);
   return (cuMemPrefetchAsync_v2$ ??= binder.native('cuMemPrefetchAsync_v2'))(devPtr, count, location, flags, hStream);
@@ -551,7 +551,7 @@ let cuMemRangeGetAttribute$: NativeFunction | undefined;
  * @param devPtr `CUdeviceptr`
  * @param count `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cuMemRangeGetAttribute', 'data', data, 0, 1);
   return (cuMemRangeGetAttribute$ ??= binder.native('cuMemRangeGetAttribute'))(data, dataSize, attribute, devPtr, count);
@@ -565,7 +565,7 @@ let cuMemRangeGetAttributes$: NativeFunction | undefined;
  * @param devPtr `CUdeviceptr`
  * @param count `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: T.Pointer, attributes: T.Pointer, numAttributes: T.Int64, devPtr: T.CUdeviceptr, count: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(data) && data.byteLength >= 8 && (((data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cuMemRangeGetAttributes', 'data', data, 8, 8);
   if (!(ArrayBuffer.isView(dataSizes) && dataSizes.byteLength >= 8 && (((dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dataSizes === 'number' && dataSizes >= 0 && Number.isSafeInteger(dataSizes)) && dataSizes !== null) rawCovers('cuMemRangeGetAttributes', 'dataSizes', dataSizes, 8, 8);
@@ -576,7 +576,7 @@ let cuMemRelease$: NativeFunction | undefined;
 /** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.5
  * @param handle `CUmemGenericAllocationHandle`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRelease(handle: T.Int64): T.CUresult {
   return (cuMemRelease$ ??= binder.native('cuMemRelease'))(handle);
 }
@@ -585,7 +585,7 @@ let cuMemRetainAllocationHandle$: NativeFunction | undefined;
  * @param handle `CUmemGenericAllocationHandle *`, out: a typed array of one element
  * @param addr `void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRetainAllocationHandle(handle: T.Pointer, addr: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cuMemRetainAllocationHandle', 'handle', handle, 8, 8);
   if (!ArrayBuffer.isView(addr) && !(typeof addr === 'number' && addr >= 0 && Number.isSafeInteger(addr)) && addr !== null) rawCovers('cuMemRetainAllocationHandle', 'addr', addr, 0, 1);
@@ -598,7 +598,7 @@ let cuMemSetAccess$: NativeFunction | undefined;
  * @param desc `const CUmemAccessDesc *`, array, `count` long
  * @param count `size_t`, length of `desc`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: T.Pointer, count: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(desc) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cuMemSetAccess', 'desc', desc, 0, 1);
   return (cuMemSetAccess$ ??= binder.native('cuMemSetAccess'))(ptr, size, desc, count);
@@ -608,7 +608,7 @@ let cuMemUnmap$: NativeFunction | undefined;
  * @param ptr `CUdeviceptr`
  * @param size `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemUnmap(ptr: T.CUdeviceptr, size: T.Int64): T.CUresult {
   return (cuMemUnmap$ ??= binder.native('cuMemUnmap'))(ptr, size);
 }

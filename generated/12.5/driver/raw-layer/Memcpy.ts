@@ -12,7 +12,7 @@ let cuMemcpy$: NativeFunction | undefined;
  * @param src `CUdeviceptr`
  * @param ByteCount `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64): T.CUresult {
   return (cuMemcpy$ ??= binder.native('cuMemcpy'))(dst, src, ByteCount);
 }
@@ -23,7 +23,7 @@ let cuMemcpyAsync$: NativeFunction | undefined;
  * @param ByteCount `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemcpyAsync$ ??= binder.native('cuMemcpyAsync'))(dst, src, ByteCount, hStream);
 }
@@ -35,7 +35,7 @@ let cuMemcpyAtoA$: NativeFunction | undefined;
  * @param srcOffset `size_t`
  * @param ByteCount `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): T.CUresult {
   return (cuMemcpyAtoA$ ??= binder.native('cuMemcpyAtoA'))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
 }
@@ -46,7 +46,7 @@ let cuMemcpyAtoD$: NativeFunction | undefined;
  * @param srcOffset `size_t`
  * @param ByteCount `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): T.CUresult {
   return (cuMemcpyAtoD$ ??= binder.native('cuMemcpyAtoD'))(dstDevice, srcArray, srcOffset, ByteCount);
 }
@@ -57,7 +57,7 @@ let cuMemcpyAtoH$: NativeFunction | undefined;
  * @param srcOffset `size_t`
  * @param ByteCount `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(dstHost) && !(typeof dstHost === 'number' && dstHost >= 0 && Number.isSafeInteger(dstHost)) && dstHost !== null) rawCovers('cuMemcpyAtoH', 'dstHost', dstHost, 0, 1);
   return (cuMemcpyAtoH$ ??= binder.native('cuMemcpyAtoH'))(dstHost, srcArray, srcOffset, ByteCount);
@@ -70,7 +70,7 @@ let cuMemcpyAtoHAsync$: NativeFunction | undefined;
  * @param ByteCount `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoHAsync(dstHost: T.Pointer, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(dstHost) && !(typeof dstHost === 'number' && dstHost >= 0 && Number.isSafeInteger(dstHost)) && dstHost !== null) rawCovers('cuMemcpyAtoHAsync', 'dstHost', dstHost, 0, 1);
   return (cuMemcpyAtoHAsync$ ??= binder.native('cuMemcpyAtoHAsync'))(dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -82,7 +82,7 @@ let cuMemcpyDtoA$: NativeFunction | undefined;
  * @param srcDevice `CUdeviceptr`
  * @param ByteCount `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): T.CUresult {
   return (cuMemcpyDtoA$ ??= binder.native('cuMemcpyDtoA'))(dstArray, dstOffset, srcDevice, ByteCount);
 }
@@ -92,7 +92,7 @@ let cuMemcpyDtoD$: NativeFunction | undefined;
  * @param srcDevice `CUdeviceptr`
  * @param ByteCount `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoD(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): T.CUresult {
   return (cuMemcpyDtoD$ ??= binder.native('cuMemcpyDtoD'))(dstDevice, srcDevice, ByteCount);
 }
@@ -103,7 +103,7 @@ let cuMemcpyDtoDAsync$: NativeFunction | undefined;
  * @param ByteCount `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemcpyDtoDAsync$ ??= binder.native('cuMemcpyDtoDAsync'))(dstDevice, srcDevice, ByteCount, hStream);
 }
@@ -113,7 +113,7 @@ let cuMemcpyDtoH$: NativeFunction | undefined;
  * @param srcDevice `CUdeviceptr`
  * @param ByteCount `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoH(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(dstHost) && !(typeof dstHost === 'number' && dstHost >= 0 && Number.isSafeInteger(dstHost)) && dstHost !== null) rawCovers('cuMemcpyDtoH', 'dstHost', dstHost, 0, 1);
   return (cuMemcpyDtoH$ ??= binder.native('cuMemcpyDtoH'))(dstHost, srcDevice, ByteCount);
@@ -125,7 +125,7 @@ let cuMemcpyDtoHAsync$: NativeFunction | undefined;
  * @param ByteCount `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(dstHost) && !(typeof dstHost === 'number' && dstHost >= 0 && Number.isSafeInteger(dstHost)) && dstHost !== null) rawCovers('cuMemcpyDtoHAsync', 'dstHost', dstHost, 0, 1);
   return (cuMemcpyDtoHAsync$ ??= binder.native('cuMemcpyDtoHAsync'))(dstHost, srcDevice, ByteCount, hStream);
@@ -137,7 +137,7 @@ let cuMemcpyHtoA$: NativeFunction | undefined;
  * @param srcHost `const void *`, covering `ByteCount` bytes
  * @param ByteCount `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(srcHost) && !(typeof srcHost === 'number' && srcHost >= 0 && Number.isSafeInteger(srcHost)) && srcHost !== null) rawCovers('cuMemcpyHtoA', 'srcHost', srcHost, 0, 1);
   return (cuMemcpyHtoA$ ??= binder.native('cuMemcpyHtoA'))(dstArray, dstOffset, srcHost, ByteCount);
@@ -150,7 +150,7 @@ let cuMemcpyHtoAAsync$: NativeFunction | undefined;
  * @param ByteCount `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoAAsync(dstArray: T.CUarray, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(srcHost) && !(typeof srcHost === 'number' && srcHost >= 0 && Number.isSafeInteger(srcHost)) && srcHost !== null) rawCovers('cuMemcpyHtoAAsync', 'srcHost', srcHost, 0, 1);
   return (cuMemcpyHtoAAsync$ ??= binder.native('cuMemcpyHtoAAsync'))(dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -161,7 +161,7 @@ let cuMemcpyHtoD$: NativeFunction | undefined;
  * @param srcHost `const void *`, covering `ByteCount` bytes
  * @param ByteCount `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoD(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(srcHost) && !(typeof srcHost === 'number' && srcHost >= 0 && Number.isSafeInteger(srcHost)) && srcHost !== null) rawCovers('cuMemcpyHtoD', 'srcHost', srcHost, 0, 1);
   return (cuMemcpyHtoD$ ??= binder.native('cuMemcpyHtoD'))(dstDevice, srcHost, ByteCount);
@@ -173,7 +173,7 @@ let cuMemcpyHtoDAsync$: NativeFunction | undefined;
  * @param ByteCount `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(srcHost) && !(typeof srcHost === 'number' && srcHost >= 0 && Number.isSafeInteger(srcHost)) && srcHost !== null) rawCovers('cuMemcpyHtoDAsync', 'srcHost', srcHost, 0, 1);
   return (cuMemcpyHtoDAsync$ ??= binder.native('cuMemcpyHtoDAsync'))(dstDevice, srcHost, ByteCount, hStream);
@@ -186,7 +186,7 @@ let cuMemcpyPeer$: NativeFunction | undefined;
  * @param srcContext `CUcontext`
  * @param ByteCount `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext, ByteCount: T.Int64): T.CUresult {
   return (cuMemcpyPeer$ ??= binder.native('cuMemcpyPeer'))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
@@ -199,7 +199,7 @@ let cuMemcpyPeerAsync$: NativeFunction | undefined;
  * @param ByteCount `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyPeerAsync(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemcpyPeerAsync$ ??= binder.native('cuMemcpyPeerAsync'))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }

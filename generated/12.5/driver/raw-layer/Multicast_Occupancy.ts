@@ -11,7 +11,7 @@ let cuMulticastAddDevice$: NativeFunction | undefined;
  * @param mcHandle `CUmemGenericAllocationHandle`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastAddDevice(mcHandle: T.Int64, dev: number): T.CUresult {
   return (cuMulticastAddDevice$ ??= binder.native('cuMulticastAddDevice'))(mcHandle, dev);
 }
@@ -23,7 +23,7 @@ let cuMulticastBindAddr$: NativeFunction | undefined;
  * @param size `size_t`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastBindAddr(mcHandle: T.Int64, mcOffset: T.Int64, memptr: T.CUdeviceptr, size: T.Int64, flags: T.Int64): T.CUresult {
   return (cuMulticastBindAddr$ ??= binder.native('cuMulticastBindAddr'))(mcHandle, mcOffset, memptr, size, flags);
 }
@@ -36,7 +36,7 @@ let cuMulticastBindMem$: NativeFunction | undefined;
  * @param size `size_t`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastBindMem(mcHandle: T.Int64, mcOffset: T.Int64, memHandle: T.Int64, memOffset: T.Int64, size: T.Int64, flags: T.Int64): T.CUresult {
   return (cuMulticastBindMem$ ??= binder.native('cuMulticastBindMem'))(mcHandle, mcOffset, memHandle, memOffset, size, flags);
 }
@@ -45,7 +45,7 @@ let cuMulticastCreate$: NativeFunction | undefined;
  * @param mcHandle `CUmemGenericAllocationHandle *`, out: a typed array of one element
  * @param prop `const CUmulticastObjectProp *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastCreate(mcHandle: T.Pointer, prop: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(mcHandle) && mcHandle.byteLength >= 8 && (((mcHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mcHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof mcHandle === 'number' && mcHandle >= 0 && Number.isSafeInteger(mcHandle)) && mcHandle !== null) rawCovers('cuMulticastCreate', 'mcHandle', mcHandle, 8, 8);
   if (!ArrayBuffer.isView(prop) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cuMulticastCreate', 'prop', prop, 0, 1);
@@ -57,7 +57,7 @@ let cuMulticastGetGranularity$: NativeFunction | undefined;
  * @param prop `const CUmulticastObjectProp *`
  * @param option `CUmulticastGranularity_flags`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastGetGranularity(granularity: T.Pointer, prop: T.Pointer, option: T.CUmulticastGranularity_flags): T.CUresult {
   if (!(ArrayBuffer.isView(granularity) && granularity.byteLength >= 8 && (((granularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (granularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof granularity === 'number' && granularity >= 0 && Number.isSafeInteger(granularity)) && granularity !== null) rawCovers('cuMulticastGetGranularity', 'granularity', granularity, 8, 8);
   if (!ArrayBuffer.isView(prop) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cuMulticastGetGranularity', 'prop', prop, 0, 1);
@@ -70,7 +70,7 @@ let cuMulticastUnbind$: NativeFunction | undefined;
  * @param mcOffset `size_t`
  * @param size `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.Int64, size: T.Int64): T.CUresult {
   return (cuMulticastUnbind$ ??= binder.native('cuMulticastUnbind'))(mcHandle, dev, mcOffset, size);
 }
@@ -81,7 +81,7 @@ let cuOccupancyAvailableDynamicSMemPerBlock$: NativeFunction | undefined;
  * @param numBlocks `int`
  * @param blockSize `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: T.Pointer, func: T.CUfunction, numBlocks: number, blockSize: number): T.CUresult {
   if (!(ArrayBuffer.isView(dynamicSmemSize) && dynamicSmemSize.byteLength >= 8 && (((dynamicSmemSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dynamicSmemSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dynamicSmemSize === 'number' && dynamicSmemSize >= 0 && Number.isSafeInteger(dynamicSmemSize)) && dynamicSmemSize !== null) rawCovers('cuOccupancyAvailableDynamicSMemPerBlock', 'dynamicSmemSize', dynamicSmemSize, 8, 8);
   return (cuOccupancyAvailableDynamicSMemPerBlock$ ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(dynamicSmemSize, func, numBlocks, blockSize);
@@ -93,7 +93,7 @@ let cuOccupancyMaxActiveBlocksPerMultiprocessor$: NativeFunction | undefined;
  * @param blockSize `int`
  * @param dynamicSMemSize `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: T.Pointer, func: T.CUfunction, blockSize: number, dynamicSMemSize: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(numBlocks) && numBlocks.byteLength >= 4 && (((numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numBlocks === 'number' && numBlocks >= 0 && Number.isSafeInteger(numBlocks)) && numBlocks !== null) rawCovers('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'numBlocks', numBlocks, 4, 4);
   return (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(numBlocks, func, blockSize, dynamicSMemSize);
@@ -106,7 +106,7 @@ let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: NativeFunction | unde
  * @param dynamicSMemSize `size_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: T.Pointer, func: T.CUfunction, blockSize: number, dynamicSMemSize: T.Int64, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(numBlocks) && numBlocks.byteLength >= 4 && (((numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numBlocks === 'number' && numBlocks >= 0 && Number.isSafeInteger(numBlocks)) && numBlocks !== null) rawCovers('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'numBlocks', numBlocks, 4, 4);
   return (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(numBlocks, func, blockSize, dynamicSMemSize, flags);
@@ -117,7 +117,7 @@ let cuOccupancyMaxActiveClusters$: NativeFunction | undefined;
  * @param func `CUfunction`
  * @param config `const CUlaunchConfig *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.CUfunction, config: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(numClusters) && numClusters.byteLength >= 4 && (((numClusters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numClusters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numClusters === 'number' && numClusters >= 0 && Number.isSafeInteger(numClusters)) && numClusters !== null) rawCovers('cuOccupancyMaxActiveClusters', 'numClusters', numClusters, 4, 4);
   if (!ArrayBuffer.isView(config) && !(typeof config === 'number' && config >= 0 && Number.isSafeInteger(config)) && config !== null) rawCovers('cuOccupancyMaxActiveClusters', 'config', config, 0, 1);
@@ -132,7 +132,7 @@ let cuOccupancyMaxPotentialBlockSize$: NativeFunction | undefined;
  * @param dynamicSMemSize `size_t`
  * @param blockSizeLimit `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSize(minGridSize: T.Pointer, blockSize: T.Pointer, func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): T.CUresult {
   if (!(ArrayBuffer.isView(minGridSize) && minGridSize.byteLength >= 4 && (((minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minGridSize === 'number' && minGridSize >= 0 && Number.isSafeInteger(minGridSize)) && minGridSize !== null) rawCovers('cuOccupancyMaxPotentialBlockSize', 'minGridSize', minGridSize, 4, 4);
   if (!(ArrayBuffer.isView(blockSize) && blockSize.byteLength >= 4 && (((blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof blockSize === 'number' && blockSize >= 0 && Number.isSafeInteger(blockSize)) && blockSize !== null) rawCovers('cuOccupancyMaxPotentialBlockSize', 'blockSize', blockSize, 4, 4);
@@ -149,7 +149,7 @@ let cuOccupancyMaxPotentialBlockSizeWithFlags$: NativeFunction | undefined;
  * @param blockSizeLimit `int`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: T.Pointer, blockSize: T.Pointer, func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(minGridSize) && minGridSize.byteLength >= 4 && (((minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minGridSize === 'number' && minGridSize >= 0 && Number.isSafeInteger(minGridSize)) && minGridSize !== null) rawCovers('cuOccupancyMaxPotentialBlockSizeWithFlags', 'minGridSize', minGridSize, 4, 4);
   if (!(ArrayBuffer.isView(blockSize) && blockSize.byteLength >= 4 && (((blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof blockSize === 'number' && blockSize >= 0 && Number.isSafeInteger(blockSize)) && blockSize !== null) rawCovers('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSize', blockSize, 4, 4);
@@ -162,7 +162,7 @@ let cuOccupancyMaxPotentialClusterSize$: NativeFunction | undefined;
  * @param func `CUfunction`
  * @param config `const CUlaunchConfig *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialClusterSize(clusterSize: T.Pointer, func: T.CUfunction, config: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(clusterSize) && clusterSize.byteLength >= 4 && (((clusterSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clusterSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clusterSize === 'number' && clusterSize >= 0 && Number.isSafeInteger(clusterSize)) && clusterSize !== null) rawCovers('cuOccupancyMaxPotentialClusterSize', 'clusterSize', clusterSize, 4, 4);
   if (!ArrayBuffer.isView(config) && !(typeof config === 'number' && config >= 0 && Number.isSafeInteger(config)) && config !== null) rawCovers('cuOccupancyMaxPotentialClusterSize', 'config', config, 0, 1);

@@ -10,7 +10,7 @@ let cuThreadExchangeStreamCaptureMode$: NativeFunction | undefined;
 /** `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)` · cuda.h · CUDA 12.5
  * @param mode `CUstreamCaptureMode *`, in/out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.1 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 10.1 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuThreadExchangeStreamCaptureMode(mode: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(mode) && mode.byteLength >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cuThreadExchangeStreamCaptureMode', 'mode', mode, 4, 4);
   return (cuThreadExchangeStreamCaptureMode$ ??= binder.native('cuThreadExchangeStreamCaptureMode'))(mode);
@@ -23,7 +23,7 @@ let cuUserObjectCreate$: NativeFunction | undefined;
  * @param initialRefcount `unsigned int`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectCreate(object_out: T.Pointer, ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(object_out) && object_out.byteLength >= 8 && (((object_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (object_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof object_out === 'number' && object_out >= 0 && Number.isSafeInteger(object_out)) && object_out !== null) rawCovers('cuUserObjectCreate', 'object_out', object_out, 8, 8);
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cuUserObjectCreate', 'ptr', ptr, 0, 1);
@@ -35,7 +35,7 @@ let cuUserObjectRelease$: NativeFunction | undefined;
  * @param object `CUuserObject`
  * @param count `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectRelease(object: T.CUuserObject, count: number): T.CUresult {
   return (cuUserObjectRelease$ ??= binder.native('cuUserObjectRelease'))(object, count);
 }
@@ -44,7 +44,7 @@ let cuUserObjectRetain$: NativeFunction | undefined;
  * @param object `CUuserObject`
  * @param count `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectRetain(object: T.CUuserObject, count: number): T.CUresult {
   return (cuUserObjectRetain$ ??= binder.native('cuUserObjectRetain'))(object, count);
 }
@@ -55,7 +55,7 @@ let cuWaitExternalSemaphoresAsync$: NativeFunction | undefined;
  * @param numExtSems `unsigned int`, length of `extSemArray`, `paramsArray`
  * @param stream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuWaitExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.Pointer, numExtSems: number, stream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(extSemArray) && !(typeof extSemArray === 'number' && extSemArray >= 0 && Number.isSafeInteger(extSemArray)) && extSemArray !== null) rawCovers('cuWaitExternalSemaphoresAsync', 'extSemArray', extSemArray, 0, 1);
   if (!ArrayBuffer.isView(paramsArray) && !(typeof paramsArray === 'number' && paramsArray >= 0 && Number.isSafeInteger(paramsArray)) && paramsArray !== null) rawCovers('cuWaitExternalSemaphoresAsync', 'paramsArray', paramsArray, 0, 1);

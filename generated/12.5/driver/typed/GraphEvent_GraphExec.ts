@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuGraphEventRecordNodeGetEvent$: typeof cuGraphEventRecordNodeGetEvent | undefined;
-/** `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `event_out`: out `CUevent *`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
   return (cuGraphEventRecordNodeGetEvent$ ??= bind$cuGraphEventRecordNodeGetEvent())(hNode);
 }
@@ -35,10 +35,10 @@ function bind$cuGraphEventRecordNodeGetEvent(): typeof cuGraphEventRecordNodeGet
   };
 }
 let cuGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param event in `CUevent`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cuGraphEventRecordNodeSetEvent', 'event', event, true) as typeof event;
@@ -46,10 +46,10 @@ export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode | null, even
   if (status !== 0) throw fail('cuGraphEventRecordNodeSetEvent', status);
 }
 let cuGraphEventWaitNodeGetEvent$: typeof cuGraphEventWaitNodeGetEvent | undefined;
-/** `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `event_out`: out `CUevent *`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
   return (cuGraphEventWaitNodeGetEvent$ ??= bind$cuGraphEventWaitNodeGetEvent())(hNode);
 }
@@ -72,10 +72,10 @@ function bind$cuGraphEventWaitNodeGetEvent(): typeof cuGraphEventWaitNodeGetEven
   };
 }
 let cuGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param event in `CUevent`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventWaitNodeSetEvent(hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cuGraphEventWaitNodeSetEvent', 'event', event, true) as typeof event;
@@ -83,11 +83,11 @@ export function cuGraphEventWaitNodeSetEvent(hNode: T.CUgraphNode | null, event:
   if (status !== 0) throw fail('cuGraphEventWaitNodeSetEvent', status);
 }
 let cuGraphExecBatchMemOpNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` object or its bytes.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecBatchMemOpNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecBatchMemOpNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecBatchMemOpNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -96,11 +96,11 @@ export function cuGraphExecBatchMemOpNodeSetParams(hGraphExec: T.CUgraphExec | n
   if (status !== 0) throw fail('cuGraphExecBatchMemOpNodeSetParams', status);
 }
 let cuGraphExecChildGraphNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param childGraph in `CUgraph`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecChildGraphNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, childGraph: T.CUgraph | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecChildGraphNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecChildGraphNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -109,20 +109,20 @@ export function cuGraphExecChildGraphNodeSetParams(hGraphExec: T.CUgraphExec | n
   if (status !== 0) throw fail('cuGraphExecChildGraphNodeSetParams', status);
 }
 let cuGraphExecDestroy$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecDestroy(hGraphExec: T.CUgraphExec | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecDestroy', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   const status = (cuGraphExecDestroy$c ??= binder.native('cuGraphExecDestroy'))(hGraphExec);
   if (status !== 0) throw fail('cuGraphExecDestroy', status);
 }
 let cuGraphExecEventRecordNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param event in `CUevent`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecEventRecordNodeSetEvent(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecEventRecordNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
@@ -131,11 +131,11 @@ export function cuGraphExecEventRecordNodeSetEvent(hGraphExec: T.CUgraphExec | n
   if (status !== 0) throw fail('cuGraphExecEventRecordNodeSetEvent', status);
 }
 let cuGraphExecEventWaitNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param event in `CUevent`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecEventWaitNodeSetEvent(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecEventWaitNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
@@ -144,11 +144,11 @@ export function cuGraphExecEventWaitNodeSetEvent(hGraphExec: T.CUgraphExec | nul
   if (status !== 0) throw fail('cuGraphExecEventWaitNodeSetEvent', status);
 }
 let cuGraphExecExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -157,11 +157,11 @@ export function cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.C
   if (status !== 0) throw fail('cuGraphExecExternalSemaphoresSignalNodeSetParams', status);
 }
 let cuGraphExecExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -170,10 +170,10 @@ export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUg
   if (status !== 0) throw fail('cuGraphExecExternalSemaphoresWaitNodeSetParams', status);
 }
 let cuGraphExecGetFlags$: typeof cuGraphExecGetFlags | undefined;
-/** `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @returns the value of `flags`: out `cuuint64_t *`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecGetFlags(hGraphExec: T.CUgraphExec | null): bigint {
   return (cuGraphExecGetFlags$ ??= bind$cuGraphExecGetFlags())(hGraphExec);
 }
@@ -191,11 +191,11 @@ function bind$cuGraphExecGetFlags(): typeof cuGraphExecGetFlags {
   };
 }
 let cuGraphExecHostNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_HOST_NODE_PARAMS *`: a `CUDA_HOST_NODE_PARAMS_st` object or its bytes.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecHostNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecHostNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecHostNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -204,11 +204,11 @@ export function cuGraphExecHostNodeSetParams(hGraphExec: T.CUgraphExec | null, h
   if (status !== 0) throw fail('cuGraphExecHostNodeSetParams', status);
 }
 let cuGraphExecKernelNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_v2_st` object or its bytes.
- * @remarks Since CUDA 10.1 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.1 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecKernelNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecKernelNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecKernelNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -217,12 +217,12 @@ export function cuGraphExecKernelNodeSetParams(hGraphExec: T.CUgraphExec | null,
   if (status !== 0) throw fail('cuGraphExecKernelNodeSetParams', status);
 }
 let cuGraphExecMemcpyNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param copyParams in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
  * @param ctx in `CUcontext`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecMemcpyNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecMemcpyNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecMemcpyNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -232,12 +232,12 @@ export function cuGraphExecMemcpyNodeSetParams(hGraphExec: T.CUgraphExec | null,
   if (status !== 0) throw fail('cuGraphExecMemcpyNodeSetParams', status);
 }
 let cuGraphExecMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param memsetParams in `const CUDA_MEMSET_NODE_PARAMS *`: a `CUDA_MEMSET_NODE_PARAMS_st` object or its bytes.
  * @param ctx in `CUcontext`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecMemsetNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecMemsetNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -247,11 +247,11 @@ export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec | null,
   if (status !== 0) throw fail('cuGraphExecMemsetNodeSetParams', status);
 }
 let cuGraphExecNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `CUgraphNodeParams *`: a `CUgraphNodeParams_st` object or its bytes.
- * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUgraphNodeParams_st | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -260,11 +260,11 @@ export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode
   if (status !== 0) throw fail('cuGraphExecNodeSetParams', status);
 }
 let cuGraphExecUpdate$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`; wrapped by `GraphExec.update` (objects layer). `CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hGraph in `CUgraph`.
  * @returns the value of `resultInfo`: out `CUgraphExecUpdateResultInfo_st`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!GraphExec#update | GraphExec.update} (objects layer) */
 export function cuGraphExecUpdate(hGraphExec: T.CUgraphExec | null, hGraph: T.CUgraph | null): T.CUgraphExecUpdateResultInfo_st {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;

@@ -9,12 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuGreenCtxCreate$: typeof cuGreenCtxCreate | undefined;
-/** `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`; wrapped by `GreenContext.create` (objects layer). `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `CUdevResourceDesc`.
  * @param dev in `CUdevice`.
  * @param flags in `unsigned int`.
  * @returns the value of `phCtx`: out `CUgreenCtx *`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
  * @see {@link cuda-ts/objects!GreenContext.create | GreenContext.create} (objects layer) */
 export function cuGreenCtxCreate(desc: T.CUdevResourceDesc | null, dev: number, flags: number): T.CUgreenCtx {
   return (cuGreenCtxCreate$ ??= bind$cuGreenCtxCreate())(desc, dev, flags);
@@ -40,20 +40,20 @@ function bind$cuGreenCtxCreate(): typeof cuGreenCtxCreate {
   };
 }
 let cuGreenCtxDestroy$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hCtx in `CUgreenCtx`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuGreenCtxDestroy', 'hCtx', hCtx, true) as typeof hCtx;
   const status = (cuGreenCtxDestroy$c ??= binder.native('cuGreenCtxDestroy'))(hCtx);
   if (status !== 0) throw fail('cuGreenCtxDestroy', status);
 }
 let cuGreenCtxGetDevResource$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hCtx in `CUgreenCtx`.
  * @param type in `CUdevResourceType`.
  * @returns the value of `resource`: out `CUdevResource_st`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx | null, type: T.CUdevResourceType): T.CUdevResource_st {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuGreenCtxGetDevResource', 'hCtx', hCtx, true) as typeof hCtx;
   const resource$ = new Uint8Array(144);
@@ -63,10 +63,10 @@ export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx | null, type: T.CUde
   return decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), resource$);
 }
 let cuGreenCtxRecordEvent$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hCtx in `CUgreenCtx`.
  * @param hEvent in `CUevent`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuGreenCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuGreenCtxRecordEvent', 'hEvent', hEvent, true) as typeof hEvent;
@@ -74,12 +74,12 @@ export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUeve
   if (status !== 0) throw fail('cuGreenCtxRecordEvent', status);
 }
 let cuGreenCtxStreamCreate$: typeof cuGreenCtxStreamCreate | undefined;
-/** `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`; wrapped by `GreenContext.createStream` (objects layer). `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param greenCtx in `CUgreenCtx`.
  * @param flags in `unsigned int`.
  * @param priority in `int`.
  * @returns the value of `phStream`: out `CUstream *`.
- * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
+ * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
  * @see {@link cuda-ts/objects!GreenContext#createStream | GreenContext.createStream} (objects layer) */
 export function cuGreenCtxStreamCreate(greenCtx: T.CUgreenCtx | null, flags: number, priority: number): T.CUstream {
   return (cuGreenCtxStreamCreate$ ??= bind$cuGreenCtxStreamCreate())(greenCtx, flags, priority);
@@ -105,10 +105,10 @@ function bind$cuGreenCtxStreamCreate(): typeof cuGreenCtxStreamCreate {
   };
 }
 let cuGreenCtxWaitEvent$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hCtx in `CUgreenCtx`.
  * @param hEvent in `CUevent`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuGreenCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuGreenCtxWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
@@ -116,10 +116,10 @@ export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent
   if (status !== 0) throw fail('cuGreenCtxWaitEvent', status);
 }
 let cuImportExternalMemory$: typeof cuImportExternalMemory | undefined;
-/** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXTRES_INTEROP`. `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param memHandleDesc in `const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *`: a `CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st` object or its bytes.
  * @returns the value of `extMem_out`: out `CUexternalMemory *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st | Uint8Array): T.CUexternalMemory {
   return (cuImportExternalMemory$ ??= bind$cuImportExternalMemory())(memHandleDesc);
 }
@@ -142,10 +142,10 @@ function bind$cuImportExternalMemory(): typeof cuImportExternalMemory {
   };
 }
 let cuImportExternalSemaphore$: typeof cuImportExternalSemaphore | undefined;
-/** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXTRES_INTEROP`. `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param semHandleDesc in `const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *`: a `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` object or its bytes.
  * @returns the value of `extSem_out`: out `CUexternalSemaphore *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st | Uint8Array): T.CUexternalSemaphore {
   return (cuImportExternalSemaphore$ ??= bind$cuImportExternalSemaphore())(semHandleDesc);
 }

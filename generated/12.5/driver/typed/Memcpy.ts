@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuMemcpy$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in `CUdeviceptr`.
  * @param src in `CUdeviceptr`.
  * @param ByteCount in `size_t`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpy');
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuMemcpy', 'dst', dst, false) as typeof dst;
@@ -23,12 +23,12 @@ export function cuMemcpy(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.In
   if (status !== 0) throw fail('cuMemcpy', status);
 }
 let cuMemcpyAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in `CUdeviceptr`.
  * @param src in `CUdeviceptr`.
  * @param ByteCount in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuMemcpyAsync', 'dst', dst, false) as typeof dst;
   if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cuMemcpyAsync', 'src', src, false) as typeof src;
@@ -38,13 +38,13 @@ export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount:
   if (status !== 0) throw fail('cuMemcpyAsync', status);
 }
 let cuMemcpyAtoA$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstArray in `CUarray`.
  * @param dstOffset in `size_t`.
  * @param srcArray in `CUarray`.
  * @param srcOffset in `size_t`.
  * @param ByteCount in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoA');
   if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || Math.floor(dstArray) !== dstArray) dstArray = addressArg('cuMemcpyAtoA', 'dstArray', dstArray, true) as typeof dstArray;
@@ -56,12 +56,12 @@ export function cuMemcpyAtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, src
   if (status !== 0) throw fail('cuMemcpyAtoA', status);
 }
 let cuMemcpyAtoD$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param srcArray in `CUarray`.
  * @param srcOffset in `size_t`.
  * @param ByteCount in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoD');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyAtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -72,12 +72,12 @@ export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray | nul
   if (status !== 0) throw fail('cuMemcpyAtoD', status);
 }
 let cuMemcpyAtoH$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
  * @param srcArray in `CUarray`.
  * @param srcOffset in `size_t`.
- * @param ByteCount in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @param ByteCount in `size_t`: size of `dstHost` in bytes.
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoH');
   if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyAtoH', 'ByteCount', ByteCount, false);
@@ -89,13 +89,13 @@ export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray | null, src
   if (status !== 0) throw fail('cuMemcpyAtoH', status);
 }
 let cuMemcpyAtoHAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
  * @param srcArray in `CUarray`.
  * @param srcOffset in `size_t`.
- * @param ByteCount in `size_t`.
+ * @param ByteCount in `size_t`: size of `dstHost` in bytes.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoHAsync(dstHost: T.Pointer, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyAtoHAsync', 'ByteCount', ByteCount, false);
   pointerArg('cuMemcpyAtoHAsync', 'dstHost', dstHost, true, ByteCount);
@@ -107,12 +107,12 @@ export function cuMemcpyAtoHAsync(dstHost: T.Pointer, srcArray: T.CUarray | null
   if (status !== 0) throw fail('cuMemcpyAtoHAsync', status);
 }
 let cuMemcpyDtoA$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstArray in `CUarray`.
  * @param dstOffset in `size_t`.
  * @param srcDevice in `CUdeviceptr`.
  * @param ByteCount in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoA');
   if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || Math.floor(dstArray) !== dstArray) dstArray = addressArg('cuMemcpyDtoA', 'dstArray', dstArray, true) as typeof dstArray;
@@ -123,11 +123,11 @@ export function cuMemcpyDtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, src
   if (status !== 0) throw fail('cuMemcpyDtoA', status);
 }
 let cuMemcpyDtoD$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param srcDevice in `CUdeviceptr`.
  * @param ByteCount in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoD(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoD');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyDtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -137,12 +137,12 @@ export function cuMemcpyDtoD(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr,
   if (status !== 0) throw fail('cuMemcpyDtoD', status);
 }
 let cuMemcpyDtoDAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param srcDevice in `CUdeviceptr`.
  * @param ByteCount in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyDtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || Math.floor(srcDevice) !== srcDevice) srcDevice = addressArg('cuMemcpyDtoDAsync', 'srcDevice', srcDevice, false) as typeof srcDevice;
@@ -152,11 +152,11 @@ export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdevic
   if (status !== 0) throw fail('cuMemcpyDtoDAsync', status);
 }
 let cuMemcpyDtoH$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
  * @param srcDevice in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @param ByteCount in `size_t`: size of `dstHost` in bytes.
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoH(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoH');
   if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyDtoH', 'ByteCount', ByteCount, false);
@@ -167,12 +167,12 @@ export function cuMemcpyDtoH(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteC
   if (status !== 0) throw fail('cuMemcpyDtoH', status);
 }
 let cuMemcpyDtoHAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstHost in/out `void *`: address or host buffer covering `ByteCount` bytes.
  * @param srcDevice in `CUdeviceptr`.
- * @param ByteCount in `size_t`.
+ * @param ByteCount in `size_t`: size of `dstHost` in bytes.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyDtoHAsync', 'ByteCount', ByteCount, false);
   pointerArg('cuMemcpyDtoHAsync', 'dstHost', dstHost, true, ByteCount);
@@ -183,12 +183,12 @@ export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, 
   if (status !== 0) throw fail('cuMemcpyDtoHAsync', status);
 }
 let cuMemcpyHtoA$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstArray in `CUarray`.
  * @param dstOffset in `size_t`.
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
- * @param ByteCount in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @param ByteCount in `size_t`: size of `srcHost` in bytes.
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyHtoA');
   if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || Math.floor(dstArray) !== dstArray) dstArray = addressArg('cuMemcpyHtoA', 'dstArray', dstArray, true) as typeof dstArray;
@@ -200,13 +200,13 @@ export function cuMemcpyHtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, src
   if (status !== 0) throw fail('cuMemcpyHtoA', status);
 }
 let cuMemcpyHtoAAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstArray in `CUarray`.
  * @param dstOffset in `size_t`.
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
- * @param ByteCount in `size_t`.
+ * @param ByteCount in `size_t`: size of `srcHost` in bytes.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoAAsync(dstArray: T.CUarray | null, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || Math.floor(dstArray) !== dstArray) dstArray = addressArg('cuMemcpyHtoAAsync', 'dstArray', dstArray, true) as typeof dstArray;
   if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || Math.floor(dstOffset) !== dstOffset) int64Arg('cuMemcpyHtoAAsync', 'dstOffset', dstOffset, false);
@@ -218,11 +218,11 @@ export function cuMemcpyHtoAAsync(dstArray: T.CUarray | null, dstOffset: T.Int64
   if (status !== 0) throw fail('cuMemcpyHtoAAsync', status);
 }
 let cuMemcpyHtoD$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
- * @param ByteCount in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @param ByteCount in `size_t`: size of `srcHost` in bytes.
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoD(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyHtoD');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyHtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -233,12 +233,12 @@ export function cuMemcpyHtoD(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteC
   if (status !== 0) throw fail('cuMemcpyHtoD', status);
 }
 let cuMemcpyHtoDAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param srcHost in `const void *`: address or host buffer covering `ByteCount` bytes.
- * @param ByteCount in `size_t`.
+ * @param ByteCount in `size_t`: size of `srcHost` in bytes.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyHtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyHtoDAsync', 'ByteCount', ByteCount, false);
@@ -249,13 +249,13 @@ export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, 
   if (status !== 0) throw fail('cuMemcpyHtoDAsync', status);
 }
 let cuMemcpyPeer$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstContext in `CUcontext`.
  * @param srcDevice in `CUdeviceptr`.
  * @param srcContext in `CUcontext`.
  * @param ByteCount in `size_t`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext | null, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext | null, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyPeer');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyPeer', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -267,14 +267,14 @@ export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext |
   if (status !== 0) throw fail('cuMemcpyPeer', status);
 }
 let cuMemcpyPeerAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstContext in `CUcontext`.
  * @param srcDevice in `CUdeviceptr`.
  * @param srcContext in `CUcontext`.
  * @param ByteCount in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyPeerAsync(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext | null, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext | null, ByteCount: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyPeerAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstContext !== 'number' || !(dstContext >= 0 && dstContext <= 9007199254740991) || Math.floor(dstContext) !== dstContext) dstContext = addressArg('cuMemcpyPeerAsync', 'dstContext', dstContext, true) as typeof dstContext;

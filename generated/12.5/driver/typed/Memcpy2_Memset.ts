@@ -9,9 +9,9 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuMemcpy2D$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY2D *`: a `CUDA_MEMCPY2D_st` object or its bytes.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2D(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): void {
   assertMayBlock('cuMemcpy2D');
   const pCopy$ = recordArg('cuMemcpy2D', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
@@ -19,10 +19,10 @@ export function cuMemcpy2D(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): void {
   if (status !== 0) throw fail('cuMemcpy2D', status);
 }
 let cuMemcpy2DAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY2D *`: a `CUDA_MEMCPY2D_st` object or its bytes.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2DAsync(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy2DAsync', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpy2DAsync', 'hStream', hStream, true) as typeof hStream;
@@ -30,9 +30,9 @@ export function cuMemcpy2DAsync(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array, hStream:
   if (status !== 0) throw fail('cuMemcpy2DAsync', status);
 }
 let cuMemcpy2DUnaligned$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY2D *`: a `CUDA_MEMCPY2D_st` object or its bytes.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2DUnaligned(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): void {
   assertMayBlock('cuMemcpy2DUnaligned');
   const pCopy$ = recordArg('cuMemcpy2DUnaligned', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
@@ -40,9 +40,9 @@ export function cuMemcpy2DUnaligned(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): voi
   if (status !== 0) throw fail('cuMemcpy2DUnaligned', status);
 }
 let cuMemcpy3D$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3D(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array): void {
   assertMayBlock('cuMemcpy3D');
   const pCopy$ = recordArg('cuMemcpy3D', 'pCopy', records.CUDA_MEMCPY3D_st(), pCopy, false);
@@ -50,10 +50,10 @@ export function cuMemcpy3D(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array): void {
   if (status !== 0) throw fail('cuMemcpy3D', status);
 }
 let cuMemcpy3DAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DAsync(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy3DAsync', 'pCopy', records.CUDA_MEMCPY3D_st(), pCopy, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpy3DAsync', 'hStream', hStream, true) as typeof hStream;
@@ -61,9 +61,9 @@ export function cuMemcpy3DAsync(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array, hStream:
   if (status !== 0) throw fail('cuMemcpy3DAsync', status);
 }
 let cuMemcpy3DPeer$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D_PEER *`: a `CUDA_MEMCPY3D_PEER_st` object or its bytes.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DPeer(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array): void {
   assertMayBlock('cuMemcpy3DPeer');
   const pCopy$ = recordArg('cuMemcpy3DPeer', 'pCopy', records.CUDA_MEMCPY3D_PEER_st(), pCopy, false);
@@ -71,10 +71,10 @@ export function cuMemcpy3DPeer(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array): voi
   if (status !== 0) throw fail('cuMemcpy3DPeer', status);
 }
 let cuMemcpy3DPeerAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D_PEER *`: a `CUDA_MEMCPY3D_PEER_st` object or its bytes.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DPeerAsync(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy3DPeerAsync', 'pCopy', records.CUDA_MEMCPY3D_PEER_st(), pCopy, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpy3DPeerAsync', 'hStream', hStream, true) as typeof hStream;
@@ -82,11 +82,11 @@ export function cuMemcpy3DPeerAsync(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array,
   if (status !== 0) throw fail('cuMemcpy3DPeerAsync', status);
 }
 let cuMemsetD16$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param us in `unsigned short`.
  * @param N in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD16');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD16', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -96,12 +96,12 @@ export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): v
   if (status !== 0) throw fail('cuMemsetD16', status);
 }
 let cuMemsetD16Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param us in `unsigned short`.
  * @param N in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof us !== 'number' || (us & 0xffff) !== us) throw intError('cuMemsetD16Async', 'us', 'u16', us);
@@ -111,13 +111,13 @@ export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int6
   if (status !== 0) throw fail('cuMemsetD16Async', status);
 }
 let cuMemsetD2D16$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param us in `unsigned short`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D16');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D16', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -129,14 +129,14 @@ export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: n
   if (status !== 0) throw fail('cuMemsetD2D16', status);
 }
 let cuMemsetD2D16Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param us in `unsigned short`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D16Async', 'dstPitch', dstPitch, false);
@@ -148,13 +148,13 @@ export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, 
   if (status !== 0) throw fail('cuMemsetD2D16Async', status);
 }
 let cuMemsetD2D32$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param ui in `unsigned int`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D32');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D32', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -166,14 +166,14 @@ export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: n
   if (status !== 0) throw fail('cuMemsetD2D32', status);
 }
 let cuMemsetD2D32Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param ui in `unsigned int`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D32Async', 'dstPitch', dstPitch, false);
@@ -185,13 +185,13 @@ export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, 
   if (status !== 0) throw fail('cuMemsetD2D32Async', status);
 }
 let cuMemsetD2D8$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param uc in `unsigned char`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D8');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D8', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -203,14 +203,14 @@ export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: nu
   if (status !== 0) throw fail('cuMemsetD2D8', status);
 }
 let cuMemsetD2D8Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param uc in `unsigned char`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D8Async', 'dstPitch', dstPitch, false);
@@ -222,11 +222,11 @@ export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, u
   if (status !== 0) throw fail('cuMemsetD2D8Async', status);
 }
 let cuMemsetD32$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param ui in `unsigned int`.
  * @param N in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD32');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD32', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -236,12 +236,12 @@ export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): v
   if (status !== 0) throw fail('cuMemsetD32', status);
 }
 let cuMemsetD32Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param ui in `unsigned int`.
  * @param N in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof ui !== 'number' || (ui >>> 0) !== ui) throw intError('cuMemsetD32Async', 'ui', 'u32', ui);
@@ -251,11 +251,11 @@ export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int6
   if (status !== 0) throw fail('cuMemsetD32Async', status);
 }
 let cuMemsetD8$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param uc in `unsigned char`.
  * @param N in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD8');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD8', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -265,12 +265,12 @@ export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): vo
   if (status !== 0) throw fail('cuMemsetD8', status);
 }
 let cuMemsetD8Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param uc in `unsigned char`.
  * @param N in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8Async(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof uc !== 'number' || (uc & 0xff) !== uc) throw intError('cuMemsetD8Async', 'uc', 'u8', uc);

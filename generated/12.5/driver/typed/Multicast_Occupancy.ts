@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuMulticastAddDevice$c: NativeFunction | undefined;
-/** `CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MULTICAST`. `CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mcHandle in `CUmemGenericAllocationHandle`.
  * @param dev in `CUdevice`.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastAddDevice(mcHandle: T.Int64, dev: number): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastAddDevice', 'mcHandle', mcHandle, false);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuMulticastAddDevice', 'dev', 'i32', dev);
@@ -20,13 +20,13 @@ export function cuMulticastAddDevice(mcHandle: T.Int64, dev: number): void {
   if (status !== 0) throw fail('cuMulticastAddDevice', status);
 }
 let cuMulticastBindAddr$c: NativeFunction | undefined;
-/** `CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MULTICAST`. `CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mcHandle in `CUmemGenericAllocationHandle`.
  * @param mcOffset in `size_t`.
  * @param memptr in `CUdeviceptr`.
  * @param size in `size_t`.
  * @param flags in `unsigned long long`.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastBindAddr(mcHandle: T.Int64, mcOffset: T.Int64, memptr: T.CUdeviceptr, size: T.Int64, flags: T.Int64): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastBindAddr', 'mcHandle', mcHandle, false);
   if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || Math.floor(mcOffset) !== mcOffset) int64Arg('cuMulticastBindAddr', 'mcOffset', mcOffset, false);
@@ -37,14 +37,14 @@ export function cuMulticastBindAddr(mcHandle: T.Int64, mcOffset: T.Int64, memptr
   if (status !== 0) throw fail('cuMulticastBindAddr', status);
 }
 let cuMulticastBindMem$c: NativeFunction | undefined;
-/** `CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MULTICAST`. `CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mcHandle in `CUmemGenericAllocationHandle`.
  * @param mcOffset in `size_t`.
  * @param memHandle in `CUmemGenericAllocationHandle`.
  * @param memOffset in `size_t`.
  * @param size in `size_t`.
  * @param flags in `unsigned long long`.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastBindMem(mcHandle: T.Int64, mcOffset: T.Int64, memHandle: T.Int64, memOffset: T.Int64, size: T.Int64, flags: T.Int64): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastBindMem', 'mcHandle', mcHandle, false);
   if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || Math.floor(mcOffset) !== mcOffset) int64Arg('cuMulticastBindMem', 'mcOffset', mcOffset, false);
@@ -56,10 +56,10 @@ export function cuMulticastBindMem(mcHandle: T.Int64, mcOffset: T.Int64, memHand
   if (status !== 0) throw fail('cuMulticastBindMem', status);
 }
 let cuMulticastCreate$: typeof cuMulticastCreate | undefined;
-/** `CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MULTICAST`. `CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const CUmulticastObjectProp *`: a `CUmulticastObjectProp_st` object or its bytes.
  * @returns the value of `mcHandle`: out `CUmemGenericAllocationHandle *`.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastCreate(prop: T.CUmulticastObjectProp_st | Uint8Array): bigint {
   return (cuMulticastCreate$ ??= bind$cuMulticastCreate())(prop);
 }
@@ -77,11 +77,11 @@ function bind$cuMulticastCreate(): typeof cuMulticastCreate {
   };
 }
 let cuMulticastGetGranularity$: typeof cuMulticastGetGranularity | undefined;
-/** `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MULTICAST`. `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const CUmulticastObjectProp *`: a `CUmulticastObjectProp_st` object or its bytes.
  * @param option in `CUmulticastGranularity_flags`.
  * @returns the value of `granularity`: out `size_t *`.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastGetGranularity(prop: T.CUmulticastObjectProp_st | Uint8Array, option: T.CUmulticastGranularity_flags): number {
   return (cuMulticastGetGranularity$ ??= bind$cuMulticastGetGranularity())(prop, option);
 }
@@ -105,12 +105,12 @@ function bind$cuMulticastGetGranularity(): typeof cuMulticastGetGranularity {
   };
 }
 let cuMulticastUnbind$c: NativeFunction | undefined;
-/** `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MULTICAST`. `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mcHandle in `CUmemGenericAllocationHandle`.
  * @param dev in `CUdevice`.
  * @param mcOffset in `size_t`.
  * @param size in `size_t`.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.Int64, size: T.Int64): void {
   if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastUnbind', 'mcHandle', mcHandle, false);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuMulticastUnbind', 'dev', 'i32', dev);
@@ -120,12 +120,12 @@ export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.In
   if (status !== 0) throw fail('cuMulticastUnbind', status);
 }
 let cuOccupancyAvailableDynamicSMemPerBlock$: typeof cuOccupancyAvailableDynamicSMemPerBlock | undefined;
-/** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param numBlocks in `int`.
  * @param blockSize in `int`.
  * @returns the value of `dynamicSmemSize`: out `size_t *`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | null, numBlocks: number, blockSize: number): number {
   return (cuOccupancyAvailableDynamicSMemPerBlock$ ??= bind$cuOccupancyAvailableDynamicSMemPerBlock())(func, numBlocks, blockSize);
 }
@@ -150,12 +150,12 @@ function bind$cuOccupancyAvailableDynamicSMemPerBlock(): typeof cuOccupancyAvail
   };
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessor | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`; wrapped by `Kernel.maxActiveBlocksPerMultiprocessor` (objects layer). `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSize in `int`.
  * @param dynamicSMemSize in `size_t`.
  * @returns the value of `numBlocks`: out `int *`.
- * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
+ * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxActiveBlocksPerMultiprocessor | Kernel.maxActiveBlocksPerMultiprocessor} (objects layer) */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessor(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64): number {
   return (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= bind$cuOccupancyMaxActiveBlocksPerMultiprocessor())(func, blockSize, dynamicSMemSize);
@@ -176,13 +176,13 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cuOccupancyM
   };
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSize in `int`.
  * @param dynamicSMemSize in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `numBlocks`: out `int *`.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
   return (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags())(func, blockSize, dynamicSMemSize, flags);
 }
@@ -203,11 +203,11 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(): typeof cuO
   };
 }
 let cuOccupancyMaxActiveClusters$: typeof cuOccupancyMaxActiveClusters | undefined;
-/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `numClusters`: out `int *`.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveClusters(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
   return (cuOccupancyMaxActiveClusters$ ??= bind$cuOccupancyMaxActiveClusters())(func, config);
 }
@@ -226,13 +226,13 @@ function bind$cuOccupancyMaxActiveClusters(): typeof cuOccupancyMaxActiveCluster
   };
 }
 let cuOccupancyMaxPotentialBlockSize$: typeof cuOccupancyMaxPotentialBlockSize | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 12.5 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`; wrapped by `Kernel.maxPotentialBlockSize` (objects layer). `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 12.5 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`.
  * @param dynamicSMemSize in `size_t`.
  * @param blockSizeLimit in `int`.
  * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
- * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
+ * @remarks Since CUDA 6.5 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxPotentialBlockSize | Kernel.maxPotentialBlockSize} (objects layer) */
 export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): { minGridSize: number; blockSize: number } {
   return (cuOccupancyMaxPotentialBlockSize$ ??= bind$cuOccupancyMaxPotentialBlockSize())(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
@@ -255,14 +255,14 @@ function bind$cuOccupancyMaxPotentialBlockSize(): typeof cuOccupancyMaxPotential
   };
 }
 let cuOccupancyMaxPotentialBlockSizeWithFlags$: typeof cuOccupancyMaxPotentialBlockSizeWithFlags | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 12.5 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 12.5 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`.
  * @param dynamicSMemSize in `size_t`.
  * @param blockSizeLimit in `int`.
  * @param flags in `unsigned int`.
  * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
   return (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= bind$cuOccupancyMaxPotentialBlockSizeWithFlags())(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
 }
@@ -285,11 +285,11 @@ function bind$cuOccupancyMaxPotentialBlockSizeWithFlags(): typeof cuOccupancyMax
   };
 }
 let cuOccupancyMaxPotentialClusterSize$: typeof cuOccupancyMaxPotentialClusterSize | undefined;
-/** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_OCCUPANCY`. `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `clusterSize`: out `int *`.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialClusterSize(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
   return (cuOccupancyMaxPotentialClusterSize$ ??= bind$cuOccupancyMaxPotentialClusterSize())(func, config);
 }

@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuParamSetSize$c: NativeFunction | undefined;
-/** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param numbytes in `unsigned int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetSize', 'hfunc', hfunc, true) as typeof hfunc;
@@ -21,11 +21,11 @@ export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): vo
   if (status !== 0) throw fail('cuParamSetSize', status);
 }
 let cuParamSetTexRef$c: NativeFunction | undefined;
-/** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param texunit in `int`.
  * @param hTexRef in `CUtexref`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hTexRef: T.CUtexref | null): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetTexRef', 'hfunc', hfunc, true) as typeof hfunc;
@@ -35,11 +35,11 @@ export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hT
   if (status !== 0) throw fail('cuParamSetTexRef', status);
 }
 let cuParamSetf$c: NativeFunction | undefined;
-/** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param offset in `int`.
  * @param value in `float`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetf', 'hfunc', hfunc, true) as typeof hfunc;
@@ -49,11 +49,11 @@ export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: n
   if (status !== 0) throw fail('cuParamSetf', status);
 }
 let cuParamSeti$c: NativeFunction | undefined;
-/** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param offset in `int`.
  * @param value in `unsigned int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSeti', 'hfunc', hfunc, true) as typeof hfunc;
@@ -63,12 +63,12 @@ export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: n
   if (status !== 0) throw fail('cuParamSeti', status);
 }
 let cuParamSetv$c: NativeFunction | undefined;
-/** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param offset in `int`.
  * @param ptr in/out `void *`: address or host buffer.
  * @param numbytes in `unsigned int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.Pointer, numbytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetv', 'hfunc', hfunc, true) as typeof hfunc;
@@ -79,11 +79,11 @@ export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.P
   if (status !== 0) throw fail('cuParamSetv', status);
 }
 let cuPointerGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param attribute in `CUpointer_attribute`.
+/** API group `CUDA_UNIFIED`. `CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param attribute in `CUpointer_attribute`: the attribute that types `data`.
  * @param ptr in `CUdeviceptr`.
  * @returns the value of `data`: out value typed by `attribute`: its type follows the attribute.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerGetAttribute(attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool {
   const data$ = new Uint8Array(16);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuPointerGetAttribute', 'attribute', 'i32', attribute);
@@ -94,11 +94,11 @@ export function cuPointerGetAttribute(attribute: T.CUpointer_attribute, ptr: T.C
   return attrDecode(attribute as number, data$);
 }
 let cuPointerGetAttributes$c: NativeFunction | undefined;
-/** `CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`. `CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attributes in array of `CUpointer_attribute`; its length is passed as `numAttributes`.
  * @param ptr in `CUdeviceptr`.
  * @returns the value of `data`: out value typed by `attributes`: its type follows the attribute.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerGetAttributes(attributes: readonly (T.CUpointer_attribute)[] | Int32Array, ptr: T.CUdeviceptr): (T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool)[] {
   const attributes$ = scalarArrayArg('cuPointerGetAttributes', 'attributes', 'i32', attributes, false);
   const data$cells = new Uint8Array(Math.max(1, attributes$.count) * 16);
@@ -112,11 +112,11 @@ export function cuPointerGetAttributes(attributes: readonly (T.CUpointer_attribu
   return Array.from({ length: attributes$.count }, (_, k) => attrDecode(Number((attributes$.data as Uint32Array)[k]), data$cells.subarray(16 * k, 16 * k + 16)));
 }
 let cuPointerSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`. `CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param value in value typed by `attribute`: its type follows the attribute.
- * @param attribute in `CUpointer_attribute`.
+ * @param attribute in `CUpointer_attribute`: the attribute that types `value`.
  * @param ptr in `CUdeviceptr`.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerSetAttribute(value: T.CUcontext | number | T.DeviceMemory | number | bigint | never | boolean | T.Int64 | T.CUmemoryPool, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): void {
   const value$ = attrEncode(attribute as number, value);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuPointerSetAttribute', 'attribute', 'i32', attribute);

@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuThreadExchangeStreamCaptureMode$: typeof cuThreadExchangeStreamCaptureMode | undefined;
-/** `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mode in/out `CUstreamCaptureMode *`: this value in, the call's value returned.
  * @returns the value of `mode`: in/out `CUstreamCaptureMode *`: this value in, the call's value returned.
- * @remarks Since CUDA 10.1 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 10.1 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuThreadExchangeStreamCaptureMode(mode: T.CUstreamCaptureMode): T.CUstreamCaptureMode {
   return (cuThreadExchangeStreamCaptureMode$ ??= bind$cuThreadExchangeStreamCaptureMode())(mode);
 }
@@ -30,13 +30,13 @@ function bind$cuThreadExchangeStreamCaptureMode(): typeof cuThreadExchangeStream
   };
 }
 let cuUserObjectCreate$: typeof cuUserObjectCreate | undefined;
-/** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 12.5 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 12.5 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer.
  * @param destroy in C callback `CUhostFn`.
  * @param initialRefcount in `unsigned int`.
  * @param flags in `unsigned int`.
  * @returns the value of `object_out`: out `CUuserObject *`.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.CUuserObject {
   return (cuUserObjectCreate$ ??= bind$cuUserObjectCreate())(ptr, destroy, initialRefcount, flags);
 }
@@ -67,10 +67,10 @@ function bind$cuUserObjectCreate(): typeof cuUserObjectCreate {
   };
 }
 let cuUserObjectRelease$c: NativeFunction | undefined;
-/** `CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param object in `CUuserObject`.
  * @param count in `unsigned int`.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectRelease(object: T.CUuserObject | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cuUserObjectRelease', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuUserObjectRelease', 'count', 'u32', count);
@@ -78,10 +78,10 @@ export function cuUserObjectRelease(object: T.CUuserObject | null, count: number
   if (status !== 0) throw fail('cuUserObjectRelease', status);
 }
 let cuUserObjectRetain$c: NativeFunction | undefined;
-/** `CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param object in `CUuserObject`.
  * @param count in `unsigned int`.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectRetain(object: T.CUuserObject | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cuUserObjectRetain', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuUserObjectRetain', 'count', 'u32', count);
@@ -89,11 +89,11 @@ export function cuUserObjectRetain(object: T.CUuserObject | null, count: number)
   if (status !== 0) throw fail('cuUserObjectRetain', status);
 }
 let cuWaitExternalSemaphoresAsync$c: NativeFunction | undefined;
-/** `CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXTRES_INTEROP`. `CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSemArray in array of `CUexternalSemaphore`; its length is passed as `numExtSems`.
  * @param paramsArray in array of `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st`; its length is passed as `numExtSems`.
  * @param stream in `CUstream`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuWaitExternalSemaphoresAsync(extSemArray: readonly (T.CUexternalSemaphore)[] | BigUint64Array, paramsArray: readonly (T.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st)[] | Uint8Array, stream: T.CUstream | null): void {
   const extSemArray$ = scalarArrayArg('cuWaitExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
   const paramsArray$ = recordArrayArg('cuWaitExternalSemaphoresAsync', 'paramsArray', records.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st(), paramsArray, false);

@@ -38,7 +38,7 @@ let nvmlDeviceGetSramEccErrorStatus$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param status `nvmlEccSramErrorStatus_t *`, in/out: bytes of a `nvmlEccSramErrorStatus_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlDeviceGetSramEccErrorStatus(device: T.nvmlDevice_t, status: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(status) && status.byteLength >= 104) && !(typeof status === 'number' && status >= 0 && Number.isSafeInteger(status)) && status !== null) rawCovers('nvmlDeviceGetSramEccErrorStatus', 'status', status, 104, 1);
   return (nvmlDeviceGetSramEccErrorStatus$ ??= binder.native('nvmlDeviceGetSramEccErrorStatus'))(device, status);

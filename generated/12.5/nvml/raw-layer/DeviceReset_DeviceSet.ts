@@ -244,7 +244,7 @@ let nvmlDeviceSetNvLinkDeviceLowPowerThreshold$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param info `nvmlNvLinkPowerThres_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device: T.nvmlDevice_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 4) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'info', info, 4, 1);
   return (nvmlDeviceSetNvLinkDeviceLowPowerThreshold$ ??= binder.native('nvmlDeviceSetNvLinkDeviceLowPowerThreshold'))(device, info);
@@ -285,7 +285,7 @@ let nvmlDeviceSetPowerManagementLimit_v2$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param powerValue `nvmlPowerValue_v2_t *`, in/out: bytes of a `nvmlPowerValue_v2_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlDeviceSetPowerManagementLimit_v2(device: T.nvmlDevice_t, powerValue: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(powerValue) && powerValue.byteLength >= 12) && !(typeof powerValue === 'number' && powerValue >= 0 && Number.isSafeInteger(powerValue)) && powerValue !== null) rawCovers('nvmlDeviceSetPowerManagementLimit_v2', 'powerValue', powerValue, 12, 1);
   return (nvmlDeviceSetPowerManagementLimit_v2$ ??= binder.native('nvmlDeviceSetPowerManagementLimit_v2'))(device, powerValue);

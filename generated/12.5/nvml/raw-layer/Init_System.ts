@@ -135,7 +135,7 @@ let nvmlSystemGetNvlinkBwMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 12.5
  * @param nvlinkBwMode `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlSystemGetNvlinkBwMode(nvlinkBwMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(nvlinkBwMode) && nvlinkBwMode.byteLength >= 4 && (((nvlinkBwMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nvlinkBwMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nvlinkBwMode === 'number' && nvlinkBwMode >= 0 && Number.isSafeInteger(nvlinkBwMode)) && nvlinkBwMode !== null) rawCovers('nvmlSystemGetNvlinkBwMode', 'nvlinkBwMode', nvlinkBwMode, 4, 4);
   return (nvmlSystemGetNvlinkBwMode$ ??= binder.native('nvmlSystemGetNvlinkBwMode'))(nvlinkBwMode);
@@ -184,7 +184,7 @@ let nvmlSystemSetNvlinkBwMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)` · nvml.h · CUDA 12.5
  * @param nvlinkBwMode `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlSystemSetNvlinkBwMode(nvlinkBwMode: number): T.nvmlReturn_t {
   return (nvmlSystemSetNvlinkBwMode$ ??= binder.native('nvmlSystemSetNvlinkBwMode'))(nvlinkBwMode);
 }

@@ -9,14 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlInit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInit(): void {
   const status = (nvmlInit$c ??= binder.native('nvmlInit'))();
   if (status !== 0) throw fail('nvmlInit', status);
 }
 let nvmlInitWithFlags$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInitWithFlags(flags: number): void {
@@ -25,7 +25,7 @@ export function nvmlInitWithFlags(flags: number): void {
   if (status !== 0) throw fail('nvmlInitWithFlags', status);
 }
 let nvmlSetVgpuVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvml`. `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuVersion in `nvmlVgpuVersion_t *`: a `nvmlVgpuVersion_st` object or its bytes.
  * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Array): void {
@@ -34,14 +34,14 @@ export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Arra
   if (status !== 0) throw fail('nvmlSetVgpuVersion', status);
 }
 let nvmlShutdown$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlShutdown(): void {
   const status = (nvmlShutdown$c ??= binder.native('nvmlShutdown'))();
   if (status !== 0) throw fail('nvmlShutdown', status);
 }
 let nvmlSystemGetConfComputeCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `capabilities`: out `nvmlConfComputeSystemCaps_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeCapabilities(): T.nvmlConfComputeSystemCaps_st {
@@ -51,7 +51,7 @@ export function nvmlSystemGetConfComputeCapabilities(): T.nvmlConfComputeSystemC
   return decodeRecord<T.nvmlConfComputeSystemCaps_st>(records.nvmlConfComputeSystemCaps_st(), capabilities$);
 }
 let nvmlSystemGetConfComputeGpusReadyState$: typeof nvmlSystemGetConfComputeGpusReadyState | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `isAcceptingWork`: out `unsigned int *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeGpusReadyState(): number {
@@ -70,7 +70,7 @@ function bind$nvmlSystemGetConfComputeGpusReadyState(): typeof nvmlSystemGetConf
   };
 }
 let nvmlSystemGetConfComputeKeyRotationThresholdInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pKeyRotationThrInfo in/out `nvmlConfComputeGetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pKeyRotationThrInfo`: in/out `nvmlConfComputeGetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -83,7 +83,7 @@ export function nvmlSystemGetConfComputeKeyRotationThresholdInfo(pKeyRotationThr
   return decodeRecord<T.nvmlConfComputeGetKeyRotationThresholdInfo_st>(records.nvmlConfComputeGetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo$);
 }
 let nvmlSystemGetConfComputeSettings$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param settings in/out `nvmlSystemConfComputeSettings_v1_t`: fields given here in, the record the call fills returned (version 0x1000014 set for you).
  * @returns the value of `settings`: in/out `nvmlSystemConfComputeSettings_v1_t`: fields given here in, the record the call fills returned (version 0x1000014 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -96,7 +96,7 @@ export function nvmlSystemGetConfComputeSettings(settings?: Partial<T.nvmlSystem
   return decodeRecord<T.nvmlSystemConfComputeSettings_v1_t>(records.nvmlSystemConfComputeSettings_v1_t(), settings$);
 }
 let nvmlSystemGetConfComputeState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `state`: out `nvmlConfComputeSystemState_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeState(): T.nvmlConfComputeSystemState_st {
@@ -106,7 +106,7 @@ export function nvmlSystemGetConfComputeState(): T.nvmlConfComputeSystemState_st
   return decodeRecord<T.nvmlConfComputeSystemState_st>(records.nvmlConfComputeSystemState_st(), state$);
 }
 let nvmlSystemGetCudaDriverVersion$: typeof nvmlSystemGetCudaDriverVersion | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion(): number {
@@ -125,7 +125,7 @@ function bind$nvmlSystemGetCudaDriverVersion(): typeof nvmlSystemGetCudaDriverVe
   };
 }
 let nvmlSystemGetCudaDriverVersion_v2$: typeof nvmlSystemGetCudaDriverVersion_v2 | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
@@ -144,8 +144,8 @@ function bind$nvmlSystemGetCudaDriverVersion_v2(): typeof nvmlSystemGetCudaDrive
   };
 }
 let nvmlSystemGetDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param length in `unsigned int`.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetDriverVersion(length: number): string {
@@ -156,7 +156,7 @@ export function nvmlSystemGetDriverVersion(length: number): string {
   return textFrom(version$);
 }
 let nvmlSystemGetHicVersion$: typeof nvmlSystemGetHicVersion | undefined;
-/** `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `hwbcEntries`: out array of `struct nvmlHwbcEntry_st`: its length asked first through `hwbcCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
@@ -183,8 +183,8 @@ function bind$nvmlSystemGetHicVersion(): typeof nvmlSystemGetHicVersion {
   };
 }
 let nvmlSystemGetNVMLVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param length in `unsigned int`.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetNVMLVersion(length: number): string {
@@ -197,7 +197,7 @@ export function nvmlSystemGetNVMLVersion(length: number): string {
 let nvmlSystemGetNvlinkBwMode$: typeof nvmlSystemGetNvlinkBwMode | undefined;
 /** `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `nvlinkBwMode`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlSystemGetNvlinkBwMode(): number {
   return (nvmlSystemGetNvlinkBwMode$ ??= bind$nvmlSystemGetNvlinkBwMode())();
 }
@@ -214,9 +214,9 @@ function bind$nvmlSystemGetNvlinkBwMode(): typeof nvmlSystemGetNvlinkBwMode {
   };
 }
 let nvmlSystemGetProcessName$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pid in `unsigned int`.
- * @param length in `unsigned int`.
+ * @param length in `unsigned int`: capacity of `name` in bytes.
  * @returns the value of `name`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetProcessName(pid: number, length: number): string {
@@ -228,7 +228,7 @@ export function nvmlSystemGetProcessName(pid: number, length: number): string {
   return textFrom(name$);
 }
 let nvmlSystemGetTopologyGpuSet$: typeof nvmlSystemGetTopologyGpuSet | undefined;
-/** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param cpuNumber in `unsigned int`.
  * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
@@ -257,7 +257,7 @@ function bind$nvmlSystemGetTopologyGpuSet(): typeof nvmlSystemGetTopologyGpuSet 
   };
 }
 let nvmlSystemSetConfComputeGpusReadyState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param isAcceptingWork in `unsigned int`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork: number): void {
@@ -266,7 +266,7 @@ export function nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork: number):
   if (status !== 0) throw fail('nvmlSystemSetConfComputeGpusReadyState', status);
 }
 let nvmlSystemSetConfComputeKeyRotationThresholdInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pKeyRotationThrInfo in/out `nvmlConfComputeSetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pKeyRotationThrInfo`: in/out `nvmlConfComputeSetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -281,7 +281,7 @@ export function nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThr
 let nvmlSystemSetNvlinkBwMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param nvlinkBwMode in `unsigned int`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlSystemSetNvlinkBwMode(nvlinkBwMode: number): void {
   if (typeof nvlinkBwMode !== 'number' || (nvlinkBwMode >>> 0) !== nvlinkBwMode) throw intError('nvmlSystemSetNvlinkBwMode', 'nvlinkBwMode', 'u32', nvlinkBwMode);
   const status = (nvmlSystemSetNvlinkBwMode$c ??= binder.native('nvmlSystemSetNvlinkBwMode'))(nvlinkBwMode);

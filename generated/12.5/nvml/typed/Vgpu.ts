@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlVgpuInstanceClearAccountingPids$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): void {
@@ -18,7 +18,7 @@ export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): void 
   if (status !== 0) throw fail('nvmlVgpuInstanceClearAccountingPids', status);
 }
 let nvmlVgpuInstanceGetAccountingMode$: typeof nvmlVgpuInstanceGetAccountingMode | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
@@ -39,7 +39,7 @@ function bind$nvmlVgpuInstanceGetAccountingMode(): typeof nvmlVgpuInstanceGetAcc
   };
 }
 let nvmlVgpuInstanceGetAccountingPids$: typeof nvmlVgpuInstanceGetAccountingPids | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `pids`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
@@ -68,7 +68,7 @@ function bind$nvmlVgpuInstanceGetAccountingPids(): typeof nvmlVgpuInstanceGetAcc
   };
 }
 let nvmlVgpuInstanceGetAccountingStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param pid in `unsigned int`.
  * @returns the value of `stats`: out `nvmlAccountingStats_st`.
@@ -82,7 +82,7 @@ export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: nu
   return decodeRecord<T.nvmlAccountingStats_st>(records.nvmlAccountingStats_st(), stats$);
 }
 let nvmlVgpuInstanceGetEccMode$: typeof nvmlVgpuInstanceGetEccMode | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `eccMode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -103,7 +103,7 @@ function bind$nvmlVgpuInstanceGetEccMode(): typeof nvmlVgpuInstanceGetEccMode {
   };
 }
 let nvmlVgpuInstanceGetEncoderCapacity$: typeof nvmlVgpuInstanceGetEncoderCapacity | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `encoderCapacity`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -124,7 +124,7 @@ function bind$nvmlVgpuInstanceGetEncoderCapacity(): typeof nvmlVgpuInstanceGetEn
   };
 }
 let nvmlVgpuInstanceGetEncoderSessions$: typeof nvmlVgpuInstanceGetEncoderSessions | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `sessionInfo`: out array of `struct nvmlEncoderSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -153,7 +153,7 @@ function bind$nvmlVgpuInstanceGetEncoderSessions(): typeof nvmlVgpuInstanceGetEn
   };
 }
 let nvmlVgpuInstanceGetEncoderStats$: typeof nvmlVgpuInstanceGetEncoderStats | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns `{ sessionCount, averageFps, averageLatency }`: `sessionCount`: out `unsigned int *`; `averageFps`: out `unsigned int *`; `averageLatency`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -176,7 +176,7 @@ function bind$nvmlVgpuInstanceGetEncoderStats(): typeof nvmlVgpuInstanceGetEncod
   };
 }
 let nvmlVgpuInstanceGetFBCSessions$: typeof nvmlVgpuInstanceGetFBCSessions | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -205,7 +205,7 @@ function bind$nvmlVgpuInstanceGetFBCSessions(): typeof nvmlVgpuInstanceGetFBCSes
   };
 }
 let nvmlVgpuInstanceGetFBCStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `fbcStats`: out `nvmlFBCStats_st`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -217,7 +217,7 @@ export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number): T.nvmlFBCStat
   return decodeRecord<T.nvmlFBCStats_st>(records.nvmlFBCStats_st(), fbcStats$);
 }
 let nvmlVgpuInstanceGetFbUsage$: typeof nvmlVgpuInstanceGetFbUsage | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `fbUsage`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -238,7 +238,7 @@ function bind$nvmlVgpuInstanceGetFbUsage(): typeof nvmlVgpuInstanceGetFbUsage {
   };
 }
 let nvmlVgpuInstanceGetFrameRateLimit$: typeof nvmlVgpuInstanceGetFrameRateLimit | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `frameRateLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -259,7 +259,7 @@ function bind$nvmlVgpuInstanceGetFrameRateLimit(): typeof nvmlVgpuInstanceGetFra
   };
 }
 let nvmlVgpuInstanceGetGpuInstanceId$: typeof nvmlVgpuInstanceGetGpuInstanceId | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `gpuInstanceId`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -280,7 +280,7 @@ function bind$nvmlVgpuInstanceGetGpuInstanceId(): typeof nvmlVgpuInstanceGetGpuI
   };
 }
 let nvmlVgpuInstanceGetGpuPciId$: typeof nvmlVgpuInstanceGetGpuPciId | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `vgpuPciId`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -302,7 +302,7 @@ function bind$nvmlVgpuInstanceGetGpuPciId(): typeof nvmlVgpuInstanceGetGpuPciId 
   };
 }
 let nvmlVgpuInstanceGetLicenseInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `licenseInfo`: out `nvmlVgpuLicenseInfo_st`.
  * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
@@ -314,7 +314,7 @@ export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number): T.nvmlVgpu
   return decodeRecord<T.nvmlVgpuLicenseInfo_st>(records.nvmlVgpuLicenseInfo_st(), licenseInfo$);
 }
 let nvmlVgpuInstanceGetLicenseStatus$: typeof nvmlVgpuInstanceGetLicenseStatus | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `licensed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html).
@@ -336,9 +336,9 @@ function bind$nvmlVgpuInstanceGetLicenseStatus(): typeof nvmlVgpuInstanceGetLice
   };
 }
 let nvmlVgpuInstanceGetMdevUUID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
- * @param size in `unsigned int`.
+ * @param size in `unsigned int`: capacity of `mdevUuid` in bytes.
  * @returns the value of `mdevUuid`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetMdevUUID(vgpuInstance: number, size: number): string {
@@ -350,7 +350,7 @@ export function nvmlVgpuInstanceGetMdevUUID(vgpuInstance: number, size: number):
   return textFrom(mdevUuid$);
 }
 let nvmlVgpuInstanceGetMetadata$: typeof nvmlVgpuInstanceGetMetadata | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvml`. `nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
  * @returns `{ vgpuMetadata, bufferSize }`: `vgpuMetadata`: out `nvmlVgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
@@ -374,7 +374,7 @@ function bind$nvmlVgpuInstanceGetMetadata(): typeof nvmlVgpuInstanceGetMetadata 
   };
 }
 let nvmlVgpuInstanceGetPlacementId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param pPlacement in/out `nvmlVgpuPlacementId_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @returns the value of `pPlacement`: in/out `nvmlVgpuPlacementId_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
@@ -389,7 +389,7 @@ export function nvmlVgpuInstanceGetPlacementId(vgpuInstance: number, pPlacement?
   return decodeRecord<T.nvmlVgpuPlacementId_v1_t>(records.nvmlVgpuPlacementId_v1_t(), pPlacement$);
 }
 let nvmlVgpuInstanceGetType$: typeof nvmlVgpuInstanceGetType | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `vgpuTypeId`: out `nvmlVgpuTypeId_t *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -410,9 +410,9 @@ function bind$nvmlVgpuInstanceGetType(): typeof nvmlVgpuInstanceGetType {
   };
 }
 let nvmlVgpuInstanceGetUUID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
- * @param size in `unsigned int`.
+ * @param size in `unsigned int`: capacity of `uuid` in bytes.
  * @returns the value of `uuid`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetUUID(vgpuInstance: number, size: number): string {
@@ -424,9 +424,9 @@ export function nvmlVgpuInstanceGetUUID(vgpuInstance: number, size: number): str
   return textFrom(uuid$);
 }
 let nvmlVgpuInstanceGetVmDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
- * @param length in `unsigned int`.
+ * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance: number, length: number): string {
@@ -438,9 +438,9 @@ export function nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance: number, length:
   return textFrom(version$);
 }
 let nvmlVgpuInstanceGetVmID$: typeof nvmlVgpuInstanceGetVmID | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
- * @param size in `unsigned int`.
+ * @param size in `unsigned int`: capacity of `vmId` in bytes.
  * @returns `{ vmId, vmIdType }`: `vmId`: out text (`char *`, length `size`); `vmIdType`: out `nvmlVgpuVmIdType_t *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetVmID(vgpuInstance: number, size: number): { vmId: string; vmIdType: T.nvmlVgpuVmIdType_t } {
@@ -462,7 +462,7 @@ function bind$nvmlVgpuInstanceGetVmID(): typeof nvmlVgpuInstanceGetVmID {
   };
 }
 let nvmlVgpuInstanceSetEncoderCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param encoderCapacity in `unsigned int`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -473,7 +473,7 @@ export function nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance: number, encoder
   if (status !== 0) throw fail('nvmlVgpuInstanceSetEncoderCapacity', status);
 }
 let nvmlVgpuTypeGetCapabilities$: typeof nvmlVgpuTypeGetCapabilities | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @param capability in `nvmlVgpuCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
@@ -496,7 +496,7 @@ function bind$nvmlVgpuTypeGetCapabilities(): typeof nvmlVgpuTypeGetCapabilities 
   };
 }
 let nvmlVgpuTypeGetClass$: typeof nvmlVgpuTypeGetClass | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuTypeClass`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -518,7 +518,7 @@ function bind$nvmlVgpuTypeGetClass(): typeof nvmlVgpuTypeGetClass {
   };
 }
 let nvmlVgpuTypeGetDeviceID$: typeof nvmlVgpuTypeGetDeviceID | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns `{ deviceID, subsystemID }`: `deviceID`: out `unsigned long long *`; `subsystemID`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -540,7 +540,7 @@ function bind$nvmlVgpuTypeGetDeviceID(): typeof nvmlVgpuTypeGetDeviceID {
   };
 }
 let nvmlVgpuTypeGetFbReservation$: typeof nvmlVgpuTypeGetFbReservation | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `fbReservation`: out `unsigned long long *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
@@ -561,7 +561,7 @@ function bind$nvmlVgpuTypeGetFbReservation(): typeof nvmlVgpuTypeGetFbReservatio
   };
 }
 let nvmlVgpuTypeGetFrameRateLimit$: typeof nvmlVgpuTypeGetFrameRateLimit | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `frameRateLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -582,7 +582,7 @@ function bind$nvmlVgpuTypeGetFrameRateLimit(): typeof nvmlVgpuTypeGetFrameRateLi
   };
 }
 let nvmlVgpuTypeGetFramebufferSize$: typeof nvmlVgpuTypeGetFramebufferSize | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `fbSize`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -603,7 +603,7 @@ function bind$nvmlVgpuTypeGetFramebufferSize(): typeof nvmlVgpuTypeGetFramebuffe
   };
 }
 let nvmlVgpuTypeGetGpuInstanceProfileId$: typeof nvmlVgpuTypeGetGpuInstanceProfileId | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `gpuInstanceProfileId`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -624,7 +624,7 @@ function bind$nvmlVgpuTypeGetGpuInstanceProfileId(): typeof nvmlVgpuTypeGetGpuIn
   };
 }
 let nvmlVgpuTypeGetGspHeapSize$: typeof nvmlVgpuTypeGetGspHeapSize | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `gspHeapSize`: out `unsigned long long *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
@@ -645,9 +645,9 @@ function bind$nvmlVgpuTypeGetGspHeapSize(): typeof nvmlVgpuTypeGetGspHeapSize {
   };
 }
 let nvmlVgpuTypeGetLicense$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
- * @param size in `unsigned int`.
+ * @param size in `unsigned int`: capacity of `vgpuTypeLicenseString` in bytes.
  * @returns the value of `vgpuTypeLicenseString`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetLicense(vgpuTypeId: number, size: number): string {
@@ -659,7 +659,7 @@ export function nvmlVgpuTypeGetLicense(vgpuTypeId: number, size: number): string
   return textFrom(vgpuTypeLicenseString$);
 }
 let nvmlVgpuTypeGetMaxInstances$: typeof nvmlVgpuTypeGetMaxInstances | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuInstanceCount`: out `unsigned int *`.
@@ -682,7 +682,7 @@ function bind$nvmlVgpuTypeGetMaxInstances(): typeof nvmlVgpuTypeGetMaxInstances 
   };
 }
 let nvmlVgpuTypeGetMaxInstancesPerVm$: typeof nvmlVgpuTypeGetMaxInstancesPerVm | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuInstanceCountPerVm`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -703,7 +703,7 @@ function bind$nvmlVgpuTypeGetMaxInstancesPerVm(): typeof nvmlVgpuTypeGetMaxInsta
   };
 }
 let nvmlVgpuTypeGetName$: typeof nvmlVgpuTypeGetName | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuTypeName`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -725,7 +725,7 @@ function bind$nvmlVgpuTypeGetName(): typeof nvmlVgpuTypeGetName {
   };
 }
 let nvmlVgpuTypeGetNumDisplayHeads$: typeof nvmlVgpuTypeGetNumDisplayHeads | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `numDisplayHeads`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -746,7 +746,7 @@ function bind$nvmlVgpuTypeGetNumDisplayHeads(): typeof nvmlVgpuTypeGetNumDisplay
   };
 }
 let nvmlVgpuTypeGetResolution$: typeof nvmlVgpuTypeGetResolution | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @param displayIndex in `unsigned int`.
  * @returns `{ xdim, ydim }`: `xdim`: out `unsigned int *`; `ydim`: out `unsigned int *`.

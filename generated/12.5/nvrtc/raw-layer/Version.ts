@@ -11,7 +11,7 @@ let nvrtcVersion$: NativeFunction | undefined;
  * @param major `int *`, out: a typed array of one element
  * @param minor `int *`, out: a typed array of one element
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `query`. */
+ * @remarks Group `query` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/nvrtc/index.html). */
 export function nvrtcVersion(major: T.Pointer, minor: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(major) && major.byteLength >= 4 && (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof major === 'number' && major >= 0 && Number.isSafeInteger(major)) && major !== null) rawCovers('nvrtcVersion', 'major', major, 4, 4);
   if (!(ArrayBuffer.isView(minor) && minor.byteLength >= 4 && (((minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minor === 'number' && minor >= 0 && Number.isSafeInteger(minor)) && minor !== null) rawCovers('nvrtcVersion', 'minor', minor, 4, 4);

@@ -9,7 +9,7 @@ void [callbackArg, checkRecord, cstringArg, rawCovers];
 let cudaCtxResetPersistingL2Cache$: NativeFunction | undefined;
 /** `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 12.5
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaCtxResetPersistingL2Cache(): T.cudaError_t {
   return (cudaCtxResetPersistingL2Cache$ ??= binder.native('cudaCtxResetPersistingL2Cache'))();
 }
@@ -17,7 +17,7 @@ let cudaDestroyExternalMemory$: NativeFunction | undefined;
 /** `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 12.5
  * @param extMem `cudaExternalMemory_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t): T.cudaError_t {
   return (cudaDestroyExternalMemory$ ??= binder.native('cudaDestroyExternalMemory'))(extMem);
 }
@@ -25,7 +25,7 @@ let cudaDestroyExternalSemaphore$: NativeFunction | undefined;
 /** `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 12.5
  * @param extSem `cudaExternalSemaphore_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t): T.cudaError_t {
   return (cudaDestroyExternalSemaphore$ ??= binder.native('cudaDestroyExternalSemaphore'))(extSem);
 }
@@ -33,7 +33,7 @@ let cudaDestroySurfaceObject$: NativeFunction | undefined;
 /** `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 12.5
  * @param surfObject `cudaSurfaceObject_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaDestroySurfaceObject(surfObject: T.Int64): T.cudaError_t {
   return (cudaDestroySurfaceObject$ ??= binder.native('cudaDestroySurfaceObject'))(surfObject);
 }
@@ -41,7 +41,7 @@ let cudaDestroyTextureObject$: NativeFunction | undefined;
 /** `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.5
  * @param texObject `cudaTextureObject_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaDestroyTextureObject(texObject: T.Int64): T.cudaError_t {
   return (cudaDestroyTextureObject$ ??= binder.native('cudaDestroyTextureObject'))(texObject);
 }
@@ -51,7 +51,7 @@ let cudaDeviceCanAccessPeer$: NativeFunction | undefined;
  * @param device `int`
  * @param peerDevice `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceCanAccessPeer(canAccessPeer: T.Pointer, device: number, peerDevice: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(canAccessPeer) && canAccessPeer.byteLength >= 4 && (((canAccessPeer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (canAccessPeer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof canAccessPeer === 'number' && canAccessPeer >= 0 && Number.isSafeInteger(canAccessPeer)) && canAccessPeer !== null) rawCovers('cudaDeviceCanAccessPeer', 'canAccessPeer', canAccessPeer, 4, 4);
   return (cudaDeviceCanAccessPeer$ ??= binder.native('cudaDeviceCanAccessPeer'))(canAccessPeer, device, peerDevice);
@@ -60,7 +60,7 @@ let cudaDeviceDisablePeerAccess$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 12.5
  * @param peerDevice `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceDisablePeerAccess(peerDevice: number): T.cudaError_t {
   return (cudaDeviceDisablePeerAccess$ ??= binder.native('cudaDeviceDisablePeerAccess'))(peerDevice);
 }
@@ -69,7 +69,7 @@ let cudaDeviceEnablePeerAccess$: NativeFunction | undefined;
  * @param peerDevice `int`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): T.cudaError_t {
   return (cudaDeviceEnablePeerAccess$ ??= binder.native('cudaDeviceEnablePeerAccess'))(peerDevice, flags);
 }
@@ -78,7 +78,7 @@ let cudaDeviceFlushGPUDirectRDMAWrites$: NativeFunction | undefined;
  * @param target `enum cudaFlushGPUDirectRDMAWritesTarget`
  * @param scope `enum cudaFlushGPUDirectRDMAWritesScope`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectRDMAWritesTarget, scope: T.cudaFlushGPUDirectRDMAWritesScope): T.cudaError_t {
   return (cudaDeviceFlushGPUDirectRDMAWrites$ ??= binder.native('cudaDeviceFlushGPUDirectRDMAWrites'))(target, scope);
 }
@@ -88,7 +88,7 @@ let cudaDeviceGetAttribute$: NativeFunction | undefined;
  * @param attr `enum cudaDeviceAttr`
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetAttribute(value: T.Pointer, attr: T.cudaDeviceAttr, device: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(value) && value.byteLength >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaDeviceGetAttribute', 'value', value, 4, 4);
   return (cudaDeviceGetAttribute$ ??= binder.native('cudaDeviceGetAttribute'))(value, attr, device);
@@ -98,7 +98,7 @@ let cudaDeviceGetByPCIBusId$: NativeFunction | undefined;
  * @param device `int *`, out: a typed array of one element
  * @param pciBusId `const char *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetByPCIBusId(device: T.Pointer, pciBusId: string | T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(device) && device.byteLength >= 4 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('cudaDeviceGetByPCIBusId', 'device', device, 4, 4);
   if (typeof pciBusId === 'string' && pciBusId.includes('\0')) cstringArg('cudaDeviceGetByPCIBusId', 'pciBusId', pciBusId, true);
@@ -108,7 +108,7 @@ let cudaDeviceGetCacheConfig$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.5
  * @param pCacheConfig `enum cudaFuncCache *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetCacheConfig(pCacheConfig: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pCacheConfig) && pCacheConfig.byteLength >= 4 && (((pCacheConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pCacheConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pCacheConfig === 'number' && pCacheConfig >= 0 && Number.isSafeInteger(pCacheConfig)) && pCacheConfig !== null) rawCovers('cudaDeviceGetCacheConfig', 'pCacheConfig', pCacheConfig, 4, 4);
   return (cudaDeviceGetCacheConfig$ ??= binder.native('cudaDeviceGetCacheConfig'))(pCacheConfig);
@@ -118,7 +118,7 @@ let cudaDeviceGetDefaultMemPool$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t *`, out: a typed array of one element
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetDefaultMemPool(memPool: T.Pointer, device: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(memPool) && memPool.byteLength >= 8 && (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof memPool === 'number' && memPool >= 0 && Number.isSafeInteger(memPool)) && memPool !== null) rawCovers('cudaDeviceGetDefaultMemPool', 'memPool', memPool, 8, 8);
   return (cudaDeviceGetDefaultMemPool$ ??= binder.native('cudaDeviceGetDefaultMemPool'))(memPool, device);
@@ -129,7 +129,7 @@ let cudaDeviceGetGraphMemAttribute$: NativeFunction | undefined;
  * @param attr `enum cudaGraphMemAttributeType`
  * @param value `void *`, out: typed by `attr`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType, value: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaDeviceGetGraphMemAttribute', 'value', value, 0, 1);
   return (cudaDeviceGetGraphMemAttribute$ ??= binder.native('cudaDeviceGetGraphMemAttribute'))(device, attr, value);
@@ -139,7 +139,7 @@ let cudaDeviceGetLimit$: NativeFunction | undefined;
  * @param pValue `size_t *`, out: a typed array of one element
  * @param limit `enum cudaLimit`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetLimit(pValue: T.Pointer, limit: T.cudaLimit): T.cudaError_t {
   if (!(ArrayBuffer.isView(pValue) && pValue.byteLength >= 8 && (((pValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pValue === 'number' && pValue >= 0 && Number.isSafeInteger(pValue)) && pValue !== null) rawCovers('cudaDeviceGetLimit', 'pValue', pValue, 8, 8);
   return (cudaDeviceGetLimit$ ??= binder.native('cudaDeviceGetLimit'))(pValue, limit);
@@ -149,7 +149,7 @@ let cudaDeviceGetMemPool$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t *`, out: a typed array of one element
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetMemPool(memPool: T.Pointer, device: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(memPool) && memPool.byteLength >= 8 && (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof memPool === 'number' && memPool >= 0 && Number.isSafeInteger(memPool)) && memPool !== null) rawCovers('cudaDeviceGetMemPool', 'memPool', memPool, 8, 8);
   return (cudaDeviceGetMemPool$ ??= binder.native('cudaDeviceGetMemPool'))(memPool, device);
@@ -160,7 +160,7 @@ let cudaDeviceGetNvSciSyncAttributes$: NativeFunction | undefined;
  * @param device `int`
  * @param flags `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, device: number, flags: number): T.cudaError_t {
   if (!ArrayBuffer.isView(nvSciSyncAttrList) && !(typeof nvSciSyncAttrList === 'number' && nvSciSyncAttrList >= 0 && Number.isSafeInteger(nvSciSyncAttrList)) && nvSciSyncAttrList !== null) rawCovers('cudaDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, 0, 1);
   return (cudaDeviceGetNvSciSyncAttributes$ ??= binder.native('cudaDeviceGetNvSciSyncAttributes'))(nvSciSyncAttrList, device, flags);
@@ -172,7 +172,7 @@ let cudaDeviceGetP2PAttribute$: NativeFunction | undefined;
  * @param srcDevice `int`
  * @param dstDevice `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetP2PAttribute(value: T.Pointer, attr: T.cudaDeviceP2PAttr, srcDevice: number, dstDevice: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(value) && value.byteLength >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaDeviceGetP2PAttribute', 'value', value, 4, 4);
   return (cudaDeviceGetP2PAttribute$ ??= binder.native('cudaDeviceGetP2PAttribute'))(value, attr, srcDevice, dstDevice);
@@ -183,7 +183,7 @@ let cudaDeviceGetPCIBusId$: NativeFunction | undefined;
  * @param len `int`
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetPCIBusId(pciBusId: T.Pointer, len: number, device: number): T.cudaError_t {
   if (!ArrayBuffer.isView(pciBusId) && !(typeof pciBusId === 'number' && pciBusId >= 0 && Number.isSafeInteger(pciBusId)) && pciBusId !== null) rawCovers('cudaDeviceGetPCIBusId', 'pciBusId', pciBusId, 0, 1);
   return (cudaDeviceGetPCIBusId$ ??= binder.native('cudaDeviceGetPCIBusId'))(pciBusId, len, device);
@@ -192,7 +192,7 @@ let cudaDeviceGetSharedMemConfig$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 12.5
  * @param pConfig `enum cudaSharedMemConfig *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaDeviceGetSharedMemConfig(pConfig: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pConfig) && pConfig.byteLength >= 4 && (((pConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pConfig === 'number' && pConfig >= 0 && Number.isSafeInteger(pConfig)) && pConfig !== null) rawCovers('cudaDeviceGetSharedMemConfig', 'pConfig', pConfig, 4, 4);
@@ -203,7 +203,7 @@ let cudaDeviceGetStreamPriorityRange$: NativeFunction | undefined;
  * @param leastPriority `int *`, out: a typed array of one element
  * @param greatestPriority `int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetStreamPriorityRange(leastPriority: T.Pointer, greatestPriority: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(leastPriority) && leastPriority.byteLength >= 4 && (((leastPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (leastPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof leastPriority === 'number' && leastPriority >= 0 && Number.isSafeInteger(leastPriority)) && leastPriority !== null) rawCovers('cudaDeviceGetStreamPriorityRange', 'leastPriority', leastPriority, 4, 4);
   if (!(ArrayBuffer.isView(greatestPriority) && greatestPriority.byteLength >= 4 && (((greatestPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (greatestPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof greatestPriority === 'number' && greatestPriority >= 0 && Number.isSafeInteger(greatestPriority)) && greatestPriority !== null) rawCovers('cudaDeviceGetStreamPriorityRange', 'greatestPriority', greatestPriority, 4, 4);
@@ -215,7 +215,7 @@ let cudaDeviceGetTexture1DLinearMaxWidth$: NativeFunction | undefined;
  * @param fmtDesc `const struct cudaChannelFormatDesc *`
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: T.Pointer, fmtDesc: T.Pointer, device: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(maxWidthInElements) && maxWidthInElements.byteLength >= 8 && (((maxWidthInElements as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxWidthInElements as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof maxWidthInElements === 'number' && maxWidthInElements >= 0 && Number.isSafeInteger(maxWidthInElements)) && maxWidthInElements !== null) rawCovers('cudaDeviceGetTexture1DLinearMaxWidth', 'maxWidthInElements', maxWidthInElements, 8, 8);
   if (!ArrayBuffer.isView(fmtDesc) && !(typeof fmtDesc === 'number' && fmtDesc >= 0 && Number.isSafeInteger(fmtDesc)) && fmtDesc !== null) rawCovers('cudaDeviceGetTexture1DLinearMaxWidth', 'fmtDesc', fmtDesc, 0, 1);
@@ -225,7 +225,7 @@ let cudaDeviceGraphMemTrim$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 12.5
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceGraphMemTrim(device: number): T.cudaError_t {
   return (cudaDeviceGraphMemTrim$ ??= binder.native('cudaDeviceGraphMemTrim'))(device);
 }
@@ -236,7 +236,7 @@ let cudaDeviceRegisterAsyncNotification$: NativeFunction | undefined;
  * @param userData `void *`
  * @param callback `cudaAsyncCallbackHandle_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer, callback: T.Pointer): T.cudaError_t {
   if (callbackFunc !== null && typeof callbackFunc !== 'bigint') callbackArg('cudaDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
   if (!ArrayBuffer.isView(userData) && !(typeof userData === 'number' && userData >= 0 && Number.isSafeInteger(userData)) && userData !== null) rawCovers('cudaDeviceRegisterAsyncNotification', 'userData', userData, 0, 1);
@@ -246,7 +246,7 @@ export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc
 let cudaDeviceReset$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 12.5
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceReset(): T.cudaError_t {
   return (cudaDeviceReset$ ??= binder.native('cudaDeviceReset'))();
 }
@@ -254,7 +254,7 @@ let cudaDeviceSetCacheConfig$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.5
  * @param cacheConfig `enum cudaFuncCache`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetCacheConfig(cacheConfig: T.cudaFuncCache): T.cudaError_t {
   return (cudaDeviceSetCacheConfig$ ??= binder.native('cudaDeviceSetCacheConfig'))(cacheConfig);
 }
@@ -264,7 +264,7 @@ let cudaDeviceSetGraphMemAttribute$: NativeFunction | undefined;
  * @param attr `enum cudaGraphMemAttributeType`
  * @param value `void *`, in: typed by `attr`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType, value: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaDeviceSetGraphMemAttribute', 'value', value, 0, 1);
   return (cudaDeviceSetGraphMemAttribute$ ??= binder.native('cudaDeviceSetGraphMemAttribute'))(device, attr, value);
@@ -274,7 +274,7 @@ let cudaDeviceSetLimit$: NativeFunction | undefined;
  * @param limit `enum cudaLimit`
  * @param value `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): T.cudaError_t {
   return (cudaDeviceSetLimit$ ??= binder.native('cudaDeviceSetLimit'))(limit, value);
 }
@@ -283,7 +283,7 @@ let cudaDeviceSetMemPool$: NativeFunction | undefined;
  * @param device `int`
  * @param memPool `cudaMemPool_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t): T.cudaError_t {
   return (cudaDeviceSetMemPool$ ??= binder.native('cudaDeviceSetMemPool'))(device, memPool);
 }
@@ -291,7 +291,7 @@ let cudaDeviceSetSharedMemConfig$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 12.5
  * @param config `enum cudaSharedMemConfig`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaDeviceSetSharedMemConfig(config: T.cudaSharedMemConfig): T.cudaError_t {
   return (cudaDeviceSetSharedMemConfig$ ??= binder.native('cudaDeviceSetSharedMemConfig'))(config);
@@ -299,7 +299,7 @@ export function cudaDeviceSetSharedMemConfig(config: T.cudaSharedMemConfig): T.c
 let cudaDeviceSynchronize$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 12.5
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSynchronize(): T.cudaError_t {
   return (cudaDeviceSynchronize$ ??= binder.native('cudaDeviceSynchronize'))();
 }
@@ -308,7 +308,7 @@ let cudaDeviceUnregisterAsyncNotification$: NativeFunction | undefined;
  * @param device `int`
  * @param callback `cudaAsyncCallbackHandle_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceUnregisterAsyncNotification(device: number, callback: T.cudaAsyncCallbackHandle_t): T.cudaError_t {
   return (cudaDeviceUnregisterAsyncNotification$ ??= binder.native('cudaDeviceUnregisterAsyncNotification'))(device, callback);
 }

@@ -14,7 +14,7 @@ let cudaGraphAddChildGraphNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param childGraph `cudaGraph_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddChildGraphNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, childGraph: T.cudaGraph_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddChildGraphNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddChildGraphNode', 'pDependencies', pDependencies, 0, 1);
@@ -27,7 +27,7 @@ let cudaGraphAddDependencies$: NativeFunction | undefined;
  * @param to `const cudaGraphNode_t *`, array
  * @param numDependencies `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddDependencies(graph: T.cudaGraph_t, from: T.Pointer, to: T.Pointer, numDependencies: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(from) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cudaGraphAddDependencies', 'from', from, 0, 1);
   if (!ArrayBuffer.isView(to) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cudaGraphAddDependencies', 'to', to, 0, 1);
@@ -41,7 +41,7 @@ let cudaGraphAddDependencies_v2$: NativeFunction | undefined;
  * @param edgeData `const cudaGraphEdgeData *`
  * @param numDependencies `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddDependencies_v2(graph: T.cudaGraph_t, from: T.Pointer, to: T.Pointer, edgeData: T.Pointer, numDependencies: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(from) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cudaGraphAddDependencies_v2', 'from', from, 0, 1);
   if (!ArrayBuffer.isView(to) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cudaGraphAddDependencies_v2', 'to', to, 0, 1);
@@ -55,7 +55,7 @@ let cudaGraphAddEmptyNode$: NativeFunction | undefined;
  * @param pDependencies `const cudaGraphNode_t *`, array, `numDependencies` long
  * @param numDependencies `size_t`, length of `pDependencies`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEmptyNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddEmptyNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddEmptyNode', 'pDependencies', pDependencies, 0, 1);
@@ -69,7 +69,7 @@ let cudaGraphAddEventRecordNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventRecordNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, event: T.cudaEvent_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddEventRecordNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddEventRecordNode', 'pDependencies', pDependencies, 0, 1);
@@ -83,7 +83,7 @@ let cudaGraphAddEventWaitNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventWaitNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, event: T.cudaEvent_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddEventWaitNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddEventWaitNode', 'pDependencies', pDependencies, 0, 1);
@@ -97,7 +97,7 @@ let cudaGraphAddExternalSemaphoresSignalNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param nodeParams `const struct cudaExternalSemaphoreSignalNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresSignalNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddExternalSemaphoresSignalNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddExternalSemaphoresSignalNode', 'pDependencies', pDependencies, 0, 1);
@@ -112,7 +112,7 @@ let cudaGraphAddExternalSemaphoresWaitNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param nodeParams `const struct cudaExternalSemaphoreWaitNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresWaitNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddExternalSemaphoresWaitNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddExternalSemaphoresWaitNode', 'pDependencies', pDependencies, 0, 1);
@@ -127,7 +127,7 @@ let cudaGraphAddHostNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param pNodeParams `const struct cudaHostNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddHostNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pNodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddHostNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddHostNode', 'pDependencies', pDependencies, 0, 1);
@@ -142,7 +142,7 @@ let cudaGraphAddKernelNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param pNodeParams `const struct cudaKernelNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddKernelNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pNodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddKernelNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddKernelNode', 'pDependencies', pDependencies, 0, 1);
@@ -157,7 +157,7 @@ let cudaGraphAddMemAllocNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param nodeParams `struct cudaMemAllocNodeParams *`, in/out: bytes of a `cudaMemAllocNodeParams`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemAllocNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemAllocNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemAllocNode', 'pDependencies', pDependencies, 0, 1);
@@ -172,7 +172,7 @@ let cudaGraphAddMemFreeNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param dptr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemFreeNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dptr: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemFreeNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemFreeNode', 'pDependencies', pDependencies, 0, 1);
@@ -187,7 +187,7 @@ let cudaGraphAddMemcpyNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param pCopyParams `const struct cudaMemcpy3DParms *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pCopyParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemcpyNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemcpyNode', 'pDependencies', pDependencies, 0, 1);
@@ -205,7 +205,7 @@ let cudaGraphAddMemcpyNode1D$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode1D(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemcpyNode1D', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemcpyNode1D', 'pDependencies', pDependencies, 0, 1);
@@ -225,7 +225,7 @@ let cudaGraphAddMemcpyNodeFromSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeFromSymbol(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemcpyNodeFromSymbol', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemcpyNodeFromSymbol', 'pDependencies', pDependencies, 0, 1);
@@ -245,7 +245,7 @@ let cudaGraphAddMemcpyNodeToSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeToSymbol(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemcpyNodeToSymbol', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemcpyNodeToSymbol', 'pDependencies', pDependencies, 0, 1);
@@ -261,7 +261,7 @@ let cudaGraphAddMemsetNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param pMemsetParams `const struct cudaMemsetParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemsetNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pMemsetParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddMemsetNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddMemsetNode', 'pDependencies', pDependencies, 0, 1);
@@ -276,7 +276,7 @@ let cudaGraphAddNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param nodeParams `struct cudaGraphNodeParams *`, in/out: bytes of a `cudaGraphNodeParams`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddNode', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddNode', 'pDependencies', pDependencies, 0, 1);
@@ -292,7 +292,7 @@ let cudaGraphAddNode_v2$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `pDependencies`
  * @param nodeParams `struct cudaGraphNodeParams *`, out: bytes of a `cudaGraphNodeParams`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddNode_v2(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, dependencyData: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphNode) && pGraphNode.byteLength >= 8 && (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphNode === 'number' && pGraphNode >= 0 && Number.isSafeInteger(pGraphNode)) && pGraphNode !== null) rawCovers('cudaGraphAddNode_v2', 'pGraphNode', pGraphNode, 8, 8);
   if (!ArrayBuffer.isView(pDependencies) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphAddNode_v2', 'pDependencies', pDependencies, 0, 1);

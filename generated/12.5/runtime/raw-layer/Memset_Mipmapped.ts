@@ -13,7 +13,7 @@ let cudaMemset$: NativeFunction | undefined;
  * @param value `int`
  * @param count `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset(devPtr: T.Pointer, value: number, count: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemset', 'devPtr', devPtr, 0, 1);
   return (cudaMemset$ ??= binder.native('cudaMemset'))(devPtr, value, count);
@@ -26,7 +26,7 @@ let cudaMemset2D$: NativeFunction | undefined;
  * @param width `size_t`
  * @param height `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset2D(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemset2D', 'devPtr', devPtr, 0, 1);
   return (cudaMemset2D$ ??= binder.native('cudaMemset2D'))(devPtr, pitch, value, width, height);
@@ -40,7 +40,7 @@ let cudaMemset2DAsync$: NativeFunction | undefined;
  * @param height `size_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemset2DAsync', 'devPtr', devPtr, 0, 1);
   return (cudaMemset2DAsync$ ??= binder.native('cudaMemset2DAsync'))(devPtr, pitch, value, width, height, stream);
@@ -51,7 +51,7 @@ let cudaMemset3D$: NativeFunction | undefined;
  * @param value `int`
  * @param extent `struct cudaExtent`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset3D(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent): T.cudaError_t {
   pitchedDevPtr = checkRecord('cudaMemset3D', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
   extent = checkRecord('cudaMemset3D', 'extent', records.cudaExtent(), extent);
@@ -64,7 +64,7 @@ let cudaMemset3DAsync$: NativeFunction | undefined;
  * @param extent `struct cudaExtent`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset3DAsync(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent, stream: T.cudaStream_t): T.cudaError_t {
   pitchedDevPtr = checkRecord('cudaMemset3DAsync', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
   extent = checkRecord('cudaMemset3DAsync', 'extent', records.cudaExtent(), extent);
@@ -77,7 +77,7 @@ let cudaMemsetAsync$: NativeFunction | undefined;
  * @param count `size_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemsetAsync', 'devPtr', devPtr, 0, 1);
   return (cudaMemsetAsync$ ??= binder.native('cudaMemsetAsync'))(devPtr, value, count, stream);
@@ -88,7 +88,7 @@ let cudaMipmappedArrayGetMemoryRequirements$: NativeFunction | undefined;
  * @param mipmap `cudaMipmappedArray_t`
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMipmappedArrayGetMemoryRequirements(memoryRequirements: T.Pointer, mipmap: T.cudaMipmappedArray_t, device: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(memoryRequirements) && memoryRequirements.byteLength >= 32) && !(typeof memoryRequirements === 'number' && memoryRequirements >= 0 && Number.isSafeInteger(memoryRequirements)) && memoryRequirements !== null) rawCovers('cudaMipmappedArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
   return (cudaMipmappedArrayGetMemoryRequirements$ ??= binder.native('cudaMipmappedArrayGetMemoryRequirements'))(memoryRequirements, mipmap, device);
@@ -98,7 +98,7 @@ let cudaMipmappedArrayGetSparseProperties$: NativeFunction | undefined;
  * @param sparseProperties `struct cudaArraySparseProperties *`, out: bytes of a `cudaArraySparseProperties`
  * @param mipmap `cudaMipmappedArray_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMipmappedArrayGetSparseProperties(sparseProperties: T.Pointer, mipmap: T.cudaMipmappedArray_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(sparseProperties) && sparseProperties.byteLength >= 48) && !(typeof sparseProperties === 'number' && sparseProperties >= 0 && Number.isSafeInteger(sparseProperties)) && sparseProperties !== null) rawCovers('cudaMipmappedArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
   return (cudaMipmappedArrayGetSparseProperties$ ??= binder.native('cudaMipmappedArrayGetSparseProperties'))(sparseProperties, mipmap);

@@ -13,7 +13,7 @@ let cudaWaitExternalSemaphoresAsync$: NativeFunction | undefined;
  * @param numExtSems `unsigned int`, length of `extSemArray`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaWaitExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.Pointer, numExtSems: number, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(extSemArray) && !(typeof extSemArray === 'number' && extSemArray >= 0 && Number.isSafeInteger(extSemArray)) && extSemArray !== null) rawCovers('cudaWaitExternalSemaphoresAsync', 'extSemArray', extSemArray, 0, 1);
   if (!ArrayBuffer.isView(paramsArray) && !(typeof paramsArray === 'number' && paramsArray >= 0 && Number.isSafeInteger(paramsArray)) && paramsArray !== null) rawCovers('cudaWaitExternalSemaphoresAsync', 'paramsArray', paramsArray, 0, 1);

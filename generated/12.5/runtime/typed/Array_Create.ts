@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaArrayGetInfo$: typeof cudaArrayGetInfo | undefined;
-/** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `cudaArray_t`.
  * @returns `{ desc, extent, flags }`: `desc`: out `cudaChannelFormatDesc`; `extent`: out `cudaExtent`; `flags`: out `unsigned int *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaChannelFormatDesc; extent: T.cudaExtent; flags: number } {
   return (cudaArrayGetInfo$ ??= bind$cudaArrayGetInfo())(array);
 }
@@ -32,11 +32,11 @@ function bind$cudaArrayGetInfo(): typeof cudaArrayGetInfo {
   };
 }
 let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `cudaArray_t`.
  * @param device in `int`.
  * @returns the value of `memoryRequirements`: out `cudaArrayMemoryRequirements`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, device: number): T.cudaArrayMemoryRequirements {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaArrayGetMemoryRequirements', 'array', array, true) as typeof array;
@@ -46,11 +46,11 @@ export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, devi
   return decodeRecord<T.cudaArrayMemoryRequirements>(records.cudaArrayMemoryRequirements(), memoryRequirements$);
 }
 let cudaArrayGetPlane$: typeof cudaArrayGetPlane | undefined;
-/** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hArray in `cudaArray_t`.
  * @param planeIdx in `unsigned int`.
  * @returns the value of `pPlaneArray`: out `cudaArray_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number): T.cudaArray_t {
   return (cudaArrayGetPlane$ ??= bind$cudaArrayGetPlane())(hArray, planeIdx);
 }
@@ -74,10 +74,10 @@ function bind$cudaArrayGetPlane(): typeof cudaArrayGetPlane {
   };
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `cudaArray_t`.
  * @returns the value of `sparseProperties`: out `cudaArraySparseProperties`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cudaArraySparseProperties {
   const sparseProperties$ = new Uint8Array(48);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaArrayGetSparseProperties', 'array', array, true) as typeof array;
@@ -86,10 +86,10 @@ export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cud
   return decodeRecord<T.cudaArraySparseProperties>(records.cudaArraySparseProperties(), sparseProperties$);
 }
 let cudaChooseDevice$: typeof cudaChooseDevice | undefined;
-/** `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const struct cudaDeviceProp *`: a `cudaDeviceProp` object or its bytes.
  * @returns the value of `device`: out `int *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaChooseDevice(prop: T.cudaDeviceProp | Uint8Array): number {
   return (cudaChooseDevice$ ??= bind$cudaChooseDevice())(prop);
 }
@@ -107,14 +107,14 @@ function bind$cudaChooseDevice(): typeof cudaChooseDevice {
   };
 }
 let cudaCreateChannelDesc$c: NativeFunction | undefined;
-/** `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 12.5
+/** API group `CUDART_TEXTURE_OBJECT`. `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 12.5
  * @param x in `int`.
  * @param y in `int`.
  * @param z in `int`.
  * @param w in `int`.
  * @param f in `enum cudaChannelFormatKind`.
  * @returns `struct cudaChannelFormatDesc`
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number, f: T.cudaChannelFormatKind): T.cudaChannelFormatDesc {
   if (typeof x !== 'number' || (x | 0) !== x) throw intError('cudaCreateChannelDesc', 'x', 'i32', x);
   if (typeof y !== 'number' || (y | 0) !== y) throw intError('cudaCreateChannelDesc', 'y', 'i32', y);
@@ -125,10 +125,10 @@ export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number
   return result;
 }
 let cudaCreateSurfaceObject$: typeof cudaCreateSurfaceObject | undefined;
-/** `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_SURFACE_OBJECT`. `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
  * @returns the value of `pSurfObject`: out `cudaSurfaceObject_t *`.
- * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaCreateSurfaceObject(pResDesc: T.cudaResourceDesc | Uint8Array): bigint {
   return (cudaCreateSurfaceObject$ ??= bind$cudaCreateSurfaceObject())(pResDesc);
 }
@@ -146,12 +146,12 @@ function bind$cudaCreateSurfaceObject(): typeof cudaCreateSurfaceObject {
   };
 }
 let cudaCreateTextureObject$: typeof cudaCreateTextureObject | undefined;
-/** `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
  * @param pTexDesc in `const struct cudaTextureDesc *`: a `cudaTextureDesc` object or its bytes.
  * @param pResViewDesc in `const struct cudaResourceViewDesc *`: a `cudaResourceViewDesc` object or its bytes.
  * @returns the value of `pTexObject`: out `cudaTextureObject_t *`.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject(pResDesc: T.cudaResourceDesc | Uint8Array, pTexDesc: T.cudaTextureDesc | Uint8Array, pResViewDesc: T.cudaResourceViewDesc | Uint8Array): bigint {
   return (cudaCreateTextureObject$ ??= bind$cudaCreateTextureObject())(pResDesc, pTexDesc, pResViewDesc);
 }

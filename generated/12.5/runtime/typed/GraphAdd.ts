@@ -9,12 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaGraphAddChildGraphNode$: typeof cudaGraphAddChildGraphNode | undefined;
-/** `cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param childGraph in `cudaGraph_t`.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddChildGraphNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, childGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
   return (cudaGraphAddChildGraphNode$ ??= bind$cudaGraphAddChildGraphNode())(graph, pDependencies, childGraph);
 }
@@ -40,12 +40,12 @@ function bind$cudaGraphAddChildGraphNode(): typeof cudaGraphAddChildGraphNode {
   };
 }
 let cudaGraphAddDependencies$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param from in array of `cudaGraphNode_t`.
  * @param to in array of `cudaGraphNode_t`.
  * @param numDependencies in `size_t`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddDependencies(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddDependencies', 'graph', graph, true) as typeof graph;
   const from$ = scalarArrayArg('cudaGraphAddDependencies', 'from', 'address', from, true);
@@ -55,13 +55,13 @@ export function cudaGraphAddDependencies(graph: T.cudaGraph_t | null, from: read
   if (status !== 0) throw fail('cudaGraphAddDependencies', status);
 }
 let cudaGraphAddDependencies_v2$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param from in array of `cudaGraphNode_t`.
  * @param to in array of `cudaGraphNode_t`.
  * @param edgeData in `const cudaGraphEdgeData *`: a `cudaGraphEdgeData_st` object or its bytes; null allowed.
  * @param numDependencies in `size_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddDependencies_v2(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, edgeData: T.cudaGraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddDependencies_v2', 'graph', graph, true) as typeof graph;
   const from$ = scalarArrayArg('cudaGraphAddDependencies_v2', 'from', 'address', from, true);
@@ -72,11 +72,11 @@ export function cudaGraphAddDependencies_v2(graph: T.cudaGraph_t | null, from: r
   if (status !== 0) throw fail('cudaGraphAddDependencies_v2', status);
 }
 let cudaGraphAddEmptyNode$: typeof cudaGraphAddEmptyNode | undefined;
-/** `cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEmptyNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array): T.cudaGraphNode_t {
   return (cudaGraphAddEmptyNode$ ??= bind$cudaGraphAddEmptyNode())(graph, pDependencies);
 }
@@ -101,12 +101,12 @@ function bind$cudaGraphAddEmptyNode(): typeof cudaGraphAddEmptyNode {
   };
 }
 let cudaGraphAddEventRecordNode$: typeof cudaGraphAddEventRecordNode | undefined;
-/** `cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param event in `cudaEvent_t`.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventRecordNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
   return (cudaGraphAddEventRecordNode$ ??= bind$cudaGraphAddEventRecordNode())(graph, pDependencies, event);
 }
@@ -132,12 +132,12 @@ function bind$cudaGraphAddEventRecordNode(): typeof cudaGraphAddEventRecordNode 
   };
 }
 let cudaGraphAddEventWaitNode$: typeof cudaGraphAddEventWaitNode | undefined;
-/** `cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param event in `cudaEvent_t`.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventWaitNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
   return (cudaGraphAddEventWaitNode$ ??= bind$cudaGraphAddEventWaitNode())(graph, pDependencies, event);
 }
@@ -163,12 +163,12 @@ function bind$cudaGraphAddEventWaitNode(): typeof cudaGraphAddEventWaitNode {
   };
 }
 let cudaGraphAddExternalSemaphoresSignalNode$: typeof cudaGraphAddExternalSemaphoresSignalNode | undefined;
-/** `cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param nodeParams in `const struct cudaExternalSemaphoreSignalNodeParams *`: a `cudaExternalSemaphoreSignalNodeParams` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresSignalNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): T.cudaGraphNode_t {
   return (cudaGraphAddExternalSemaphoresSignalNode$ ??= bind$cudaGraphAddExternalSemaphoresSignalNode())(graph, pDependencies, nodeParams);
 }
@@ -194,12 +194,12 @@ function bind$cudaGraphAddExternalSemaphoresSignalNode(): typeof cudaGraphAddExt
   };
 }
 let cudaGraphAddExternalSemaphoresWaitNode$: typeof cudaGraphAddExternalSemaphoresWaitNode | undefined;
-/** `cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param nodeParams in `const struct cudaExternalSemaphoreWaitNodeParams *`: a `cudaExternalSemaphoreWaitNodeParams` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresWaitNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): T.cudaGraphNode_t {
   return (cudaGraphAddExternalSemaphoresWaitNode$ ??= bind$cudaGraphAddExternalSemaphoresWaitNode())(graph, pDependencies, nodeParams);
 }
@@ -225,12 +225,12 @@ function bind$cudaGraphAddExternalSemaphoresWaitNode(): typeof cudaGraphAddExter
   };
 }
 let cudaGraphAddHostNode$: typeof cudaGraphAddHostNode | undefined;
-/** `cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param pNodeParams in `const struct cudaHostNodeParams *`: a `cudaHostNodeParams` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddHostNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pNodeParams: T.cudaHostNodeParams | Uint8Array): T.cudaGraphNode_t {
   return (cudaGraphAddHostNode$ ??= bind$cudaGraphAddHostNode())(graph, pDependencies, pNodeParams);
 }
@@ -256,12 +256,12 @@ function bind$cudaGraphAddHostNode(): typeof cudaGraphAddHostNode {
   };
 }
 let cudaGraphAddKernelNode$: typeof cudaGraphAddKernelNode | undefined;
-/** `cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddKernelNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pNodeParams: T.cudaKernelNodeParams | Uint8Array): T.cudaGraphNode_t {
   return (cudaGraphAddKernelNode$ ??= bind$cudaGraphAddKernelNode())(graph, pDependencies, pNodeParams);
 }
@@ -287,12 +287,12 @@ function bind$cudaGraphAddKernelNode(): typeof cudaGraphAddKernelNode {
   };
 }
 let cudaGraphAddMemAllocNode$: typeof cudaGraphAddMemAllocNode | undefined;
-/** `cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param nodeParams in/out `cudaMemAllocNodeParams`: fields given here in, the record the call fills returned.
  * @returns `{ pGraphNode, nodeParams }`: `pGraphNode`: out `cudaGraphNode_t *`; `nodeParams`: in/out `cudaMemAllocNodeParams`: fields given here in, the record the call fills returned.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemAllocNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams?: Partial<T.cudaMemAllocNodeParams> | Uint8Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaMemAllocNodeParams } {
   return (cudaGraphAddMemAllocNode$ ??= bind$cudaGraphAddMemAllocNode())(graph, pDependencies, nodeParams);
 }
@@ -314,12 +314,12 @@ function bind$cudaGraphAddMemAllocNode(): typeof cudaGraphAddMemAllocNode {
   };
 }
 let cudaGraphAddMemFreeNode$: typeof cudaGraphAddMemFreeNode | undefined;
-/** `cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param dptr in/out `void *`: address or host buffer.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemFreeNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dptr: T.Pointer): T.cudaGraphNode_t {
   return (cudaGraphAddMemFreeNode$ ??= bind$cudaGraphAddMemFreeNode())(graph, pDependencies, dptr);
 }
@@ -345,12 +345,12 @@ function bind$cudaGraphAddMemFreeNode(): typeof cudaGraphAddMemFreeNode {
   };
 }
 let cudaGraphAddMemcpyNode$: typeof cudaGraphAddMemcpyNode | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param pCopyParams in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pCopyParams: T.cudaMemcpy3DParms | Uint8Array): T.cudaGraphNode_t {
   return (cudaGraphAddMemcpyNode$ ??= bind$cudaGraphAddMemcpyNode())(graph, pDependencies, pCopyParams);
 }
@@ -376,15 +376,15 @@ function bind$cudaGraphAddMemcpyNode(): typeof cudaGraphAddMemcpyNode {
   };
 }
 let cudaGraphAddMemcpyNode1D$: typeof cudaGraphAddMemcpyNode1D | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
  * @param kind in `enum cudaMemcpyKind`.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode1D(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   return (cudaGraphAddMemcpyNode1D$ ??= bind$cudaGraphAddMemcpyNode1D())(graph, pDependencies, dst, src, count, kind);
 }
@@ -415,16 +415,16 @@ function bind$cudaGraphAddMemcpyNode1D(): typeof cudaGraphAddMemcpyNode1D {
   };
 }
 let cudaGraphAddMemcpyNodeFromSymbol$: typeof cudaGraphAddMemcpyNodeFromSymbol | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes; size of `symbol` in bytes.
  * @param offset in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeFromSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   return (cudaGraphAddMemcpyNodeFromSymbol$ ??= bind$cudaGraphAddMemcpyNodeFromSymbol())(graph, pDependencies, dst, symbol, count, offset, kind);
 }
@@ -456,16 +456,16 @@ function bind$cudaGraphAddMemcpyNodeFromSymbol(): typeof cudaGraphAddMemcpyNodeF
   };
 }
 let cudaGraphAddMemcpyNodeToSymbol$: typeof cudaGraphAddMemcpyNodeToSymbol | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `symbol` in bytes; size of `src` in bytes.
  * @param offset in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeToSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   return (cudaGraphAddMemcpyNodeToSymbol$ ??= bind$cudaGraphAddMemcpyNodeToSymbol())(graph, pDependencies, symbol, src, count, offset, kind);
 }
@@ -497,12 +497,12 @@ function bind$cudaGraphAddMemcpyNodeToSymbol(): typeof cudaGraphAddMemcpyNodeToS
   };
 }
 let cudaGraphAddMemsetNode$: typeof cudaGraphAddMemsetNode | undefined;
-/** `cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param pMemsetParams in `const struct cudaMemsetParams *`: a `cudaMemsetParams` object or its bytes.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemsetNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pMemsetParams: T.cudaMemsetParams | Uint8Array): T.cudaGraphNode_t {
   return (cudaGraphAddMemsetNode$ ??= bind$cudaGraphAddMemsetNode())(graph, pDependencies, pMemsetParams);
 }
@@ -528,12 +528,12 @@ function bind$cudaGraphAddMemsetNode(): typeof cudaGraphAddMemsetNode {
   };
 }
 let cudaGraphAddNode$: typeof cudaGraphAddNode | undefined;
-/** `cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param nodeParams in/out `cudaGraphNodeParams`: fields given here in, the record the call fills returned.
  * @returns `{ pGraphNode, nodeParams }`: `pGraphNode`: out `cudaGraphNode_t *`; `nodeParams`: in/out `cudaGraphNodeParams`: fields given here in, the record the call fills returned.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams?: Partial<T.cudaGraphNodeParams> | Uint8Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaGraphNodeParams } {
   return (cudaGraphAddNode$ ??= bind$cudaGraphAddNode())(graph, pDependencies, nodeParams);
 }
@@ -555,12 +555,12 @@ function bind$cudaGraphAddNode(): typeof cudaGraphAddNode {
   };
 }
 let cudaGraphAddNode_v2$: typeof cudaGraphAddNode_v2 | undefined;
-/** `cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param dependencyData in `const cudaGraphEdgeData *`: a `cudaGraphEdgeData_st` object or its bytes; null allowed.
  * @returns `{ pGraphNode, nodeParams }`: `pGraphNode`: out `cudaGraphNode_t *`; `nodeParams`: out `cudaGraphNodeParams`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddNode_v2(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: T.cudaGraphEdgeData_st | Uint8Array | null): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaGraphNodeParams } {
   return (cudaGraphAddNode_v2$ ??= bind$cudaGraphAddNode_v2())(graph, pDependencies, dependencyData);
 }

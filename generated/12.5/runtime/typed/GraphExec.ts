@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaGraphExecChildGraphNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param node in `cudaGraphNode_t`.
  * @param childGraph in `cudaGraph_t`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecChildGraphNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, childGraph: T.cudaGraph_t | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecChildGraphNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecChildGraphNodeSetParams', 'node', node, true) as typeof node;
@@ -22,20 +22,20 @@ export function cudaGraphExecChildGraphNodeSetParams(hGraphExec: T.cudaGraphExec
   if (status !== 0) throw fail('cudaGraphExecChildGraphNodeSetParams', status);
 }
 let cudaGraphExecDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graphExec in `cudaGraphExec_t`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecDestroy(graphExec: T.cudaGraphExec_t | null): void {
   if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphExecDestroy', 'graphExec', graphExec, true) as typeof graphExec;
   const status = (cudaGraphExecDestroy$c ??= binder.native('cudaGraphExecDestroy'))(graphExec);
   if (status !== 0) throw fail('cudaGraphExecDestroy', status);
 }
 let cudaGraphExecEventRecordNodeSetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param hNode in `cudaGraphNode_t`.
  * @param event in `cudaEvent_t`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecEventRecordNodeSetEvent(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
@@ -44,11 +44,11 @@ export function cudaGraphExecEventRecordNodeSetEvent(hGraphExec: T.cudaGraphExec
   if (status !== 0) throw fail('cudaGraphExecEventRecordNodeSetEvent', status);
 }
 let cudaGraphExecEventWaitNodeSetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param hNode in `cudaGraphNode_t`.
  * @param event in `cudaEvent_t`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecEventWaitNodeSetEvent(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
@@ -57,11 +57,11 @@ export function cudaGraphExecEventWaitNodeSetEvent(hGraphExec: T.cudaGraphExec_t
   if (status !== 0) throw fail('cudaGraphExecEventWaitNodeSetEvent', status);
 }
 let cudaGraphExecExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param hNode in `cudaGraphNode_t`.
  * @param nodeParams in `const struct cudaExternalSemaphoreSignalNodeParams *`: a `cudaExternalSemaphoreSignalNodeParams` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -70,11 +70,11 @@ export function cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T
   if (status !== 0) throw fail('cudaGraphExecExternalSemaphoresSignalNodeSetParams', status);
 }
 let cudaGraphExecExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param hNode in `cudaGraphNode_t`.
  * @param nodeParams in `const struct cudaExternalSemaphoreWaitNodeParams *`: a `cudaExternalSemaphoreWaitNodeParams` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
@@ -83,10 +83,10 @@ export function cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.c
   if (status !== 0) throw fail('cudaGraphExecExternalSemaphoresWaitNodeSetParams', status);
 }
 let cudaGraphExecGetFlags$: typeof cudaGraphExecGetFlags | undefined;
-/** `cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graphExec in `cudaGraphExec_t`.
  * @returns the value of `flags`: out `unsigned long long *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecGetFlags(graphExec: T.cudaGraphExec_t | null): bigint {
   return (cudaGraphExecGetFlags$ ??= bind$cudaGraphExecGetFlags())(graphExec);
 }
@@ -104,11 +104,11 @@ function bind$cudaGraphExecGetFlags(): typeof cudaGraphExecGetFlags {
   };
 }
 let cudaGraphExecHostNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param node in `cudaGraphNode_t`.
  * @param pNodeParams in `const struct cudaHostNodeParams *`: a `cudaHostNodeParams` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecHostNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaHostNodeParams | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecHostNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecHostNodeSetParams', 'node', node, true) as typeof node;
@@ -117,11 +117,11 @@ export function cudaGraphExecHostNodeSetParams(hGraphExec: T.cudaGraphExec_t | n
   if (status !== 0) throw fail('cudaGraphExecHostNodeSetParams', status);
 }
 let cudaGraphExecKernelNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param node in `cudaGraphNode_t`.
  * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecKernelNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaKernelNodeParams | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecKernelNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecKernelNodeSetParams', 'node', node, true) as typeof node;
@@ -130,11 +130,11 @@ export function cudaGraphExecKernelNodeSetParams(hGraphExec: T.cudaGraphExec_t |
   if (status !== 0) throw fail('cudaGraphExecKernelNodeSetParams', status);
 }
 let cudaGraphExecMemcpyNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param node in `cudaGraphNode_t`.
  * @param pNodeParams in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemcpy3DParms | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecMemcpyNodeSetParams', 'node', node, true) as typeof node;
@@ -143,14 +143,14 @@ export function cudaGraphExecMemcpyNodeSetParams(hGraphExec: T.cudaGraphExec_t |
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParams', status);
 }
 let cudaGraphExecMemcpyNodeSetParams1D$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param node in `cudaGraphNode_t`.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParams1D', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecMemcpyNodeSetParams1D', 'node', node, true) as typeof node;
@@ -164,15 +164,15 @@ export function cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: T.cudaGraphExec_t
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParams1D', status);
 }
 let cudaGraphExecMemcpyNodeSetParamsFromSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param node in `cudaGraphNode_t`.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes; size of `symbol` in bytes.
  * @param offset in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'node', node, true) as typeof node;
@@ -187,15 +187,15 @@ export function cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: T.cudaGra
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParamsFromSymbol', status);
 }
 let cudaGraphExecMemcpyNodeSetParamsToSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param node in `cudaGraphNode_t`.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `symbol` in bytes; size of `src` in bytes.
  * @param offset in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'node', node, true) as typeof node;
@@ -210,11 +210,11 @@ export function cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: T.cudaGraph
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParamsToSymbol', status);
 }
 let cudaGraphExecMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param node in `cudaGraphNode_t`.
  * @param pNodeParams in `const struct cudaMemsetParams *`: a `cudaMemsetParams` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemsetNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemsetParams | Uint8Array): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemsetNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecMemsetNodeSetParams', 'node', node, true) as typeof node;
@@ -223,11 +223,11 @@ export function cudaGraphExecMemsetNodeSetParams(hGraphExec: T.cudaGraphExec_t |
   if (status !== 0) throw fail('cudaGraphExecMemsetNodeSetParams', status);
 }
 let cudaGraphExecNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graphExec in `cudaGraphExec_t`.
  * @param node in `cudaGraphNode_t`.
  * @param nodeParams in `struct cudaGraphNodeParams *`: a `cudaGraphNodeParams` object or its bytes.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecNodeSetParams(graphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, nodeParams: T.cudaGraphNodeParams | Uint8Array): void {
   if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphExecNodeSetParams', 'graphExec', graphExec, true) as typeof graphExec;
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecNodeSetParams', 'node', node, true) as typeof node;
@@ -236,11 +236,11 @@ export function cudaGraphExecNodeSetParams(graphExec: T.cudaGraphExec_t | null, 
   if (status !== 0) throw fail('cudaGraphExecNodeSetParams', status);
 }
 let cudaGraphExecUpdate$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param hGraph in `cudaGraph_t`.
  * @returns the value of `resultInfo`: out `cudaGraphExecUpdateResultInfo_st`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecUpdate(hGraphExec: T.cudaGraphExec_t | null, hGraph: T.cudaGraph_t | null): T.cudaGraphExecUpdateResultInfo_st {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cudaGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;

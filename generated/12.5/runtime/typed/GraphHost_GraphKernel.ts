@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaGraphHostNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `pNodeParams`: out `cudaHostNodeParams`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphHostNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaHostNodeParams {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphHostNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(16);
@@ -21,10 +21,10 @@ export function cudaGraphHostNodeGetParams(node: T.cudaGraphNode_t | null): T.cu
   return decodeRecord<T.cudaHostNodeParams>(records.cudaHostNodeParams(), pNodeParams$);
 }
 let cudaGraphHostNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @param pNodeParams in `const struct cudaHostNodeParams *`: a `cudaHostNodeParams` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphHostNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaHostNodeParams | Uint8Array): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphHostNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphHostNodeSetParams', 'pNodeParams', records.cudaHostNodeParams(), pNodeParams, false);
@@ -32,11 +32,11 @@ export function cudaGraphHostNodeSetParams(node: T.cudaGraphNode_t | null, pNode
   if (status !== 0) throw fail('cudaGraphHostNodeSetParams', status);
 }
 let cudaGraphInstantiate$: typeof cudaGraphInstantiate | undefined;
-/** `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param flags in `unsigned long long`.
  * @returns the value of `pGraphExec`: out `cudaGraphExec_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiate(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
   return (cudaGraphInstantiate$ ??= bind$cudaGraphInstantiate())(graph, flags);
 }
@@ -60,11 +60,11 @@ function bind$cudaGraphInstantiate(): typeof cudaGraphInstantiate {
   };
 }
 let cudaGraphInstantiateWithFlags$: typeof cudaGraphInstantiateWithFlags | undefined;
-/** `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param flags in `unsigned long long`.
  * @returns the value of `pGraphExec`: out `cudaGraphExec_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithFlags(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
   return (cudaGraphInstantiateWithFlags$ ??= bind$cudaGraphInstantiateWithFlags())(graph, flags);
 }
@@ -88,11 +88,11 @@ function bind$cudaGraphInstantiateWithFlags(): typeof cudaGraphInstantiateWithFl
   };
 }
 let cudaGraphInstantiateWithParams$: typeof cudaGraphInstantiateWithParams | undefined;
-/** `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param instantiateParams in/out `cudaGraphInstantiateParams_st`: fields given here in, the record the call fills returned.
  * @returns `{ pGraphExec, instantiateParams }`: `pGraphExec`: out `cudaGraphExec_t *`; `instantiateParams`: in/out `cudaGraphInstantiateParams_st`: fields given here in, the record the call fills returned.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithParams(graph: T.cudaGraph_t | null, instantiateParams?: Partial<T.cudaGraphInstantiateParams_st> | Uint8Array): { pGraphExec: T.cudaGraphExec_t; instantiateParams: T.cudaGraphInstantiateParams_st } {
   return (cudaGraphInstantiateWithParams$ ??= bind$cudaGraphInstantiateWithParams())(graph, instantiateParams);
 }
@@ -112,10 +112,10 @@ function bind$cudaGraphInstantiateWithParams(): typeof cudaGraphInstantiateWithP
   };
 }
 let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hSrc in `cudaGraphNode_t`.
  * @param hDst in `cudaGraphNode_t`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeCopyAttributes(hSrc: T.cudaGraphNode_t | null, hDst: T.cudaGraphNode_t | null): void {
   if (typeof hSrc !== 'number' || !(hSrc >= 0 && hSrc <= 9007199254740991) || Math.floor(hSrc) !== hSrc) hSrc = addressArg('cudaGraphKernelNodeCopyAttributes', 'hSrc', hSrc, true) as typeof hSrc;
   if (typeof hDst !== 'number' || !(hDst >= 0 && hDst <= 9007199254740991) || Math.floor(hDst) !== hDst) hDst = addressArg('cudaGraphKernelNodeCopyAttributes', 'hDst', hDst, true) as typeof hDst;
@@ -123,11 +123,11 @@ export function cudaGraphKernelNodeCopyAttributes(hSrc: T.cudaGraphNode_t | null
   if (status !== 0) throw fail('cudaGraphKernelNodeCopyAttributes', status);
 }
 let cudaGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `cudaGraphNode_t`.
  * @param attr in `cudaLaunchAttributeID`.
  * @returns the value of `value_out`: out `cudaLaunchAttributeValue`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
@@ -137,10 +137,10 @@ export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null,
   return decodeRecord<T.cudaLaunchAttributeValue>(records.cudaLaunchAttributeValue(), value_out$);
 }
 let cudaGraphKernelNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `pNodeParams`: out `cudaKernelNodeParams`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaKernelNodeParams {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphKernelNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(56);
@@ -149,11 +149,11 @@ export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t | null): T.
   return decodeRecord<T.cudaKernelNodeParams>(records.cudaKernelNodeParams(), pNodeParams$);
 }
 let cudaGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `cudaGraphNode_t`.
  * @param attr in `cudaLaunchAttributeID`.
  * @param value in `const cudaLaunchAttributeValue *`: a `cudaLaunchAttributeValue` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
@@ -162,10 +162,10 @@ export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null,
   if (status !== 0) throw fail('cudaGraphKernelNodeSetAttribute', status);
 }
 let cudaGraphKernelNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaKernelNodeParams | Uint8Array): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphKernelNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphKernelNodeSetParams', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);

@@ -9,9 +9,9 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaRuntimeGetVersion$: typeof cudaRuntimeGetVersion | undefined;
-/** `cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART__VERSION`. `cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `runtimeVersion`: out `int *`.
- * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART____VERSION.html). */
+ * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART____VERSION.html). */
 export function cudaRuntimeGetVersion(): number {
   return (cudaRuntimeGetVersion$ ??= bind$cudaRuntimeGetVersion())();
 }
@@ -28,27 +28,27 @@ function bind$cudaRuntimeGetVersion(): typeof cudaRuntimeGetVersion {
   };
 }
 let cudaSetDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaSetDevice(device: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaSetDevice', 'device', 'i32', device);
   const status = (cudaSetDevice$c ??= binder.native('cudaSetDevice'))(device);
   if (status !== 0) throw fail('cudaSetDevice', status);
 }
 let cudaSetDeviceFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaSetDeviceFlags(unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaSetDeviceFlags(unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaSetDeviceFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaSetDeviceFlags', 'flags', 'u32', flags);
   const status = (cudaSetDeviceFlags$c ??= binder.native('cudaSetDeviceFlags'))(flags);
   if (status !== 0) throw fail('cudaSetDeviceFlags', status);
 }
 let cudaSetDoubleForDevice$: typeof cudaSetDoubleForDevice | undefined;
-/** `cudaError_t cudaSetDoubleForDevice(double *d)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaSetDoubleForDevice(double *d)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `d`: out `double *`.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__EXECUTION.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaSetDoubleForDevice(): number {
   return (cudaSetDoubleForDevice$ ??= bind$cudaSetDoubleForDevice())();
@@ -66,9 +66,9 @@ function bind$cudaSetDoubleForDevice(): typeof cudaSetDoubleForDevice {
   };
 }
 let cudaSetDoubleForHost$: typeof cudaSetDoubleForHost | undefined;
-/** `cudaError_t cudaSetDoubleForHost(double *d)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaSetDoubleForHost(double *d)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `d`: out `double *`.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__EXECUTION.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaSetDoubleForHost(): number {
   return (cudaSetDoubleForHost$ ??= bind$cudaSetDoubleForHost())();
@@ -86,9 +86,9 @@ function bind$cudaSetDoubleForHost(): typeof cudaSetDoubleForHost {
   };
 }
 let cudaSetValidDevices$c: NativeFunction | undefined;
-/** `cudaError_t cudaSetValidDevices(int *device_arr, int len)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaSetValidDevices(int *device_arr, int len)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device_arr in array of `i32`; its length is passed as `len`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaSetValidDevices(device_arr: readonly (number)[] | Int32Array): void {
   const device_arr$ = scalarArrayArg('cudaSetValidDevices', 'device_arr', 'i32', device_arr, false);
   const len$n = device_arr$.count;
@@ -96,11 +96,11 @@ export function cudaSetValidDevices(device_arr: readonly (number)[] | Int32Array
   if (status !== 0) throw fail('cudaSetValidDevices', status);
 }
 let cudaSignalExternalSemaphoresAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaSignalExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaSignalExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSemArray in array of `cudaExternalSemaphore_t`; its length is passed as `numExtSems`.
  * @param paramsArray in `const struct cudaExternalSemaphoreSignalParams *`: a `cudaExternalSemaphoreSignalParams` object or its bytes.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaSignalExternalSemaphoresAsync(extSemArray: readonly (T.cudaExternalSemaphore_t)[] | BigUint64Array, paramsArray: T.cudaExternalSemaphoreSignalParams | Uint8Array, stream: T.cudaStream_t | null): void {
   const extSemArray$ = scalarArrayArg('cudaSignalExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
   const paramsArray$ = recordArg('cudaSignalExternalSemaphoresAsync', 'paramsArray', records.cudaExternalSemaphoreSignalParams(), paramsArray, false);
@@ -110,12 +110,12 @@ export function cudaSignalExternalSemaphoresAsync(extSemArray: readonly (T.cudaE
   if (status !== 0) throw fail('cudaSignalExternalSemaphoresAsync', status);
 }
 let cudaStreamAddCallback$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @param callback in C callback `cudaStreamCallback_t`.
  * @param userData in/out `void *`: address or host buffer.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamAddCallback(stream: T.cudaStream_t | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamAddCallback', 'stream', stream, true) as typeof stream;
   if (typeof callback !== 'function') callbackArg('cudaStreamAddCallback', 'callback', callback, true);
@@ -130,12 +130,12 @@ export function cudaStreamAddCallback(stream: T.cudaStream_t | null, callback: T
   }
 }
 let cudaStreamAttachMemAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @param devPtr in/out `void *`: address or host buffer.
  * @param length in `size_t`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamAttachMemAsync(stream: T.cudaStream_t | null, devPtr: T.Pointer, length: T.Int64, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamAttachMemAsync', 'stream', stream, true) as typeof stream;
   pointerArg('cudaStreamAttachMemAsync', 'devPtr', devPtr, true);
@@ -145,10 +145,10 @@ export function cudaStreamAttachMemAsync(stream: T.cudaStream_t | null, devPtr: 
   if (status !== 0) throw fail('cudaStreamAttachMemAsync', status);
 }
 let cudaStreamBeginCapture$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @param mode in `enum cudaStreamCaptureMode`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamBeginCapture(stream: T.cudaStream_t | null, mode: T.cudaStreamCaptureMode): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamBeginCapture', 'stream', stream, true) as typeof stream;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudaStreamBeginCapture', 'mode', 'i32', mode);
@@ -156,13 +156,13 @@ export function cudaStreamBeginCapture(stream: T.cudaStream_t | null, mode: T.cu
   if (status !== 0) throw fail('cudaStreamBeginCapture', status);
 }
 let cudaStreamBeginCaptureToGraph$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @param graph in `cudaGraph_t`.
  * @param dependencies in array of `cudaGraphNode_t`; null allowed; its length is passed as `numDependencies`.
  * @param dependencyData in array of `struct cudaGraphEdgeData_st`; null allowed; its length is passed as `numDependencies`.
  * @param mode in `enum cudaStreamCaptureMode`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamBeginCaptureToGraph(stream: T.cudaStream_t | null, graph: T.cudaGraph_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, dependencyData: readonly (T.cudaGraphEdgeData_st)[] | Uint8Array | null, mode: T.cudaStreamCaptureMode): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamBeginCaptureToGraph', 'stream', stream, true) as typeof stream;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaStreamBeginCaptureToGraph', 'graph', graph, true) as typeof graph;
@@ -174,10 +174,10 @@ export function cudaStreamBeginCaptureToGraph(stream: T.cudaStream_t | null, gra
   if (status !== 0) throw fail('cudaStreamBeginCaptureToGraph', status);
 }
 let cudaStreamCopyAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in `cudaStream_t`.
  * @param src in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCopyAttributes(dst: T.cudaStream_t | null, src: T.cudaStream_t | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaStreamCopyAttributes', 'dst', dst, true) as typeof dst;
   if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cudaStreamCopyAttributes', 'src', src, true) as typeof src;
@@ -185,9 +185,9 @@ export function cudaStreamCopyAttributes(dst: T.cudaStream_t | null, src: T.cuda
   if (status !== 0) throw fail('cudaStreamCopyAttributes', status);
 }
 let cudaStreamCreate$: typeof cudaStreamCreate | undefined;
-/** `cudaError_t cudaStreamCreate(cudaStream_t *pStream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamCreate(cudaStream_t *pStream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pStream`: out `cudaStream_t *`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreate(): T.cudaStream_t {
   return (cudaStreamCreate$ ??= bind$cudaStreamCreate())();
 }
@@ -209,10 +209,10 @@ function bind$cudaStreamCreate(): typeof cudaStreamCreate {
   };
 }
 let cudaStreamCreateWithFlags$: typeof cudaStreamCreateWithFlags | undefined;
-/** `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `pStream`: out `cudaStream_t *`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithFlags(flags: number): T.cudaStream_t {
   return (cudaStreamCreateWithFlags$ ??= bind$cudaStreamCreateWithFlags())(flags);
 }
@@ -235,11 +235,11 @@ function bind$cudaStreamCreateWithFlags(): typeof cudaStreamCreateWithFlags {
   };
 }
 let cudaStreamCreateWithPriority$: typeof cudaStreamCreateWithPriority | undefined;
-/** `cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @param priority in `int`.
  * @returns the value of `pStream`: out `cudaStream_t *`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithPriority(flags: number, priority: number): T.cudaStream_t {
   return (cudaStreamCreateWithPriority$ ??= bind$cudaStreamCreateWithPriority())(flags, priority);
 }
@@ -263,19 +263,19 @@ function bind$cudaStreamCreateWithPriority(): typeof cudaStreamCreateWithPriorit
   };
 }
 let cudaStreamDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamDestroy(stream: T.cudaStream_t | null): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamDestroy', 'stream', stream, true) as typeof stream;
   const status = (cudaStreamDestroy$c ??= binder.native('cudaStreamDestroy'))(stream);
   if (status !== 0) throw fail('cudaStreamDestroy', status);
 }
 let cudaStreamEndCapture$: typeof cudaStreamEndCapture | undefined;
-/** `cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @returns the value of `pGraph`: out `cudaGraph_t *`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamEndCapture(stream: T.cudaStream_t | null): T.cudaGraph_t {
   return (cudaStreamEndCapture$ ??= bind$cudaStreamEndCapture())(stream);
 }
@@ -298,11 +298,11 @@ function bind$cudaStreamEndCapture(): typeof cudaStreamEndCapture {
   };
 }
 let cudaStreamGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @param attr in `cudaLaunchAttributeID`.
  * @returns the value of `value_out`: out `cudaLaunchAttributeValue`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetAttribute(hStream: T.cudaStream_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cudaStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaStreamGetAttribute', 'attr', 'i32', attr);
@@ -312,10 +312,10 @@ export function cudaStreamGetAttribute(hStream: T.cudaStream_t | null, attr: T.c
   return decodeRecord<T.cudaLaunchAttributeValue>(records.cudaLaunchAttributeValue(), value_out$);
 }
 let cudaStreamGetCaptureInfo$: typeof cudaStreamGetCaptureInfo | undefined;
-/** `cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out }`: `captureStatus_out`: out `enum cudaStreamCaptureStatus *`; `id_out`: out `unsigned long long *`; `graph_out`: out `cudaGraph_t *`; `dependencies_out`: out `const cudaGraphNode_t **`; `numDependencies_out`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetCaptureInfo(stream: T.cudaStream_t | null): { captureStatus_out: T.cudaStreamCaptureStatus; id_out: bigint; graph_out: T.cudaGraph_t; dependencies_out: number; numDependencies_out: number } {
   return (cudaStreamGetCaptureInfo$ ??= bind$cudaStreamGetCaptureInfo())(stream);
 }
@@ -337,11 +337,11 @@ function bind$cudaStreamGetCaptureInfo(): typeof cudaStreamGetCaptureInfo {
   };
 }
 let cudaStreamGetCaptureInfo_v3$: typeof cudaStreamGetCaptureInfo_v3 | undefined;
-/** `cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @param edgeData_out in/out `const cudaGraphEdgeData **`: address or host buffer, or null.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out }`: `captureStatus_out`: out `enum cudaStreamCaptureStatus *`; `id_out`: out `unsigned long long *`; `graph_out`: out `cudaGraph_t *`; `dependencies_out`: out array of address: its length asked first through `numDependencies_out` (capacity/count pair).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetCaptureInfo_v3(stream: T.cudaStream_t | null, edgeData_out: T.Pointer): { captureStatus_out: T.cudaStreamCaptureStatus; id_out: bigint; graph_out: T.cudaGraph_t; dependencies_out: number[] } {
   return (cudaStreamGetCaptureInfo_v3$ ??= bind$cudaStreamGetCaptureInfo_v3())(stream, edgeData_out);
 }
@@ -371,10 +371,10 @@ function bind$cudaStreamGetCaptureInfo_v3(): typeof cudaStreamGetCaptureInfo_v3 
   };
 }
 let cudaStreamGetFlags$: typeof cudaStreamGetFlags | undefined;
-/** `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `flags`: out `unsigned int *`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetFlags(hStream: T.cudaStream_t | null): number {
   return (cudaStreamGetFlags$ ??= bind$cudaStreamGetFlags())(hStream);
 }
@@ -392,10 +392,10 @@ function bind$cudaStreamGetFlags(): typeof cudaStreamGetFlags {
   };
 }
 let cudaStreamGetId$: typeof cudaStreamGetId | undefined;
-/** `cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `streamId`: out `unsigned long long *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetId(hStream: T.cudaStream_t | null): bigint {
   return (cudaStreamGetId$ ??= bind$cudaStreamGetId())(hStream);
 }
@@ -413,10 +413,10 @@ function bind$cudaStreamGetId(): typeof cudaStreamGetId {
   };
 }
 let cudaStreamGetPriority$: typeof cudaStreamGetPriority | undefined;
-/** `cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `priority`: out `int *`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetPriority(hStream: T.cudaStream_t | null): number {
   return (cudaStreamGetPriority$ ??= bind$cudaStreamGetPriority())(hStream);
 }
@@ -434,10 +434,10 @@ function bind$cudaStreamGetPriority(): typeof cudaStreamGetPriority {
   };
 }
 let cudaStreamIsCapturing$: typeof cudaStreamIsCapturing | undefined;
-/** `cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @returns the value of `pCaptureStatus`: out `enum cudaStreamCaptureStatus *`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamIsCapturing(stream: T.cudaStream_t | null): T.cudaStreamCaptureStatus {
   return (cudaStreamIsCapturing$ ??= bind$cudaStreamIsCapturing())(stream);
 }
@@ -455,9 +455,9 @@ function bind$cudaStreamIsCapturing(): typeof cudaStreamIsCapturing {
   };
 }
 let cudaStreamQuery$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamQuery(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamQuery(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamQuery(stream: T.cudaStream_t | null): T.cudaError_t {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamQuery', 'stream', stream, true) as typeof stream;
   const status = (cudaStreamQuery$c ??= binder.native('cudaStreamQuery'))(stream);
@@ -465,11 +465,11 @@ export function cudaStreamQuery(stream: T.cudaStream_t | null): T.cudaError_t {
   return status;
 }
 let cudaStreamSetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @param attr in `cudaLaunchAttributeID`.
  * @param value in `const cudaLaunchAttributeValue *`: a `cudaLaunchAttributeValue` object or its bytes.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamSetAttribute(hStream: T.cudaStream_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cudaStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaStreamSetAttribute', 'attr', 'i32', attr);
@@ -478,9 +478,9 @@ export function cudaStreamSetAttribute(hStream: T.cudaStream_t | null, attr: T.c
   if (status !== 0) throw fail('cudaStreamSetAttribute', status);
 }
 let cudaStreamSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamSynchronize(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamSynchronize(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamSynchronize(stream: T.cudaStream_t | null): void {
   assertMayBlock('cudaStreamSynchronize');
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamSynchronize', 'stream', stream, true) as typeof stream;
@@ -488,11 +488,11 @@ export function cudaStreamSynchronize(stream: T.cudaStream_t | null): void {
   if (status !== 0) throw fail('cudaStreamSynchronize', status);
 }
 let cudaStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @param dependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamUpdateCaptureDependencies', 'stream', stream, true) as typeof stream;
   const dependencies$ = scalarArrayArg('cudaStreamUpdateCaptureDependencies', 'dependencies', 'address', dependencies, false);
@@ -502,12 +502,12 @@ export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t | nul
   if (status !== 0) throw fail('cudaStreamUpdateCaptureDependencies', status);
 }
 let cudaStreamUpdateCaptureDependencies_v2$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @param dependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @param dependencyData in array of `struct cudaGraphEdgeData_st`; null allowed; its length is passed as `numDependencies`.
  * @param flags in `unsigned int`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamUpdateCaptureDependencies_v2(stream: T.cudaStream_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: readonly (T.cudaGraphEdgeData_st)[] | Uint8Array | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamUpdateCaptureDependencies_v2', 'stream', stream, true) as typeof stream;
   const dependencies$ = scalarArrayArg('cudaStreamUpdateCaptureDependencies_v2', 'dependencies', 'address', dependencies, false);
@@ -518,11 +518,11 @@ export function cudaStreamUpdateCaptureDependencies_v2(stream: T.cudaStream_t | 
   if (status !== 0) throw fail('cudaStreamUpdateCaptureDependencies_v2', status);
 }
 let cudaStreamWaitEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @param event in `cudaEvent_t`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamWaitEvent(stream: T.cudaStream_t | null, event: T.cudaEvent_t | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamWaitEvent', 'stream', stream, true) as typeof stream;
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaStreamWaitEvent', 'event', event, true) as typeof event;

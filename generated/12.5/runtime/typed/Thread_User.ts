@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaThreadExchangeStreamCaptureMode$: typeof cudaThreadExchangeStreamCaptureMode | undefined;
-/** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_STREAM`. `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param mode in/out `enum cudaStreamCaptureMode *`: this value in, the call's value returned.
  * @returns the value of `mode`: in/out `enum cudaStreamCaptureMode *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaThreadExchangeStreamCaptureMode(mode: T.cudaStreamCaptureMode): T.cudaStreamCaptureMode {
   return (cudaThreadExchangeStreamCaptureMode$ ??= bind$cudaThreadExchangeStreamCaptureMode())(mode);
 }
@@ -30,17 +30,17 @@ function bind$cudaThreadExchangeStreamCaptureMode(): typeof cudaThreadExchangeSt
   };
 }
 let cudaThreadExit$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadExit(void)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadExit(void)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadExit(): void {
   const status = (cudaThreadExit$c ??= binder.native('cudaThreadExit'))();
   if (status !== 0) throw fail('cudaThreadExit', status);
 }
 let cudaThreadGetCacheConfig$: typeof cudaThreadGetCacheConfig | undefined;
-/** `cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pCacheConfig`: out `enum cudaFuncCache *`.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetCacheConfig(): T.cudaFuncCache {
   return (cudaThreadGetCacheConfig$ ??= bind$cudaThreadGetCacheConfig())();
@@ -58,10 +58,10 @@ function bind$cudaThreadGetCacheConfig(): typeof cudaThreadGetCacheConfig {
   };
 }
 let cudaThreadGetLimit$: typeof cudaThreadGetLimit | undefined;
-/** `cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param limit in `enum cudaLimit`.
  * @returns the value of `pValue`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetLimit(limit: T.cudaLimit): number {
   return (cudaThreadGetLimit$ ??= bind$cudaThreadGetLimit())(limit);
@@ -85,9 +85,9 @@ function bind$cudaThreadGetLimit(): typeof cudaThreadGetLimit {
   };
 }
 let cudaThreadSetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param cacheConfig in `enum cudaFuncCache`.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
   if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaThreadSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
@@ -95,10 +95,10 @@ export function cudaThreadSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
   if (status !== 0) throw fail('cudaThreadSetCacheConfig', status);
 }
 let cudaThreadSetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param limit in `enum cudaLimit`.
  * @param value in `size_t`.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadSetLimit', 'limit', 'i32', limit);
@@ -107,21 +107,21 @@ export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (status !== 0) throw fail('cudaThreadSetLimit', status);
 }
 let cudaThreadSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadSynchronize(void)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+/** API group `CUDART_THREAD_DEPRECATED`. `cudaError_t cudaThreadSynchronize(void)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSynchronize(): void {
   const status = (cudaThreadSynchronize$c ??= binder.native('cudaThreadSynchronize'))();
   if (status !== 0) throw fail('cudaThreadSynchronize', status);
 }
 let cudaUserObjectCreate$: typeof cudaUserObjectCreate | undefined;
-/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer.
  * @param destroy in C callback `cudaHostFn_t`.
  * @param initialRefcount in `unsigned int`.
  * @param flags in `unsigned int`.
  * @returns the value of `object_out`: out `cudaUserObject_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.cudaUserObject_t {
   return (cudaUserObjectCreate$ ??= bind$cudaUserObjectCreate())(ptr, destroy, initialRefcount, flags);
 }
@@ -152,10 +152,10 @@ function bind$cudaUserObjectCreate(): typeof cudaUserObjectCreate {
   };
 }
 let cudaUserObjectRelease$c: NativeFunction | undefined;
-/** `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param object in `cudaUserObject_t`.
  * @param count in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaUserObjectRelease', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaUserObjectRelease', 'count', 'u32', count);
@@ -163,10 +163,10 @@ export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: 
   if (status !== 0) throw fail('cudaUserObjectRelease', status);
 }
 let cudaUserObjectRetain$c: NativeFunction | undefined;
-/** `cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param object in `cudaUserObject_t`.
  * @param count in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRetain(object: T.cudaUserObject_t | null, count: number): void {
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaUserObjectRetain', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaUserObjectRetain', 'count', 'u32', count);

@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaWaitExternalSemaphoresAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaWaitExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSemArray in array of `cudaExternalSemaphore_t`; its length is passed as `numExtSems`.
  * @param paramsArray in `const struct cudaExternalSemaphoreWaitParams *`: a `cudaExternalSemaphoreWaitParams` object or its bytes.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.5.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaWaitExternalSemaphoresAsync(extSemArray: readonly (T.cudaExternalSemaphore_t)[] | BigUint64Array, paramsArray: T.cudaExternalSemaphoreWaitParams | Uint8Array, stream: T.cudaStream_t | null): void {
   const extSemArray$ = scalarArrayArg('cudaWaitExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
   const paramsArray$ = recordArg('cudaWaitExternalSemaphoresAsync', 'paramsArray', records.cudaExternalSemaphoreWaitParams(), paramsArray, false);

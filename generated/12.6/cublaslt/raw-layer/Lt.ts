@@ -9,7 +9,8 @@ void [callbackArg, checkRecord, cstringArg, rawCovers];
 let cublasLtCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 12.6
  * @param lightHandle `cublasLtHandle_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtCreate(lightHandle: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(lightHandle) && lightHandle.byteLength >= 8 && (((lightHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lightHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof lightHandle === 'number' && lightHandle >= 0 && Number.isSafeInteger(lightHandle)) && lightHandle !== null) rawCovers('cublasLtCreate', 'lightHandle', lightHandle, 8, 8);
   return (cublasLtCreate$ ??= binder.native('cublasLtCreate'))(lightHandle);
@@ -17,7 +18,8 @@ export function cublasLtCreate(lightHandle: T.Pointer): T.cublasStatus_t {
 let cublasLtDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 12.6
  * @param lightHandle `cublasLtHandle_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t): T.cublasStatus_t {
   return (cublasLtDestroy$ ??= binder.native('cublasLtDestroy'))(lightHandle);
 }
@@ -25,13 +27,14 @@ let cublasLtDisableCpuInstructionsSetMask$: NativeFunction | undefined;
 /** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 12.6
  * @param mask `unsigned int`
  * @returns `unsigned int`, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
   return (cublasLtDisableCpuInstructionsSetMask$ ??= binder.native('cublasLtDisableCpuInstructionsSetMask'))(mask);
 }
 let cublasLtGetCudartVersion$: NativeFunction | undefined;
 /** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 12.6
- * @returns `size_t`, as C returns it. */
+ * @returns `size_t`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtGetCudartVersion(): number {
   return (cublasLtGetCudartVersion$ ??= binder.native('cublasLtGetCudartVersion'))();
 }
@@ -39,7 +42,8 @@ let cublasLtGetProperty$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 12.6
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(value) && value.byteLength >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cublasLtGetProperty', 'value', value, 4, 4);
   return (cublasLtGetProperty$ ??= binder.native('cublasLtGetProperty'))(type, value);
@@ -47,27 +51,31 @@ export function cublasLtGetProperty(type: T.libraryPropertyType, value: T.Pointe
 let cublasLtGetStatusName$: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 12.6
  * @param status `cublasStatus_t`
- * @returns `const char *`, as C returns it. */
+ * @returns `const char *`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtGetStatusName(status: T.cublasStatus_t): string | null {
   return (cublasLtGetStatusName$ ??= binder.native('cublasLtGetStatusName'))(status);
 }
 let cublasLtGetStatusString$: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 12.6
  * @param status `cublasStatus_t`
- * @returns `const char *`, as C returns it. */
+ * @returns `const char *`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtGetStatusString(status: T.cublasStatus_t): string | null {
   return (cublasLtGetStatusString$ ??= binder.native('cublasLtGetStatusString'))(status);
 }
 let cublasLtGetVersion$: NativeFunction | undefined;
 /** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 12.6
- * @returns `size_t`, as C returns it. */
+ * @returns `size_t`, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtGetVersion(): number {
   return (cublasLtGetVersion$ ??= binder.native('cublasLtGetVersion'))();
 }
 let cublasLtHeuristicsCacheGetCapacity$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 12.6
  * @param capacity `size_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtHeuristicsCacheGetCapacity(capacity: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(capacity) && capacity.byteLength >= 8 && (((capacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (capacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof capacity === 'number' && capacity >= 0 && Number.isSafeInteger(capacity)) && capacity !== null) rawCovers('cublasLtHeuristicsCacheGetCapacity', 'capacity', capacity, 8, 8);
   return (cublasLtHeuristicsCacheGetCapacity$ ??= binder.native('cublasLtHeuristicsCacheGetCapacity'))(capacity);
@@ -75,20 +83,23 @@ export function cublasLtHeuristicsCacheGetCapacity(capacity: T.Pointer): T.cubla
 let cublasLtHeuristicsCacheSetCapacity$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 12.6
  * @param capacity `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): T.cublasStatus_t {
   return (cublasLtHeuristicsCacheSetCapacity$ ??= binder.native('cublasLtHeuristicsCacheSetCapacity'))(capacity);
 }
 let cublasLtLoggerForceDisable$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 12.6
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtLoggerForceDisable(): T.cublasStatus_t {
   return (cublasLtLoggerForceDisable$ ??= binder.native('cublasLtLoggerForceDisable'))();
 }
 let cublasLtLoggerOpenFile$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 12.6
  * @param logFile `const char *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtLoggerOpenFile(logFile: string | T.Pointer): T.cublasStatus_t {
   if (typeof logFile === 'string' && logFile.includes('\0')) cstringArg('cublasLtLoggerOpenFile', 'logFile', logFile, true);
   return (cublasLtLoggerOpenFile$ ??= binder.native('cublasLtLoggerOpenFile'))(logFile);
@@ -96,7 +107,8 @@ export function cublasLtLoggerOpenFile(logFile: string | T.Pointer): T.cublasSta
 let cublasLtLoggerSetCallback$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 12.6 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @param callback `cublasLtLoggerCallback_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtLoggerSetCallback(callback: T.Pointer): T.cublasStatus_t {
   if (callback !== null && typeof callback !== 'bigint') callbackArg('cublasLtLoggerSetCallback', 'callback', callback, true);
   return (cublasLtLoggerSetCallback$ ??= binder.native('cublasLtLoggerSetCallback'))(callback);
@@ -104,7 +116,8 @@ export function cublasLtLoggerSetCallback(callback: T.Pointer): T.cublasStatus_t
 let cublasLtLoggerSetFile$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 12.6
  * @param file `FILE *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtLoggerSetFile(file: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(file) && file.byteLength >= 216) && !(typeof file === 'number' && file >= 0 && Number.isSafeInteger(file)) && file !== null) rawCovers('cublasLtLoggerSetFile', 'file', file, 216, 1);
   return (cublasLtLoggerSetFile$ ??= binder.native('cublasLtLoggerSetFile'))(file);
@@ -112,14 +125,16 @@ export function cublasLtLoggerSetFile(file: T.Pointer): T.cublasStatus_t {
 let cublasLtLoggerSetLevel$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 12.6
  * @param level `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtLoggerSetLevel(level: number): T.cublasStatus_t {
   return (cublasLtLoggerSetLevel$ ??= binder.native('cublasLtLoggerSetLevel'))(level);
 }
 let cublasLtLoggerSetMask$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 12.6
  * @param mask `int`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtLoggerSetMask(mask: number): T.cublasStatus_t {
   return (cublasLtLoggerSetMask$ ??= binder.native('cublasLtLoggerSetMask'))(mask);
 }
@@ -141,7 +156,8 @@ let cublasLtMatmul$: NativeFunction | undefined;
  * @param workspace `void *`, device memory, `workspaceSizeInBytes` bytes
  * @param workspaceSizeInBytes `size_t`
  * @param stream `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t, computeDesc: T.cublasLtMatmulDesc_t, alpha: T.Pointer, A: T.Pointer, Adesc: T.cublasLtMatrixLayout_t, B: T.Pointer, Bdesc: T.cublasLtMatrixLayout_t, beta: T.Pointer, C: T.Pointer, Cdesc: T.cublasLtMatrixLayout_t, D: T.Pointer, Ddesc: T.cublasLtMatrixLayout_t, algo: T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasLtMatmul', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasLtMatmul', 'A', A, true);
@@ -165,7 +181,8 @@ let cublasLtMatmulAlgoCapGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, covering `sizeInBytes` bytes
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, 0, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, 0, 1);
@@ -182,7 +199,8 @@ let cublasLtMatmulAlgoCheck$: NativeFunction | undefined;
  * @param Ddesc `cublasLtMatrixLayout_t`
  * @param algo `const cublasLtMatmulAlgo_t *`
  * @param result `cublasLtMatmulHeuristicResult_t *`, out: bytes of a `cublasLtMatmulHeuristicResult_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t, operationDesc: T.cublasLtMatmulDesc_t, Adesc: T.cublasLtMatrixLayout_t, Bdesc: T.cublasLtMatrixLayout_t, Cdesc: T.cublasLtMatrixLayout_t, Ddesc: T.cublasLtMatrixLayout_t, algo: T.Pointer, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoCheck', 'algo', algo, 0, 1);
   if (!(ArrayBuffer.isView(result) && result.byteLength >= 96) && !(typeof result === 'number' && result >= 0 && Number.isSafeInteger(result)) && result !== null) rawCovers('cublasLtMatmulAlgoCheck', 'result', result, 96, 1);
@@ -195,7 +213,8 @@ let cublasLtMatmulAlgoConfigGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, covering `sizeInBytes` bytes
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, 0, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, 0, 1);
@@ -208,7 +227,8 @@ let cublasLtMatmulAlgoConfigSetAttribute$: NativeFunction | undefined;
  * @param attr `cublasLtMatmulAlgoConfigAttributes_t`
  * @param buf `const void *`, covering `sizeInBytes` bytes
  * @param sizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algo) && algo.byteLength >= 64) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, 64, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, 0, 1);
@@ -226,7 +246,8 @@ let cublasLtMatmulAlgoGetHeuristic$: NativeFunction | undefined;
  * @param requestedAlgoCount `int`
  * @param heuristicResultsArray `cublasLtMatmulHeuristicResult_t *`
  * @param returnAlgoCount `int *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t, operationDesc: T.cublasLtMatmulDesc_t, Adesc: T.cublasLtMatrixLayout_t, Bdesc: T.cublasLtMatrixLayout_t, Cdesc: T.cublasLtMatrixLayout_t, Ddesc: T.cublasLtMatrixLayout_t, preference: T.cublasLtMatmulPreference_t, requestedAlgoCount: number, heuristicResultsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(heuristicResultsArray) && heuristicResultsArray.byteLength >= 96) && !(typeof heuristicResultsArray === 'number' && heuristicResultsArray >= 0 && Number.isSafeInteger(heuristicResultsArray)) && heuristicResultsArray !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', heuristicResultsArray, 96, 1);
   if (!(ArrayBuffer.isView(returnAlgoCount) && returnAlgoCount.byteLength >= 4 && (((returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnAlgoCount === 'number' && returnAlgoCount >= 0 && Number.isSafeInteger(returnAlgoCount)) && returnAlgoCount !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'returnAlgoCount', returnAlgoCount, 4, 4);
@@ -244,7 +265,8 @@ let cublasLtMatmulAlgoGetIds$: NativeFunction | undefined;
  * @param requestedAlgoCount `int`
  * @param algoIdsArray `int *`
  * @param returnAlgoCount `int *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algoIdsArray) && algoIdsArray.byteLength >= 4 && (((algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof algoIdsArray === 'number' && algoIdsArray >= 0 && Number.isSafeInteger(algoIdsArray)) && algoIdsArray !== null) rawCovers('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, 4, 4);
   if (!(ArrayBuffer.isView(returnAlgoCount) && returnAlgoCount.byteLength >= 4 && (((returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnAlgoCount === 'number' && returnAlgoCount >= 0 && Number.isSafeInteger(returnAlgoCount)) && returnAlgoCount !== null) rawCovers('cublasLtMatmulAlgoGetIds', 'returnAlgoCount', returnAlgoCount, 4, 4);
@@ -261,7 +283,8 @@ let cublasLtMatmulAlgoInit$: NativeFunction | undefined;
  * @param Dtype `cudaDataType_t`
  * @param algoId `int`
  * @param algo `cublasLtMatmulAlgo_t *`, out: bytes of a `cublasLtMatmulAlgo_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algo) && algo.byteLength >= 64) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoInit', 'algo', algo, 64, 1);
   return (cublasLtMatmulAlgoInit$ ??= binder.native('cublasLtMatmulAlgoInit'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
@@ -271,7 +294,8 @@ let cublasLtMatmulDescCreate$: NativeFunction | undefined;
  * @param matmulDesc `cublasLtMatmulDesc_t *`, out: a typed array of one element
  * @param computeType `cublasComputeType_t`
  * @param scaleType `cudaDataType_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulDescCreate(matmulDesc: T.Pointer, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(matmulDesc) && matmulDesc.byteLength >= 8 && (((matmulDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (matmulDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof matmulDesc === 'number' && matmulDesc >= 0 && Number.isSafeInteger(matmulDesc)) && matmulDesc !== null) rawCovers('cublasLtMatmulDescCreate', 'matmulDesc', matmulDesc, 8, 8);
   return (cublasLtMatmulDescCreate$ ??= binder.native('cublasLtMatmulDescCreate'))(matmulDesc, computeType, scaleType);
@@ -279,7 +303,8 @@ export function cublasLtMatmulDescCreate(matmulDesc: T.Pointer, computeType: T.c
 let cublasLtMatmulDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.6
  * @param matmulDesc `cublasLtMatmulDesc_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t): T.cublasStatus_t {
   return (cublasLtMatmulDescDestroy$ ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
 }
@@ -290,7 +315,8 @@ let cublasLtMatmulDescGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.cublasLtMatmulDesc_t, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatmulDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -302,7 +328,8 @@ let cublasLtMatmulDescInit_internal$: NativeFunction | undefined;
  * @param size `size_t`
  * @param computeType `cublasComputeType_t`
  * @param scaleType `cudaDataType_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.cublasLtMatmulDesc_t, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasStatus_t {
   return (cublasLtMatmulDescInit_internal$ ??= binder.native('cublasLtMatmulDescInit_internal'))(matmulDesc, size, computeType, scaleType);
 }
@@ -312,7 +339,8 @@ let cublasLtMatmulDescSetAttribute$: NativeFunction | undefined;
  * @param attr `cublasLtMatmulDescAttributes_t`
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatmulDescSetAttribute$ ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
@@ -320,7 +348,8 @@ export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_
 let cublasLtMatmulPreferenceCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 12.6
  * @param pref `cublasLtMatmulPreference_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceCreate(pref: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(pref) && pref.byteLength >= 8 && (((pref as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pref as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pref === 'number' && pref >= 0 && Number.isSafeInteger(pref)) && pref !== null) rawCovers('cublasLtMatmulPreferenceCreate', 'pref', pref, 8, 8);
   return (cublasLtMatmulPreferenceCreate$ ??= binder.native('cublasLtMatmulPreferenceCreate'))(pref);
@@ -328,7 +357,8 @@ export function cublasLtMatmulPreferenceCreate(pref: T.Pointer): T.cublasStatus_
 let cublasLtMatmulPreferenceDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.6
  * @param pref `cublasLtMatmulPreference_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t): T.cublasStatus_t {
   return (cublasLtMatmulPreferenceDestroy$ ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
 }
@@ -339,7 +369,8 @@ let cublasLtMatmulPreferenceGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.cublasLtMatmulPreference_t, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -349,7 +380,8 @@ let cublasLtMatmulPreferenceInit_internal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 12.6
  * @param pref `cublasLtMatmulPreference_t`
  * @param size `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceInit_internal(pref: T.cublasLtMatmulPreference_t, size: T.Int64): T.cublasStatus_t {
   return (cublasLtMatmulPreferenceInit_internal$ ??= binder.native('cublasLtMatmulPreferenceInit_internal'))(pref, size);
 }
@@ -359,7 +391,8 @@ let cublasLtMatmulPreferenceSetAttribute$: NativeFunction | undefined;
  * @param attr `cublasLtMatmulPreferenceAttributes_t`
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.cublasLtMatmulPreference_t, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulPreferenceSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatmulPreferenceSetAttribute$ ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);
@@ -371,7 +404,8 @@ let cublasLtMatrixLayoutCreate$: NativeFunction | undefined;
  * @param rows `uint64_t`
  * @param cols `uint64_t`
  * @param ld `int64_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatrixLayoutCreate(matLayout: T.Pointer, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(matLayout) && matLayout.byteLength >= 8 && (((matLayout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (matLayout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof matLayout === 'number' && matLayout >= 0 && Number.isSafeInteger(matLayout)) && matLayout !== null) rawCovers('cublasLtMatrixLayoutCreate', 'matLayout', matLayout, 8, 8);
   return (cublasLtMatrixLayoutCreate$ ??= binder.native('cublasLtMatrixLayoutCreate'))(matLayout, type, rows, cols, ld);
@@ -379,7 +413,8 @@ export function cublasLtMatrixLayoutCreate(matLayout: T.Pointer, type: T.cudaDat
 let cublasLtMatrixLayoutDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.6
  * @param matLayout `cublasLtMatrixLayout_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t): T.cublasStatus_t {
   return (cublasLtMatrixLayoutDestroy$ ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
 }
@@ -390,7 +425,8 @@ let cublasLtMatrixLayoutGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.cublasLtMatrixLayout_t, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixLayoutGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatrixLayoutGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -404,7 +440,8 @@ let cublasLtMatrixLayoutInit_internal$: NativeFunction | undefined;
  * @param rows `uint64_t`
  * @param cols `uint64_t`
  * @param ld `int64_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.cublasLtMatrixLayout_t, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasStatus_t {
   return (cublasLtMatrixLayoutInit_internal$ ??= binder.native('cublasLtMatrixLayoutInit_internal'))(matLayout, size, type, rows, cols, ld);
 }
@@ -414,7 +451,8 @@ let cublasLtMatrixLayoutSetAttribute$: NativeFunction | undefined;
  * @param attr `cublasLtMatrixLayoutAttribute_t`
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayout_t, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixLayoutSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatrixLayoutSetAttribute$ ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout, attr, buf, sizeInBytes);
@@ -432,7 +470,8 @@ let cublasLtMatrixTransform$: NativeFunction | undefined;
  * @param C `void *`, device memory
  * @param Cdesc `cublasLtMatrixLayout_t`
  * @param stream `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t, transformDesc: T.cublasLtMatrixTransformDesc_t, alpha: T.Pointer, A: T.Pointer, Adesc: T.cublasLtMatrixLayout_t, beta: T.Pointer, B: T.Pointer, Bdesc: T.cublasLtMatrixLayout_t, C: T.Pointer, Cdesc: T.cublasLtMatrixLayout_t, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasLtMatrixTransform', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasLtMatrixTransform', 'A', A, true);
@@ -448,7 +487,8 @@ let cublasLtMatrixTransformDescCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6
  * @param transformDesc `cublasLtMatrixTransformDesc_t *`, out: a typed array of one element
  * @param scaleType `cudaDataType`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescCreate(transformDesc: T.Pointer, scaleType: T.cudaDataType): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(transformDesc) && transformDesc.byteLength >= 8 && (((transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof transformDesc === 'number' && transformDesc >= 0 && Number.isSafeInteger(transformDesc)) && transformDesc !== null) rawCovers('cublasLtMatrixTransformDescCreate', 'transformDesc', transformDesc, 8, 8);
   return (cublasLtMatrixTransformDescCreate$ ??= binder.native('cublasLtMatrixTransformDescCreate'))(transformDesc, scaleType);
@@ -456,7 +496,8 @@ export function cublasLtMatrixTransformDescCreate(transformDesc: T.Pointer, scal
 let cublasLtMatrixTransformDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.6
  * @param transformDesc `cublasLtMatrixTransformDesc_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t): T.cublasStatus_t {
   return (cublasLtMatrixTransformDescDestroy$ ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
 }
@@ -467,7 +508,8 @@ let cublasLtMatrixTransformDescGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -478,7 +520,8 @@ let cublasLtMatrixTransformDescInit_internal$: NativeFunction | undefined;
  * @param transformDesc `cublasLtMatrixTransformDesc_t`
  * @param size `size_t`
  * @param scaleType `cudaDataType`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.cublasLtMatrixTransformDesc_t, size: T.Int64, scaleType: T.cudaDataType): T.cublasStatus_t {
   return (cublasLtMatrixTransformDescInit_internal$ ??= binder.native('cublasLtMatrixTransformDescInit_internal'))(transformDesc, size, scaleType);
 }
@@ -488,7 +531,8 @@ let cublasLtMatrixTransformDescSetAttribute$: NativeFunction | undefined;
  * @param attr `cublasLtMatrixTransformDescAttributes_t`
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixTransformDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatrixTransformDescSetAttribute$ ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc, attr, buf, sizeInBytes);

@@ -8,7 +8,8 @@ void [callbackArg, checkRecord, cstringArg, rawCovers];
 
 let cudnnCnnVersionCheck$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCnnVersionCheck(void)` · cudnn_cnn.h · CUDA 12.6
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncnnversioncheck). */
 export function cudnnCnnVersionCheck(): T.cudnnStatus_t {
   return (cudnnCnnVersionCheck$ ??= binder.native('cudnnCnnVersionCheck'))();
 }
@@ -22,6 +23,7 @@ let cudnnConvolutionBackwardBias$: NativeFunction | undefined;
  * @param dbDesc `const cudnnTensorDescriptor_t`
  * @param db `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbackwardbias).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBackwardBias(handle: T.cudnnHandle_t, alpha: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, beta: T.Pointer, dbDesc: T.cudnnTensorDescriptor_t, db: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnConvolutionBackwardBias', 'alpha', alpha, 0, 1);
@@ -47,6 +49,7 @@ let cudnnConvolutionBackwardData$: NativeFunction | undefined;
  * @param dxDesc `const cudnnTensorDescriptor_t`
  * @param dx `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbackwarddata).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBackwardData(handle: T.cudnnHandle_t, alpha: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionBwdDataAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnConvolutionBackwardData', 'alpha', alpha, 0, 1);
@@ -77,6 +80,7 @@ let cudnnConvolutionBackwardFilter$: NativeFunction | undefined;
  * @param dwDesc `const cudnnFilterDescriptor_t`
  * @param dw `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbackwardfilter).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBackwardFilter(handle: T.cudnnHandle_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionBwdFilterAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dwDesc: T.cudnnFilterDescriptor_t, dw: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnConvolutionBackwardFilter', 'alpha', alpha, 0, 1);
@@ -112,6 +116,7 @@ let cudnnConvolutionBiasActivationForward$: NativeFunction | undefined;
  * @param yDesc `const cudnnTensorDescriptor_t`
  * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbiasactivationforward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBiasActivationForward(handle: T.cudnnHandle_t, alpha1: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, alpha2: T.Pointer, zDesc: T.cudnnTensorDescriptor_t, z: T.Pointer, biasDesc: T.cudnnTensorDescriptor_t, bias: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha1) && !(typeof alpha1 === 'number' && alpha1 >= 0 && Number.isSafeInteger(alpha1)) && alpha1 !== null) rawCovers('cudnnConvolutionBiasActivationForward', 'alpha1', alpha1, 0, 1);
@@ -146,6 +151,7 @@ let cudnnConvolutionForward$: NativeFunction | undefined;
  * @param yDesc `const cudnnTensorDescriptor_t`
  * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionforward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionForward(handle: T.cudnnHandle_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnConvolutionForward', 'alpha', alpha, 0, 1);
@@ -163,7 +169,8 @@ export function cudnnConvolutionForward(handle: T.cudnnHandle_t, alpha: T.Pointe
 let cudnnCreate$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)` · cudnn_graph.h · CUDA 12.6
  * @param handle `cudnnHandle_t *`, out: a typed array of one element
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnncreate). */
 export function cudnnCreate(handle: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cudnnCreate', 'handle', handle, 8, 8);
   return (cudnnCreate$ ??= binder.native('cudnnCreate'))(handle);
@@ -172,6 +179,7 @@ let cudnnCreateActivationDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)` · cudnn_ops.h · CUDA 12.6
  * @param activationDesc `cudnnActivationDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreateactivationdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateActivationDescriptor(activationDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(activationDesc) && activationDesc.byteLength >= 8 && (((activationDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (activationDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof activationDesc === 'number' && activationDesc >= 0 && Number.isSafeInteger(activationDesc)) && activationDesc !== null) rawCovers('cudnnCreateActivationDescriptor', 'activationDesc', activationDesc, 8, 8);
@@ -181,6 +189,7 @@ let cudnnCreateAttnDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)` · cudnn_adv.h · CUDA 12.6
  * @param attnDesc `cudnnAttnDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreateattndescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateAttnDescriptor(attnDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(attnDesc) && attnDesc.byteLength >= 8 && (((attnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (attnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof attnDesc === 'number' && attnDesc >= 0 && Number.isSafeInteger(attnDesc)) && attnDesc !== null) rawCovers('cudnnCreateAttnDescriptor', 'attnDesc', attnDesc, 8, 8);
@@ -189,7 +198,8 @@ export function cudnnCreateAttnDescriptor(attnDesc: T.Pointer): T.cudnnStatus_t 
 let cudnnCreateCTCLossDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)` · cudnn_adv.h · CUDA 12.6
  * @param ctcLossDesc `cudnnCTCLossDescriptor_t *`, out: a typed array of one element
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreatectclossdescriptor). */
 export function cudnnCreateCTCLossDescriptor(ctcLossDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(ctcLossDesc) && ctcLossDesc.byteLength >= 8 && (((ctcLossDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ctcLossDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ctcLossDesc === 'number' && ctcLossDesc >= 0 && Number.isSafeInteger(ctcLossDesc)) && ctcLossDesc !== null) rawCovers('cudnnCreateCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, 8, 8);
   return (cudnnCreateCTCLossDescriptor$ ??= binder.native('cudnnCreateCTCLossDescriptor'))(ctcLossDesc);
@@ -198,6 +208,7 @@ let cudnnCreateConvolutionDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)` · cudnn_cnn.h · CUDA 12.6
  * @param convDesc `cudnnConvolutionDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreateconvolutiondescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateConvolutionDescriptor(convDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(convDesc) && convDesc.byteLength >= 8 && (((convDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (convDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof convDesc === 'number' && convDesc >= 0 && Number.isSafeInteger(convDesc)) && convDesc !== null) rawCovers('cudnnCreateConvolutionDescriptor', 'convDesc', convDesc, 8, 8);
@@ -206,7 +217,8 @@ export function cudnnCreateConvolutionDescriptor(convDesc: T.Pointer): T.cudnnSt
 let cudnnCreateDropoutDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)` · cudnn_ops.h · CUDA 12.6
  * @param dropoutDesc `cudnnDropoutDescriptor_t *`, out: a typed array of one element
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatedropoutdescriptor). */
 export function cudnnCreateDropoutDescriptor(dropoutDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(dropoutDesc) && dropoutDesc.byteLength >= 8 && (((dropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dropoutDesc === 'number' && dropoutDesc >= 0 && Number.isSafeInteger(dropoutDesc)) && dropoutDesc !== null) rawCovers('cudnnCreateDropoutDescriptor', 'dropoutDesc', dropoutDesc, 8, 8);
   return (cudnnCreateDropoutDescriptor$ ??= binder.native('cudnnCreateDropoutDescriptor'))(dropoutDesc);
@@ -215,6 +227,7 @@ let cudnnCreateFilterDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)` · cudnn_ops.h · CUDA 12.6
  * @param filterDesc `cudnnFilterDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatefilterdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFilterDescriptor(filterDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(filterDesc) && filterDesc.byteLength >= 8 && (((filterDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (filterDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof filterDesc === 'number' && filterDesc >= 0 && Number.isSafeInteger(filterDesc)) && filterDesc !== null) rawCovers('cudnnCreateFilterDescriptor', 'filterDesc', filterDesc, 8, 8);
@@ -225,6 +238,7 @@ let cudnnCreateFusedOpsConstParamPack$: NativeFunction | undefined;
  * @param constPack `cudnnFusedOpsConstParamPack_t *`, out: a typed array of one element
  * @param ops `cudnnFusedOps_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreatefusedopsconstparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFusedOpsConstParamPack(constPack: T.Pointer, ops: T.cudnnFusedOps_t): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(constPack) && constPack.byteLength >= 8 && (((constPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (constPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof constPack === 'number' && constPack >= 0 && Number.isSafeInteger(constPack)) && constPack !== null) rawCovers('cudnnCreateFusedOpsConstParamPack', 'constPack', constPack, 8, 8);
@@ -235,6 +249,7 @@ let cudnnCreateFusedOpsPlan$: NativeFunction | undefined;
  * @param plan `cudnnFusedOpsPlan_t *`, out: a typed array of one element
  * @param ops `cudnnFusedOps_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreatefusedopsplan).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFusedOpsPlan(plan: T.Pointer, ops: T.cudnnFusedOps_t): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(plan) && plan.byteLength >= 8 && (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof plan === 'number' && plan >= 0 && Number.isSafeInteger(plan)) && plan !== null) rawCovers('cudnnCreateFusedOpsPlan', 'plan', plan, 8, 8);
@@ -245,6 +260,7 @@ let cudnnCreateFusedOpsVariantParamPack$: NativeFunction | undefined;
  * @param varPack `cudnnFusedOpsVariantParamPack_t *`, out: a typed array of one element
  * @param ops `cudnnFusedOps_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreatefusedopsvariantparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFusedOpsVariantParamPack(varPack: T.Pointer, ops: T.cudnnFusedOps_t): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(varPack) && varPack.byteLength >= 8 && (((varPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (varPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof varPack === 'number' && varPack >= 0 && Number.isSafeInteger(varPack)) && varPack !== null) rawCovers('cudnnCreateFusedOpsVariantParamPack', 'varPack', varPack, 8, 8);
@@ -253,7 +269,8 @@ export function cudnnCreateFusedOpsVariantParamPack(varPack: T.Pointer, ops: T.c
 let cudnnCreateLRNDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)` · cudnn_ops.h · CUDA 12.6
  * @param normDesc `cudnnLRNDescriptor_t *`, out: a typed array of one element
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatelrndescriptor). */
 export function cudnnCreateLRNDescriptor(normDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(normDesc) && normDesc.byteLength >= 8 && (((normDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (normDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof normDesc === 'number' && normDesc >= 0 && Number.isSafeInteger(normDesc)) && normDesc !== null) rawCovers('cudnnCreateLRNDescriptor', 'normDesc', normDesc, 8, 8);
   return (cudnnCreateLRNDescriptor$ ??= binder.native('cudnnCreateLRNDescriptor'))(normDesc);
@@ -262,6 +279,7 @@ let cudnnCreateOpTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)` · cudnn_ops.h · CUDA 12.6
  * @param opTensorDesc `cudnnOpTensorDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreateoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateOpTensorDescriptor(opTensorDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(opTensorDesc) && opTensorDesc.byteLength >= 8 && (((opTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (opTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof opTensorDesc === 'number' && opTensorDesc >= 0 && Number.isSafeInteger(opTensorDesc)) && opTensorDesc !== null) rawCovers('cudnnCreateOpTensorDescriptor', 'opTensorDesc', opTensorDesc, 8, 8);
@@ -271,6 +289,7 @@ let cudnnCreatePoolingDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)` · cudnn_ops.h · CUDA 12.6
  * @param poolingDesc `cudnnPoolingDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatepoolingdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreatePoolingDescriptor(poolingDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(poolingDesc) && poolingDesc.byteLength >= 8 && (((poolingDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (poolingDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof poolingDesc === 'number' && poolingDesc >= 0 && Number.isSafeInteger(poolingDesc)) && poolingDesc !== null) rawCovers('cudnnCreatePoolingDescriptor', 'poolingDesc', poolingDesc, 8, 8);
@@ -279,7 +298,8 @@ export function cudnnCreatePoolingDescriptor(poolingDesc: T.Pointer): T.cudnnSta
 let cudnnCreateRNNDataDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)` · cudnn_adv.h · CUDA 12.6
  * @param rnnDataDesc `cudnnRNNDataDescriptor_t *`, out: a typed array of one element
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreaternndatadescriptor). */
 export function cudnnCreateRNNDataDescriptor(rnnDataDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(rnnDataDesc) && rnnDataDesc.byteLength >= 8 && (((rnnDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rnnDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rnnDataDesc === 'number' && rnnDataDesc >= 0 && Number.isSafeInteger(rnnDataDesc)) && rnnDataDesc !== null) rawCovers('cudnnCreateRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, 8, 8);
   return (cudnnCreateRNNDataDescriptor$ ??= binder.native('cudnnCreateRNNDataDescriptor'))(rnnDataDesc);
@@ -287,7 +307,8 @@ export function cudnnCreateRNNDataDescriptor(rnnDataDesc: T.Pointer): T.cudnnSta
 let cudnnCreateRNNDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)` · cudnn_adv.h · CUDA 12.6
  * @param rnnDesc `cudnnRNNDescriptor_t *`, out: a typed array of one element
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreaternndescriptor). */
 export function cudnnCreateRNNDescriptor(rnnDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(rnnDesc) && rnnDesc.byteLength >= 8 && (((rnnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rnnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rnnDesc === 'number' && rnnDesc >= 0 && Number.isSafeInteger(rnnDesc)) && rnnDesc !== null) rawCovers('cudnnCreateRNNDescriptor', 'rnnDesc', rnnDesc, 8, 8);
   return (cudnnCreateRNNDescriptor$ ??= binder.native('cudnnCreateRNNDescriptor'))(rnnDesc);
@@ -296,6 +317,7 @@ let cudnnCreateReduceTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)` · cudnn_ops.h · CUDA 12.6
  * @param reduceTensorDesc `cudnnReduceTensorDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatereducetensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateReduceTensorDescriptor(reduceTensorDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(reduceTensorDesc) && reduceTensorDesc.byteLength >= 8 && (((reduceTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (reduceTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof reduceTensorDesc === 'number' && reduceTensorDesc >= 0 && Number.isSafeInteger(reduceTensorDesc)) && reduceTensorDesc !== null) rawCovers('cudnnCreateReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, 8, 8);
@@ -305,6 +327,7 @@ let cudnnCreateSeqDataDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)` · cudnn_adv.h · CUDA 12.6
  * @param seqDataDesc `cudnnSeqDataDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreateseqdatadescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateSeqDataDescriptor(seqDataDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(seqDataDesc) && seqDataDesc.byteLength >= 8 && (((seqDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (seqDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof seqDataDesc === 'number' && seqDataDesc >= 0 && Number.isSafeInteger(seqDataDesc)) && seqDataDesc !== null) rawCovers('cudnnCreateSeqDataDescriptor', 'seqDataDesc', seqDataDesc, 8, 8);
@@ -313,7 +336,8 @@ export function cudnnCreateSeqDataDescriptor(seqDataDesc: T.Pointer): T.cudnnSta
 let cudnnCreateSpatialTransformerDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)` · cudnn_ops.h · CUDA 12.6
  * @param stDesc `cudnnSpatialTransformerDescriptor_t *`, out: a typed array of one element
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatespatialtransformerdescriptor). */
 export function cudnnCreateSpatialTransformerDescriptor(stDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(stDesc) && stDesc.byteLength >= 8 && (((stDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (stDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof stDesc === 'number' && stDesc >= 0 && Number.isSafeInteger(stDesc)) && stDesc !== null) rawCovers('cudnnCreateSpatialTransformerDescriptor', 'stDesc', stDesc, 8, 8);
   return (cudnnCreateSpatialTransformerDescriptor$ ??= binder.native('cudnnCreateSpatialTransformerDescriptor'))(stDesc);
@@ -321,7 +345,8 @@ export function cudnnCreateSpatialTransformerDescriptor(stDesc: T.Pointer): T.cu
 let cudnnCreateTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)` · cudnn_ops.h · CUDA 12.6
  * @param tensorDesc `cudnnTensorDescriptor_t *`, out: a typed array of one element
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatetensordescriptor). */
 export function cudnnCreateTensorDescriptor(tensorDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(tensorDesc) && tensorDesc.byteLength >= 8 && (((tensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (tensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof tensorDesc === 'number' && tensorDesc >= 0 && Number.isSafeInteger(tensorDesc)) && tensorDesc !== null) rawCovers('cudnnCreateTensorDescriptor', 'tensorDesc', tensorDesc, 8, 8);
   return (cudnnCreateTensorDescriptor$ ??= binder.native('cudnnCreateTensorDescriptor'))(tensorDesc);
@@ -330,6 +355,7 @@ let cudnnCreateTensorTransformDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)` · cudnn_ops.h · CUDA 12.6
  * @param transformDesc `cudnnTensorTransformDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatetensortransformdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateTensorTransformDescriptor(transformDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(transformDesc) && transformDesc.byteLength >= 8 && (((transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof transformDesc === 'number' && transformDesc >= 0 && Number.isSafeInteger(transformDesc)) && transformDesc !== null) rawCovers('cudnnCreateTensorTransformDescriptor', 'transformDesc', transformDesc, 8, 8);

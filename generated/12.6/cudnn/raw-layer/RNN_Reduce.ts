@@ -30,7 +30,8 @@ let cudnnRNNBackwardData_v8$: NativeFunction | undefined;
  * @param workSpace `void *`, device memory
  * @param reserveSpaceSize `size_t`
  * @param reserveSpace `void *`, device memory
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnbackwarddata_v8). */
 export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, devSeqLengths: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, dy: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, dx: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, dhy: T.Pointer, dhx: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, cx: T.Pointer, dcy: T.Pointer, dcx: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(devSeqLengths) && !(typeof devSeqLengths === 'number' && devSeqLengths >= 0 && Number.isSafeInteger(devSeqLengths)) && devSeqLengths !== null) rawCovers('cudnnRNNBackwardData_v8', 'devSeqLengths', devSeqLengths, 0, 1);
   if (ArrayBuffer.isView(y) || y instanceof ArrayBuffer) deviceArg('cudnnRNNBackwardData_v8', 'y', y, true);
@@ -70,7 +71,8 @@ let cudnnRNNBackwardWeights_v8$: NativeFunction | undefined;
  * @param workSpace `void *`, device memory
  * @param reserveSpaceSize `size_t`
  * @param reserveSpace `void *`, device memory
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnbackwardweights_v8). */
 export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, addGrad: T.cudnnWgradMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, x: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, weightSpaceSize: T.Int64, dweightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(devSeqLengths) && !(typeof devSeqLengths === 'number' && devSeqLengths >= 0 && Number.isSafeInteger(devSeqLengths)) && devSeqLengths !== null) rawCovers('cudnnRNNBackwardWeights_v8', 'devSeqLengths', devSeqLengths, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnRNNBackwardWeights_v8', 'x', x, true);
@@ -107,7 +109,8 @@ let cudnnRNNForward$: NativeFunction | undefined;
  * @param workSpace `void *`, device memory
  * @param reserveSpaceSize `size_t`
  * @param reserveSpace `void *`, device memory
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnforward). */
 export function cudnnRNNForward(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, fwdMode: T.cudnnForwardMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, x: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, hy: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, cx: T.Pointer, cy: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(devSeqLengths) && !(typeof devSeqLengths === 'number' && devSeqLengths >= 0 && Number.isSafeInteger(devSeqLengths)) && devSeqLengths !== null) rawCovers('cudnnRNNForward', 'devSeqLengths', devSeqLengths, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnRNNForward', 'x', x, true);
@@ -133,6 +136,7 @@ let cudnnRNNGetClip_v8$: NativeFunction | undefined;
  * @param lclip `double *`
  * @param rclip `double *`
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnngetclip_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.Pointer, clipNanOpt: T.Pointer, lclip: T.Pointer, rclip: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(clipMode) && clipMode.byteLength >= 4 && (((clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clipMode === 'number' && clipMode >= 0 && Number.isSafeInteger(clipMode)) && clipMode !== null) rawCovers('cudnnRNNGetClip_v8', 'clipMode', clipMode, 4, 4);
@@ -147,7 +151,8 @@ let cudnnRNNGetClip_v9$: NativeFunction | undefined;
  * @param clipMode `cudnnRNNClipMode_t *`, out: a typed array of one element
  * @param lclip `double *`
  * @param rclip `double *`
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnngetclip_v9). */
 export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.Pointer, lclip: T.Pointer, rclip: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(clipMode) && clipMode.byteLength >= 4 && (((clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clipMode === 'number' && clipMode >= 0 && Number.isSafeInteger(clipMode)) && clipMode !== null) rawCovers('cudnnRNNGetClip_v9', 'clipMode', clipMode, 4, 4);
   if (!(ArrayBuffer.isView(lclip) && lclip.byteLength >= 8 && (((lclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof lclip === 'number' && lclip >= 0 && Number.isSafeInteger(lclip)) && lclip !== null) rawCovers('cudnnRNNGetClip_v9', 'lclip', lclip, 8, 8);
@@ -162,6 +167,7 @@ let cudnnRNNSetClip_v8$: NativeFunction | undefined;
  * @param lclip `double`
  * @param rclip `double`
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnsetclip_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.cudnnRNNClipMode_t, clipNanOpt: T.cudnnNanPropagation_t, lclip: number, rclip: number): T.cudnnStatus_t {
   return (cudnnRNNSetClip_v8$ ??= binder.native('cudnnRNNSetClip_v8'))(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
@@ -172,7 +178,8 @@ let cudnnRNNSetClip_v9$: NativeFunction | undefined;
  * @param clipMode `cudnnRNNClipMode_t`
  * @param lclip `double`
  * @param rclip `double`
- * @returns the `cudnnStatus_t` status, as C returns it. */
+ * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnsetclip_v9). */
 export function cudnnRNNSetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.cudnnRNNClipMode_t, lclip: number, rclip: number): T.cudnnStatus_t {
   return (cudnnRNNSetClip_v9$ ??= binder.native('cudnnRNNSetClip_v9'))(rnnDesc, clipMode, lclip, rclip);
 }
@@ -191,6 +198,7 @@ let cudnnReduceTensor$: NativeFunction | undefined;
  * @param cDesc `const cudnnTensorDescriptor_t`
  * @param C `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnreducetensor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnReduceTensor(handle: T.cudnnHandle_t, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, indices: T.Pointer, indicesSizeInBytes: T.Int64, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, alpha: T.Pointer, aDesc: T.cudnnTensorDescriptor_t, A: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, C: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(indices) && !(typeof indices === 'number' && indices >= 0 && Number.isSafeInteger(indices)) && indices !== null) rawCovers('cudnnReduceTensor', 'indices', indices, 0, 1);

@@ -14,7 +14,8 @@ let cufftMakePlan1d$: typeof cufftMakePlan1d | undefined;
  * @param nx in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftMakePlan1d(plan: T.cufftHandle, nx: number, type: T.cufftType, batch: number): number {
   return (cufftMakePlan1d$ ??= bind$cufftMakePlan1d())(plan, nx, type, batch);
 }
@@ -45,7 +46,8 @@ let cufftMakePlan2d$: typeof cufftMakePlan2d | undefined;
  * @param nx in `int`.
  * @param ny in `int`.
  * @param type in `cufftType`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftMakePlan2d(plan: T.cufftHandle, nx: number, ny: number, type: T.cufftType): number {
   return (cufftMakePlan2d$ ??= bind$cufftMakePlan2d())(plan, nx, ny, type);
 }
@@ -77,7 +79,8 @@ let cufftMakePlan3d$: typeof cufftMakePlan3d | undefined;
  * @param ny in `int`.
  * @param nz in `int`.
  * @param type in `cufftType`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftMakePlan3d(plan: T.cufftHandle, nx: number, ny: number, nz: number, type: T.cufftType): number {
   return (cufftMakePlan3d$ ??= bind$cufftMakePlan3d())(plan, nx, ny, nz, type);
 }
@@ -116,7 +119,8 @@ let cufftMakePlanMany$: typeof cufftMakePlanMany | undefined;
  * @param odist in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftMakePlanMany(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   return (cufftMakePlanMany$ ??= bind$cufftMakePlanMany())(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
@@ -161,7 +165,8 @@ let cufftMakePlanMany64$: typeof cufftMakePlanMany64 | undefined;
  * @param odist in `long long`.
  * @param type in `cufftType`.
  * @param batch in `long long`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftMakePlanMany64(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {
   return (cufftMakePlanMany64$ ??= bind$cufftMakePlanMany64())(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
@@ -198,7 +203,8 @@ let cufftPlan1d$: typeof cufftPlan1d | undefined;
  * @param nx in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
- * @returns the value of `plan`: out `cufftHandle *`. */
+ * @returns the value of `plan`: out `cufftHandle *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftPlan1d(nx: number, type: T.cufftType, batch: number): T.cufftHandle {
   return (cufftPlan1d$ ??= bind$cufftPlan1d())(nx, type, batch);
 }
@@ -222,7 +228,8 @@ let cufftPlan2d$: typeof cufftPlan2d | undefined;
  * @param nx in `int`.
  * @param ny in `int`.
  * @param type in `cufftType`.
- * @returns the value of `plan`: out `cufftHandle *`. */
+ * @returns the value of `plan`: out `cufftHandle *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftPlan2d(nx: number, ny: number, type: T.cufftType): T.cufftHandle {
   return (cufftPlan2d$ ??= bind$cufftPlan2d())(nx, ny, type);
 }
@@ -253,7 +260,8 @@ let cufftPlanMany$: typeof cufftPlanMany | undefined;
  * @param odist in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
- * @returns the value of `plan`: out `cufftHandle *`. */
+ * @returns the value of `plan`: out `cufftHandle *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
 export function cufftPlanMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): T.cufftHandle {
   return (cufftPlanMany$ ??= bind$cufftPlanMany())(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }

@@ -10,7 +10,8 @@ let curandCreateGenerator$: NativeFunction | undefined;
 /** `curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t *`, out: a typed array of one element
  * @param rng_type `curandRngType_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandCreateGenerator(generator: T.Pointer, rng_type: T.curandRngType_t): T.curandStatus_t {
   if (!(ArrayBuffer.isView(generator) && generator.byteLength >= 8 && (((generator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (generator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof generator === 'number' && generator >= 0 && Number.isSafeInteger(generator)) && generator !== null) rawCovers('curandCreateGenerator', 'generator', generator, 8, 8);
   return (curandCreateGenerator$ ??= binder.native('curandCreateGenerator'))(generator, rng_type);
@@ -19,7 +20,8 @@ let curandCreateGeneratorHost$: NativeFunction | undefined;
 /** `curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t *`, out: a typed array of one element
  * @param rng_type `curandRngType_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandCreateGeneratorHost(generator: T.Pointer, rng_type: T.curandRngType_t): T.curandStatus_t {
   if (!(ArrayBuffer.isView(generator) && generator.byteLength >= 8 && (((generator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (generator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof generator === 'number' && generator >= 0 && Number.isSafeInteger(generator)) && generator !== null) rawCovers('curandCreateGeneratorHost', 'generator', generator, 8, 8);
   return (curandCreateGeneratorHost$ ??= binder.native('curandCreateGeneratorHost'))(generator, rng_type);
@@ -28,7 +30,8 @@ let curandCreatePoissonDistribution$: NativeFunction | undefined;
 /** `curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)` · curand.h · CUDA 12.6
  * @param lambda `double`
  * @param discrete_distribution `curandDiscreteDistribution_t *`, out: a typed array of one element
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandCreatePoissonDistribution(lambda: number, discrete_distribution: T.Pointer): T.curandStatus_t {
   if (!(ArrayBuffer.isView(discrete_distribution) && discrete_distribution.byteLength >= 8 && (((discrete_distribution as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (discrete_distribution as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof discrete_distribution === 'number' && discrete_distribution >= 0 && Number.isSafeInteger(discrete_distribution)) && discrete_distribution !== null) rawCovers('curandCreatePoissonDistribution', 'discrete_distribution', discrete_distribution, 8, 8);
   return (curandCreatePoissonDistribution$ ??= binder.native('curandCreatePoissonDistribution'))(lambda, discrete_distribution);
@@ -36,14 +39,16 @@ export function curandCreatePoissonDistribution(lambda: number, discrete_distrib
 let curandDestroyDistribution$: NativeFunction | undefined;
 /** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 12.6
  * @param discrete_distribution `curandDiscreteDistribution_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandDestroyDistribution(discrete_distribution: T.curandDiscreteDistribution_t): T.curandStatus_t {
   return (curandDestroyDistribution$ ??= binder.native('curandDestroyDistribution'))(discrete_distribution);
 }
 let curandDestroyGenerator$: NativeFunction | undefined;
 /** `curandStatus_t curandDestroyGenerator(curandGenerator_t generator)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandDestroyGenerator(generator: T.curandGenerator_t): T.curandStatus_t {
   return (curandDestroyGenerator$ ??= binder.native('curandDestroyGenerator'))(generator);
 }
@@ -52,7 +57,8 @@ let curandGenerate$: NativeFunction | undefined;
  * @param generator `curandGenerator_t`
  * @param outputPtr `unsigned int *`, device memory, `num` elements
  * @param num `size_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGenerate(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGenerate', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGenerate', 'outputPtr', outputPtr, 0, 1);
@@ -65,7 +71,8 @@ let curandGenerateBinomial$: NativeFunction | undefined;
  * @param num `size_t`
  * @param n `unsigned int`
  * @param p `double`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGenerateBinomial(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGenerateBinomial', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGenerateBinomial', 'outputPtr', outputPtr, 0, 1);
@@ -79,7 +86,8 @@ let curandGenerateBinomialMethod$: NativeFunction | undefined;
  * @param n `unsigned int`
  * @param p `double`
  * @param method `curandMethod_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGenerateBinomialMethod(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number, method: T.curandMethod_t): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGenerateBinomialMethod', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGenerateBinomialMethod', 'outputPtr', outputPtr, 0, 1);
@@ -92,7 +100,8 @@ let curandGenerateLogNormal$: NativeFunction | undefined;
  * @param n `size_t`
  * @param mean `float`
  * @param stddev `float`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGenerateLogNormal(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGenerateLogNormal', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGenerateLogNormal', 'outputPtr', outputPtr, 0, 1);
@@ -105,7 +114,8 @@ let curandGenerateLogNormalDouble$: NativeFunction | undefined;
  * @param n `size_t`
  * @param mean `double`
  * @param stddev `double`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGenerateLogNormalDouble', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGenerateLogNormalDouble', 'outputPtr', outputPtr, 0, 1);
@@ -116,7 +126,8 @@ let curandGenerateLongLong$: NativeFunction | undefined;
  * @param generator `curandGenerator_t`
  * @param outputPtr `unsigned long long *`, device memory, `num` elements
  * @param num `size_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGenerateLongLong(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGenerateLongLong', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGenerateLongLong', 'outputPtr', outputPtr, 0, 1);
@@ -129,7 +140,8 @@ let curandGenerateNormal$: NativeFunction | undefined;
  * @param n `size_t`
  * @param mean `float`
  * @param stddev `float`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGenerateNormal(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGenerateNormal', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGenerateNormal', 'outputPtr', outputPtr, 0, 1);
@@ -142,7 +154,8 @@ let curandGenerateNormalDouble$: NativeFunction | undefined;
  * @param n `size_t`
  * @param mean `double`
  * @param stddev `double`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGenerateNormalDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGenerateNormalDouble', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGenerateNormalDouble', 'outputPtr', outputPtr, 0, 1);
@@ -154,7 +167,8 @@ let curandGeneratePoisson$: NativeFunction | undefined;
  * @param outputPtr `unsigned int *`, device memory, `n` elements
  * @param n `size_t`
  * @param lambda `double`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGeneratePoisson(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, lambda: number): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGeneratePoisson', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGeneratePoisson', 'outputPtr', outputPtr, 0, 1);
@@ -167,7 +181,8 @@ let curandGeneratePoissonMethod$: NativeFunction | undefined;
  * @param n `size_t`
  * @param lambda `double`
  * @param method `curandMethod_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGeneratePoissonMethod(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, lambda: number, method: T.curandMethod_t): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGeneratePoissonMethod', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGeneratePoissonMethod', 'outputPtr', outputPtr, 0, 1);
@@ -176,7 +191,8 @@ export function curandGeneratePoissonMethod(generator: T.curandGenerator_t, outp
 let curandGenerateSeeds$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGenerateSeeds(generator: T.curandGenerator_t): T.curandStatus_t {
   return (curandGenerateSeeds$ ??= binder.native('curandGenerateSeeds'))(generator);
 }
@@ -185,7 +201,8 @@ let curandGenerateUniform$: NativeFunction | undefined;
  * @param generator `curandGenerator_t`
  * @param outputPtr `float *`, device memory, `num` elements
  * @param num `size_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGenerateUniform(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGenerateUniform', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGenerateUniform', 'outputPtr', outputPtr, 0, 1);
@@ -196,7 +213,8 @@ let curandGenerateUniformDouble$: NativeFunction | undefined;
  * @param generator `curandGenerator_t`
  * @param outputPtr `double *`, device memory, `num` elements
  * @param num `size_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGenerateUniformDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {
   if (ArrayBuffer.isView(outputPtr) || outputPtr instanceof ArrayBuffer) deviceArg('curandGenerateUniformDouble', 'outputPtr', outputPtr, true);
   if (outputPtr !== null && typeof outputPtr !== 'bigint' && !(typeof outputPtr === 'number' && outputPtr >= 0 && Number.isSafeInteger(outputPtr))) rawCovers('curandGenerateUniformDouble', 'outputPtr', outputPtr, 0, 1);

@@ -11,7 +11,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let curandGetDirectionVectors32$c: NativeFunction | undefined;
 /** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param vectors in/out `curandDirectionVectors32_t **`: address or host buffer.
- * @param set in `curandDirectionVectorSet_t`. */
+ * @param set in `curandDirectionVectorSet_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGetDirectionVectors32(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): void {
   pointerArg('curandGetDirectionVectors32', 'vectors', vectors, true);
   if (typeof set !== 'number' || (set | 0) !== set) throw intError('curandGetDirectionVectors32', 'set', 'i32', set);
@@ -21,7 +22,8 @@ export function curandGetDirectionVectors32(vectors: T.Pointer, set: T.curandDir
 let curandGetDirectionVectors64$c: NativeFunction | undefined;
 /** `curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param vectors in/out `curandDirectionVectors64_t **`: address or host buffer.
- * @param set in `curandDirectionVectorSet_t`. */
+ * @param set in `curandDirectionVectorSet_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGetDirectionVectors64(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): void {
   pointerArg('curandGetDirectionVectors64', 'vectors', vectors, true);
   if (typeof set !== 'number' || (set | 0) !== set) throw intError('curandGetDirectionVectors64', 'set', 'i32', set);
@@ -31,7 +33,8 @@ export function curandGetDirectionVectors64(vectors: T.Pointer, set: T.curandDir
 let curandGetProperty$: typeof curandGetProperty | undefined;
 /** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
- * @returns the value of `value`: out `int *`. */
+ * @returns the value of `value`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGetProperty(type: T.libraryPropertyType): number {
   return (curandGetProperty$ ??= bind$curandGetProperty())(type);
 }
@@ -50,7 +53,8 @@ function bind$curandGetProperty(): typeof curandGetProperty {
 }
 let curandGetScrambleConstants32$c: NativeFunction | undefined;
 /** `curandStatus_t curandGetScrambleConstants32(unsigned int **constants)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param constants in/out `unsigned int **`: address or host buffer. */
+ * @param constants in/out `unsigned int **`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGetScrambleConstants32(constants: T.Pointer): void {
   pointerArg('curandGetScrambleConstants32', 'constants', constants, true);
   const status = (curandGetScrambleConstants32$c ??= binder.native('curandGetScrambleConstants32'))(constants);
@@ -58,7 +62,8 @@ export function curandGetScrambleConstants32(constants: T.Pointer): void {
 }
 let curandGetScrambleConstants64$c: NativeFunction | undefined;
 /** `curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @param constants in/out `unsigned long long **`: address or host buffer. */
+ * @param constants in/out `unsigned long long **`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGetScrambleConstants64(constants: T.Pointer): void {
   pointerArg('curandGetScrambleConstants64', 'constants', constants, true);
   const status = (curandGetScrambleConstants64$c ??= binder.native('curandGetScrambleConstants64'))(constants);
@@ -66,7 +71,8 @@ export function curandGetScrambleConstants64(constants: T.Pointer): void {
 }
 let curandGetVersion$: typeof curandGetVersion | undefined;
 /** `curandStatus_t curandGetVersion(int *version)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `version`: out `int *`. */
+ * @returns the value of `version`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandGetVersion(): number {
   return (curandGetVersion$ ??= bind$curandGetVersion())();
 }
@@ -85,7 +91,8 @@ function bind$curandGetVersion(): typeof curandGetVersion {
 let curandSetGeneratorOffset$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
- * @param offset in `unsigned long long`. */
+ * @param offset in `unsigned long long`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandSetGeneratorOffset(generator: T.curandGenerator_t | null, offset: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetGeneratorOffset', 'generator', generator, true) as typeof generator;
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('curandSetGeneratorOffset', 'offset', offset, false);
@@ -95,7 +102,8 @@ export function curandSetGeneratorOffset(generator: T.curandGenerator_t | null, 
 let curandSetGeneratorOrdering$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
- * @param order in `curandOrdering_t`. */
+ * @param order in `curandOrdering_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandSetGeneratorOrdering(generator: T.curandGenerator_t | null, order: T.curandOrdering_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetGeneratorOrdering', 'generator', generator, true) as typeof generator;
   if (typeof order !== 'number' || (order | 0) !== order) throw intError('curandSetGeneratorOrdering', 'order', 'i32', order);
@@ -105,7 +113,8 @@ export function curandSetGeneratorOrdering(generator: T.curandGenerator_t | null
 let curandSetPseudoRandomGeneratorSeed$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
- * @param seed in `unsigned long long`. */
+ * @param seed in `unsigned long long`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandSetPseudoRandomGeneratorSeed(generator: T.curandGenerator_t | null, seed: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetPseudoRandomGeneratorSeed', 'generator', generator, true) as typeof generator;
   if (typeof seed !== 'number' || !(seed >= 0 && seed <= 9007199254740991) || Math.floor(seed) !== seed) int64Arg('curandSetPseudoRandomGeneratorSeed', 'seed', seed, false);
@@ -115,7 +124,8 @@ export function curandSetPseudoRandomGeneratorSeed(generator: T.curandGenerator_
 let curandSetQuasiRandomGeneratorDimensions$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
- * @param num_dimensions in `unsigned int`. */
+ * @param num_dimensions in `unsigned int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandSetQuasiRandomGeneratorDimensions(generator: T.curandGenerator_t | null, num_dimensions: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetQuasiRandomGeneratorDimensions', 'generator', generator, true) as typeof generator;
   if (typeof num_dimensions !== 'number' || (num_dimensions >>> 0) !== num_dimensions) throw intError('curandSetQuasiRandomGeneratorDimensions', 'num_dimensions', 'u32', num_dimensions);
@@ -125,7 +135,8 @@ export function curandSetQuasiRandomGeneratorDimensions(generator: T.curandGener
 let curandSetStream$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/curand/index.html). */
 export function curandSetStream(generator: T.curandGenerator_t | null, stream: T.cudaStream_t | null): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetStream', 'generator', generator, true) as typeof generator;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('curandSetStream', 'stream', stream, true) as typeof stream;

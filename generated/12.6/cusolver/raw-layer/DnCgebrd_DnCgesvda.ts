@@ -20,7 +20,8 @@ let cusolverDnCgebrd$: NativeFunction | undefined;
  * @param Work `cuComplex *`, device memory, `Lwork` elements
  * @param Lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCgebrd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCgebrd', 'A', A, 0, 1);
@@ -44,7 +45,8 @@ let cusolverDnCgebrd_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param Lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, Lwork: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(Lwork) && Lwork.byteLength >= 4 && (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof Lwork === 'number' && Lwork >= 0 && Number.isSafeInteger(Lwork)) && Lwork !== null) rawCovers('cusolverDnCgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnCgebrd_bufferSize$ ??= binder.native('cusolverDnCgebrd_bufferSize'))(handle, m, n, Lwork);
@@ -60,7 +62,8 @@ let cusolverDnCgeqrf$: NativeFunction | undefined;
  * @param Workspace `cuComplex *`, device memory, `Lwork` elements
  * @param Lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCgeqrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCgeqrf', 'A', A, 0, 1);
@@ -80,7 +83,8 @@ let cusolverDnCgeqrf_bufferSize$: NativeFunction | undefined;
  * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCgeqrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCgeqrf_bufferSize', 'A', A, 0, 1);
@@ -105,7 +109,8 @@ let cusolverDnCgesvd$: NativeFunction | undefined;
  * @param lwork `int`
  * @param rwork `float *`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCgesvd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCgesvd', 'A', A, 0, 1);
@@ -128,7 +133,8 @@ let cusolverDnCgesvd_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(lwork) && lwork.byteLength >= 4 && (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof lwork === 'number' && lwork >= 0 && Number.isSafeInteger(lwork)) && lwork !== null) rawCovers('cusolverDnCgesvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCgesvd_bufferSize$ ??= binder.native('cusolverDnCgesvd_bufferSize'))(handle, m, n, lwork);
@@ -156,7 +162,8 @@ let cusolverDnCgesvdaStridedBatched$: NativeFunction | undefined;
  * @param d_info `int *`, device memory
  * @param h_R_nrmF `double *`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(d_A) || d_A instanceof ArrayBuffer) deviceArg('cusolverDnCgesvdaStridedBatched', 'd_A', d_A, true);
   if (d_A !== null && typeof d_A !== 'bigint' && !(typeof d_A === 'number' && d_A >= 0 && Number.isSafeInteger(d_A))) rawCovers('cusolverDnCgesvdaStridedBatched', 'd_A', d_A, 0, 1);
@@ -192,7 +199,8 @@ let cusolverDnCgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
  * @param strideV `long long`
  * @param lwork `int *`, out: a typed array of one element
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, lwork: T.Pointer, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(d_A) || d_A instanceof ArrayBuffer) deviceArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
   if (d_A !== null && typeof d_A !== 'bigint' && !(typeof d_A === 'number' && d_A >= 0 && Number.isSafeInteger(d_A))) rawCovers('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_A', d_A, 0, 1);

@@ -24,7 +24,8 @@ let cusolverDnCgesvdj$: NativeFunction | undefined;
  * @param lwork `int`
  * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCgesvdj', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCgesvdj', 'A', A, 0, 1);
@@ -58,7 +59,8 @@ let cusolverDnCgesvdjBatched$: NativeFunction | undefined;
  * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCgesvdjBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCgesvdjBatched', 'A', A, 0, 1);
@@ -90,7 +92,8 @@ let cusolverDnCgesvdjBatched_bufferSize$: NativeFunction | undefined;
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCgesvdjBatched_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCgesvdjBatched_bufferSize', 'A', A, 0, 1);
@@ -119,7 +122,8 @@ let cusolverDnCgesvdj_bufferSize$: NativeFunction | undefined;
  * @param ldv `int`
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgesvdj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCgesvdj_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCgesvdj_bufferSize', 'A', A, 0, 1);
@@ -142,7 +146,8 @@ let cusolverDnCgetrf$: NativeFunction | undefined;
  * @param Workspace `cuComplex *`, device memory
  * @param devIpiv `int *`, device memory
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCgetrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCgetrf', 'A', A, 0, 1);
@@ -162,7 +167,8 @@ let cusolverDnCgetrf_bufferSize$: NativeFunction | undefined;
  * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @param Lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCgetrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCgetrf_bufferSize', 'A', A, 0, 1);
@@ -181,7 +187,8 @@ let cusolverDnCgetrs$: NativeFunction | undefined;
  * @param B `cuComplex *`, device memory
  * @param ldb `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCgetrs', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCgetrs', 'A', A, 0, 1);
@@ -205,7 +212,8 @@ let cusolverDnCheevd$: NativeFunction | undefined;
  * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCheevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCheevd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCheevd', 'A', A, 0, 1);
@@ -227,7 +235,8 @@ let cusolverDnCheevd_bufferSize$: NativeFunction | undefined;
  * @param lda `int`
  * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCheevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCheevd_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCheevd_bufferSize', 'A', A, 0, 1);

@@ -9,28 +9,32 @@ void [callbackArg, checkRecord, cstringArg, rawCovers];
 let cusolverDnDestroy$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)` · cusolverDn.h · CUDA 12.6
  * @param handle `cusolverDnHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDestroy(handle: T.cusolverDnHandle_t): T.cusolverStatus_t {
   return (cusolverDnDestroy$ ??= binder.native('cusolverDnDestroy'))(handle);
 }
 let cusolverDnDestroyGesvdjInfo$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t info)` · cusolverDn.h · CUDA 12.6
  * @param info `gesvdjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDestroyGesvdjInfo(info: T.gesvdjInfo_t): T.cusolverStatus_t {
   return (cusolverDnDestroyGesvdjInfo$ ??= binder.native('cusolverDnDestroyGesvdjInfo'))(info);
 }
 let cusolverDnDestroyParams$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnParams_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDestroyParams(params: T.cusolverDnParams_t): T.cusolverStatus_t {
   return (cusolverDnDestroyParams$ ??= binder.native('cusolverDnDestroyParams'))(params);
 }
 let cusolverDnDestroySyevjInfo$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)` · cusolverDn.h · CUDA 12.6
  * @param info `syevjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDestroySyevjInfo(info: T.syevjInfo_t): T.cusolverStatus_t {
   return (cusolverDnDestroySyevjInfo$ ??= binder.native('cusolverDnDestroySyevjInfo'))(info);
 }
@@ -48,7 +52,8 @@ let cusolverDnDgebrd$: NativeFunction | undefined;
  * @param Work `double *`, device memory, `Lwork` elements
  * @param Lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDgebrd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDgebrd', 'A', A, 0, 1);
@@ -72,7 +77,8 @@ let cusolverDnDgebrd_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param Lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, Lwork: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(Lwork) && Lwork.byteLength >= 4 && (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof Lwork === 'number' && Lwork >= 0 && Number.isSafeInteger(Lwork)) && Lwork !== null) rawCovers('cusolverDnDgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnDgebrd_bufferSize$ ??= binder.native('cusolverDnDgebrd_bufferSize'))(handle, m, n, Lwork);
@@ -88,7 +94,8 @@ let cusolverDnDgeqrf$: NativeFunction | undefined;
  * @param Workspace `double *`, device memory, `Lwork` elements
  * @param Lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDgeqrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDgeqrf', 'A', A, 0, 1);
@@ -108,7 +115,8 @@ let cusolverDnDgeqrf_bufferSize$: NativeFunction | undefined;
  * @param A `double *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDgeqrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDgeqrf_bufferSize', 'A', A, 0, 1);

@@ -21,6 +21,7 @@ let cusolverDnGetrf$: NativeFunction | undefined;
  * @param workspaceInBytes `size_t`
  * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnGetrf', 'A', A, true);
@@ -44,6 +45,7 @@ let cusolverDnGetrf_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnGetrf_bufferSize', 'A', A, true);
@@ -67,6 +69,7 @@ let cusolverDnGetrs$: NativeFunction | undefined;
  * @param ldb `int64_t`
  * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, trans: T.cublasOperation_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnGetrs', 'A', A, true);
@@ -82,7 +85,8 @@ export function cusolverDnGetrs(handle: T.cusolverDnHandle_t, params: T.cusolver
 let cusolverDnIRSInfosCreate$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_ptr)` · cusolverDn.h · CUDA 12.6
  * @param infos_ptr `cusolverDnIRSInfos_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSInfosCreate(infos_ptr: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(infos_ptr) && infos_ptr.byteLength >= 8 && (((infos_ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (infos_ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof infos_ptr === 'number' && infos_ptr >= 0 && Number.isSafeInteger(infos_ptr)) && infos_ptr !== null) rawCovers('cusolverDnIRSInfosCreate', 'infos_ptr', infos_ptr, 8, 8);
   return (cusolverDnIRSInfosCreate$ ??= binder.native('cusolverDnIRSInfosCreate'))(infos_ptr);
@@ -90,7 +94,8 @@ export function cusolverDnIRSInfosCreate(infos_ptr: T.Pointer): T.cusolverStatus
 let cusolverDnIRSInfosDestroy$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6
  * @param infos `cusolverDnIRSInfos_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t): T.cusolverStatus_t {
   return (cusolverDnIRSInfosDestroy$ ??= binder.native('cusolverDnIRSInfosDestroy'))(infos);
 }
@@ -98,7 +103,8 @@ let cusolverDnIRSInfosGetMaxIters$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.6
  * @param infos `cusolverDnIRSInfos_t`
  * @param maxiters `cusolver_int_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetMaxIters(infos: T.cusolverDnIRSInfos_t, maxiters: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(maxiters) && maxiters.byteLength >= 4 && (((maxiters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxiters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxiters === 'number' && maxiters >= 0 && Number.isSafeInteger(maxiters)) && maxiters !== null) rawCovers('cusolverDnIRSInfosGetMaxIters', 'maxiters', maxiters, 4, 4);
   return (cusolverDnIRSInfosGetMaxIters$ ??= binder.native('cusolverDnIRSInfosGetMaxIters'))(infos, maxiters);
@@ -107,7 +113,8 @@ let cusolverDnIRSInfosGetNiters$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)` · cusolverDn.h · CUDA 12.6
  * @param infos `cusolverDnIRSInfos_t`
  * @param niters `cusolver_int_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetNiters(infos: T.cusolverDnIRSInfos_t, niters: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(niters) && niters.byteLength >= 4 && (((niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof niters === 'number' && niters >= 0 && Number.isSafeInteger(niters)) && niters !== null) rawCovers('cusolverDnIRSInfosGetNiters', 'niters', niters, 4, 4);
   return (cusolverDnIRSInfosGetNiters$ ??= binder.native('cusolverDnIRSInfosGetNiters'))(infos, niters);
@@ -116,7 +123,8 @@ let cusolverDnIRSInfosGetOuterNiters$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)` · cusolverDn.h · CUDA 12.6
  * @param infos `cusolverDnIRSInfos_t`
  * @param outer_niters `cusolver_int_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetOuterNiters(infos: T.cusolverDnIRSInfos_t, outer_niters: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(outer_niters) && outer_niters.byteLength >= 4 && (((outer_niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (outer_niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof outer_niters === 'number' && outer_niters >= 0 && Number.isSafeInteger(outer_niters)) && outer_niters !== null) rawCovers('cusolverDnIRSInfosGetOuterNiters', 'outer_niters', outer_niters, 4, 4);
   return (cusolverDnIRSInfosGetOuterNiters$ ??= binder.native('cusolverDnIRSInfosGetOuterNiters'))(infos, outer_niters);
@@ -125,7 +133,8 @@ let cusolverDnIRSInfosGetResidualHistory$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfos_t infos, void **residual_history)` · cusolverDn.h · CUDA 12.6
  * @param infos `cusolverDnIRSInfos_t`
  * @param residual_history `void **`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSInfosGetResidualHistory(infos: T.cusolverDnIRSInfos_t, residual_history: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(residual_history) && residual_history.byteLength >= 8 && (((residual_history as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (residual_history as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof residual_history === 'number' && residual_history >= 0 && Number.isSafeInteger(residual_history)) && residual_history !== null) rawCovers('cusolverDnIRSInfosGetResidualHistory', 'residual_history', residual_history, 8, 8);
   return (cusolverDnIRSInfosGetResidualHistory$ ??= binder.native('cusolverDnIRSInfosGetResidualHistory'))(infos, residual_history);
@@ -133,14 +142,16 @@ export function cusolverDnIRSInfosGetResidualHistory(infos: T.cusolverDnIRSInfos
 let cusolverDnIRSInfosRequestResidual$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6
  * @param infos `cusolverDnIRSInfos_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSInfosRequestResidual(infos: T.cusolverDnIRSInfos_t): T.cusolverStatus_t {
   return (cusolverDnIRSInfosRequestResidual$ ??= binder.native('cusolverDnIRSInfosRequestResidual'))(infos);
 }
 let cusolverDnIRSParamsCreate$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *params_ptr)` · cusolverDn.h · CUDA 12.6
  * @param params_ptr `cusolverDnIRSParams_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsCreate(params_ptr: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(params_ptr) && params_ptr.byteLength >= 8 && (((params_ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (params_ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof params_ptr === 'number' && params_ptr >= 0 && Number.isSafeInteger(params_ptr)) && params_ptr !== null) rawCovers('cusolverDnIRSParamsCreate', 'params_ptr', params_ptr, 8, 8);
   return (cusolverDnIRSParamsCreate$ ??= binder.native('cusolverDnIRSParamsCreate'))(params_ptr);
@@ -148,21 +159,24 @@ export function cusolverDnIRSParamsCreate(params_ptr: T.Pointer): T.cusolverStat
 let cusolverDnIRSParamsDestroy$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnIRSParams_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsDestroy(params: T.cusolverDnIRSParams_t): T.cusolverStatus_t {
   return (cusolverDnIRSParamsDestroy$ ??= binder.native('cusolverDnIRSParamsDestroy'))(params);
 }
 let cusolverDnIRSParamsDisableFallback$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnIRSParams_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsDisableFallback(params: T.cusolverDnIRSParams_t): T.cusolverStatus_t {
   return (cusolverDnIRSParamsDisableFallback$ ??= binder.native('cusolverDnIRSParamsDisableFallback'))(params);
 }
 let cusolverDnIRSParamsEnableFallback$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnIRSParams_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_t): T.cusolverStatus_t {
   return (cusolverDnIRSParamsEnableFallback$ ??= binder.native('cusolverDnIRSParamsEnableFallback'))(params);
 }
@@ -170,7 +184,8 @@ let cusolverDnIRSParamsGetMaxIters$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnIRSParams_t`
  * @param maxiters `cusolver_int_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsGetMaxIters(params: T.cusolverDnIRSParams_t, maxiters: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(maxiters) && maxiters.byteLength >= 4 && (((maxiters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxiters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxiters === 'number' && maxiters >= 0 && Number.isSafeInteger(maxiters)) && maxiters !== null) rawCovers('cusolverDnIRSParamsGetMaxIters', 'maxiters', maxiters, 4, 4);
   return (cusolverDnIRSParamsGetMaxIters$ ??= binder.native('cusolverDnIRSParamsGetMaxIters'))(params, maxiters);
@@ -179,7 +194,8 @@ let cusolverDnIRSParamsSetMaxIters$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t maxiters)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnIRSParams_t`
  * @param maxiters `cusolver_int_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetMaxIters(params: T.cusolverDnIRSParams_t, maxiters: number): T.cusolverStatus_t {
   return (cusolverDnIRSParamsSetMaxIters$ ??= binder.native('cusolverDnIRSParamsSetMaxIters'))(params, maxiters);
 }
@@ -187,7 +203,8 @@ let cusolverDnIRSParamsSetMaxItersInner$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetMaxItersInner(cusolverDnIRSParams_t params, cusolver_int_t maxiters_inner)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnIRSParams_t`
  * @param maxiters_inner `cusolver_int_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetMaxItersInner(params: T.cusolverDnIRSParams_t, maxiters_inner: number): T.cusolverStatus_t {
   return (cusolverDnIRSParamsSetMaxItersInner$ ??= binder.native('cusolverDnIRSParamsSetMaxItersInner'))(params, maxiters_inner);
 }
@@ -195,7 +212,8 @@ let cusolverDnIRSParamsSetRefinementSolver$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetRefinementSolver(cusolverDnIRSParams_t params, cusolverIRSRefinement_t refinement_solver)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnIRSParams_t`
  * @param refinement_solver `cusolverIRSRefinement_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetRefinementSolver(params: T.cusolverDnIRSParams_t, refinement_solver: T.cusolverIRSRefinement_t): T.cusolverStatus_t {
   return (cusolverDnIRSParamsSetRefinementSolver$ ??= binder.native('cusolverDnIRSParamsSetRefinementSolver'))(params, refinement_solver);
 }
@@ -203,7 +221,8 @@ let cusolverDnIRSParamsSetSolverLowestPrecision$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetSolverLowestPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_lowest_precision)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnIRSParams_t`
  * @param solver_lowest_precision `cusolverPrecType_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverLowestPrecision(params: T.cusolverDnIRSParams_t, solver_lowest_precision: T.cusolverPrecType_t): T.cusolverStatus_t {
   return (cusolverDnIRSParamsSetSolverLowestPrecision$ ??= binder.native('cusolverDnIRSParamsSetSolverLowestPrecision'))(params, solver_lowest_precision);
 }
@@ -211,7 +230,8 @@ let cusolverDnIRSParamsSetSolverMainPrecision$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetSolverMainPrecision(cusolverDnIRSParams_t params, cusolverPrecType_t solver_main_precision)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnIRSParams_t`
  * @param solver_main_precision `cusolverPrecType_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverMainPrecision(params: T.cusolverDnIRSParams_t, solver_main_precision: T.cusolverPrecType_t): T.cusolverStatus_t {
   return (cusolverDnIRSParamsSetSolverMainPrecision$ ??= binder.native('cusolverDnIRSParamsSetSolverMainPrecision'))(params, solver_main_precision);
 }
@@ -220,7 +240,8 @@ let cusolverDnIRSParamsSetSolverPrecisions$: NativeFunction | undefined;
  * @param params `cusolverDnIRSParams_t`
  * @param solver_main_precision `cusolverPrecType_t`
  * @param solver_lowest_precision `cusolverPrecType_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetSolverPrecisions(params: T.cusolverDnIRSParams_t, solver_main_precision: T.cusolverPrecType_t, solver_lowest_precision: T.cusolverPrecType_t): T.cusolverStatus_t {
   return (cusolverDnIRSParamsSetSolverPrecisions$ ??= binder.native('cusolverDnIRSParamsSetSolverPrecisions'))(params, solver_main_precision, solver_lowest_precision);
 }
@@ -228,7 +249,8 @@ let cusolverDnIRSParamsSetTol$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetTol(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnIRSParams_t`
  * @param val `double`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetTol(params: T.cusolverDnIRSParams_t, val: number): T.cusolverStatus_t {
   return (cusolverDnIRSParamsSetTol$ ??= binder.native('cusolverDnIRSParamsSetTol'))(params, val);
 }
@@ -236,7 +258,8 @@ let cusolverDnIRSParamsSetTolInner$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetTolInner(cusolverDnIRSParams_t params, double val)` · cusolverDn.h · CUDA 12.6
  * @param params `cusolverDnIRSParams_t`
  * @param val `double`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t, val: number): T.cusolverStatus_t {
   return (cusolverDnIRSParamsSetTolInner$ ??= binder.native('cusolverDnIRSParamsSetTolInner'))(params, val);
 }
@@ -258,7 +281,8 @@ let cusolverDnIRSXgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param niters `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSXgels(handle: T.cusolverDnHandle_t, gels_irs_params: T.cusolverDnIRSParams_t, gels_irs_infos: T.cusolverDnIRSInfos_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnIRSXgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnIRSXgels', 'dA', dA, 0, 1);
@@ -281,7 +305,8 @@ let cusolverDnIRSXgels_bufferSize$: NativeFunction | undefined;
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnIRSParams_t, m: number, n: number, nrhs: number, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(lwork_bytes) && lwork_bytes.byteLength >= 8 && (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof lwork_bytes === 'number' && lwork_bytes >= 0 && Number.isSafeInteger(lwork_bytes)) && lwork_bytes !== null) rawCovers('cusolverDnIRSXgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnIRSXgels_bufferSize$ ??= binder.native('cusolverDnIRSXgels_bufferSize'))(handle, params, m, n, nrhs, lwork_bytes);
@@ -303,7 +328,8 @@ let cusolverDnIRSXgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param niters `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSXgesv(handle: T.cusolverDnHandle_t, gesv_irs_params: T.cusolverDnIRSParams_t, gesv_irs_infos: T.cusolverDnIRSInfos_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnIRSXgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnIRSXgesv', 'dA', dA, 0, 1);
@@ -325,7 +351,8 @@ let cusolverDnIRSXgesv_bufferSize$: NativeFunction | undefined;
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnIRSParams_t, n: number, nrhs: number, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(lwork_bytes) && lwork_bytes.byteLength >= 8 && (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof lwork_bytes === 'number' && lwork_bytes >= 0 && Number.isSafeInteger(lwork_bytes)) && lwork_bytes !== null) rawCovers('cusolverDnIRSXgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnIRSXgesv_bufferSize$ ??= binder.native('cusolverDnIRSXgesv_bufferSize'))(handle, params, n, nrhs, lwork_bytes);

@@ -21,6 +21,7 @@ let cusolverDnPotrs$: NativeFunction | undefined;
  * @param ldb `int64_t`
  * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnPotrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnPotrs', 'A', A, true);
@@ -47,7 +48,8 @@ let cusolverDnSBgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSBgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSBgels', 'dA', dA, 0, 1);
@@ -76,7 +78,8 @@ let cusolverDnSBgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSBgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSBgels_bufferSize', 'dA', dA, 0, 1);
@@ -105,7 +108,8 @@ let cusolverDnSBgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSBgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSBgesv', 'dA', dA, 0, 1);
@@ -136,7 +140,8 @@ let cusolverDnSBgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSBgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSBgesv_bufferSize', 'dA', dA, 0, 1);
@@ -167,7 +172,8 @@ let cusolverDnSHgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSHgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSHgels', 'dA', dA, 0, 1);
@@ -196,7 +202,8 @@ let cusolverDnSHgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSHgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSHgels_bufferSize', 'dA', dA, 0, 1);
@@ -225,7 +232,8 @@ let cusolverDnSHgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSHgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSHgesv', 'dA', dA, 0, 1);
@@ -256,7 +264,8 @@ let cusolverDnSHgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSHgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSHgesv_bufferSize', 'dA', dA, 0, 1);
@@ -287,7 +296,8 @@ let cusolverDnSSgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSSgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSSgels', 'dA', dA, 0, 1);
@@ -316,7 +326,8 @@ let cusolverDnSSgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSSgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSSgels_bufferSize', 'dA', dA, 0, 1);
@@ -345,7 +356,8 @@ let cusolverDnSSgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSSgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSSgesv', 'dA', dA, 0, 1);
@@ -376,7 +388,8 @@ let cusolverDnSSgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSSgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSSgesv_bufferSize', 'dA', dA, 0, 1);
@@ -407,7 +420,8 @@ let cusolverDnSXgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSXgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSXgels', 'dA', dA, 0, 1);
@@ -436,7 +450,8 @@ let cusolverDnSXgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSXgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSXgels_bufferSize', 'dA', dA, 0, 1);
@@ -465,7 +480,8 @@ let cusolverDnSXgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSXgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSXgesv', 'dA', dA, 0, 1);
@@ -496,7 +512,8 @@ let cusolverDnSXgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSXgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSXgesv_bufferSize', 'dA', dA, 0, 1);

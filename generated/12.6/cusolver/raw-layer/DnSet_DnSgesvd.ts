@@ -11,7 +11,8 @@ let cusolverDnSetAdvOptions$: NativeFunction | undefined;
  * @param params `cusolverDnParams_t`
  * @param function_ `cusolverDnFunction_t`
  * @param algo `cusolverAlgMode_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSetAdvOptions(params: T.cusolverDnParams_t, function_: T.cusolverDnFunction_t, algo: T.cusolverAlgMode_t): T.cusolverStatus_t {
   return (cusolverDnSetAdvOptions$ ??= binder.native('cusolverDnSetAdvOptions'))(params, function_, algo);
 }
@@ -20,7 +21,7 @@ let cusolverDnSetDeterministicMode$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param mode `cusolverDeterministicMode_t`
  * @returns the `cusolverStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSetDeterministicMode(handle: T.cusolverDnHandle_t, mode: T.cusolverDeterministicMode_t): T.cusolverStatus_t {
   return (cusolverDnSetDeterministicMode$ ??= binder.native('cusolverDnSetDeterministicMode'))(handle, mode);
 }
@@ -28,7 +29,8 @@ let cusolverDnSetStream$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)` · cusolverDn.h · CUDA 12.6
  * @param handle `cusolverDnHandle_t`
  * @param streamId `cudaStream_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSetStream(handle: T.cusolverDnHandle_t, streamId: T.cudaStream_t): T.cusolverStatus_t {
   return (cusolverDnSetStream$ ??= binder.native('cusolverDnSetStream'))(handle, streamId);
 }
@@ -46,7 +48,8 @@ let cusolverDnSgebrd$: NativeFunction | undefined;
  * @param Work `float *`, device memory, `Lwork` elements
  * @param Lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSgebrd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSgebrd', 'A', A, 0, 1);
@@ -70,7 +73,8 @@ let cusolverDnSgebrd_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param Lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, Lwork: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(Lwork) && Lwork.byteLength >= 4 && (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof Lwork === 'number' && Lwork >= 0 && Number.isSafeInteger(Lwork)) && Lwork !== null) rawCovers('cusolverDnSgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnSgebrd_bufferSize$ ??= binder.native('cusolverDnSgebrd_bufferSize'))(handle, m, n, Lwork);
@@ -86,7 +90,8 @@ let cusolverDnSgeqrf$: NativeFunction | undefined;
  * @param Workspace `float *`, device memory, `Lwork` elements
  * @param Lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSgeqrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSgeqrf', 'A', A, 0, 1);
@@ -106,7 +111,8 @@ let cusolverDnSgeqrf_bufferSize$: NativeFunction | undefined;
  * @param A `float *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSgeqrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSgeqrf_bufferSize', 'A', A, 0, 1);
@@ -131,7 +137,8 @@ let cusolverDnSgesvd$: NativeFunction | undefined;
  * @param lwork `int`
  * @param rwork `float *`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSgesvd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSgesvd', 'A', A, 0, 1);
@@ -154,7 +161,8 @@ let cusolverDnSgesvd_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(lwork) && lwork.byteLength >= 4 && (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof lwork === 'number' && lwork >= 0 && Number.isSafeInteger(lwork)) && lwork !== null) rawCovers('cusolverDnSgesvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSgesvd_bufferSize$ ??= binder.native('cusolverDnSgesvd_bufferSize'))(handle, m, n, lwork);

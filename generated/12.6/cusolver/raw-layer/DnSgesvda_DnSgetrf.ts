@@ -29,7 +29,8 @@ let cusolverDnSgesvdaStridedBatched$: NativeFunction | undefined;
  * @param d_info `int *`, device memory
  * @param h_R_nrmF `double *`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(d_A) || d_A instanceof ArrayBuffer) deviceArg('cusolverDnSgesvdaStridedBatched', 'd_A', d_A, true);
   if (d_A !== null && typeof d_A !== 'bigint' && !(typeof d_A === 'number' && d_A >= 0 && Number.isSafeInteger(d_A))) rawCovers('cusolverDnSgesvdaStridedBatched', 'd_A', d_A, 0, 1);
@@ -65,7 +66,8 @@ let cusolverDnSgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
  * @param strideV `long long`
  * @param lwork `int *`, out: a typed array of one element
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, lwork: T.Pointer, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(d_A) || d_A instanceof ArrayBuffer) deviceArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
   if (d_A !== null && typeof d_A !== 'bigint' && !(typeof d_A === 'number' && d_A >= 0 && Number.isSafeInteger(d_A))) rawCovers('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_A', d_A, 0, 1);
@@ -96,7 +98,8 @@ let cusolverDnSgesvdj$: NativeFunction | undefined;
  * @param lwork `int`
  * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSgesvdj', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSgesvdj', 'A', A, 0, 1);
@@ -130,7 +133,8 @@ let cusolverDnSgesvdjBatched$: NativeFunction | undefined;
  * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSgesvdjBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSgesvdjBatched', 'A', A, 0, 1);
@@ -162,7 +166,8 @@ let cusolverDnSgesvdjBatched_bufferSize$: NativeFunction | undefined;
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSgesvdjBatched_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSgesvdjBatched_bufferSize', 'A', A, 0, 1);
@@ -191,7 +196,8 @@ let cusolverDnSgesvdj_bufferSize$: NativeFunction | undefined;
  * @param ldv `int`
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgesvdj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSgesvdj_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSgesvdj_bufferSize', 'A', A, 0, 1);
@@ -214,7 +220,8 @@ let cusolverDnSgetrf$: NativeFunction | undefined;
  * @param Workspace `float *`, device memory
  * @param devIpiv `int *`, device memory
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSgetrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSgetrf', 'A', A, 0, 1);
@@ -234,7 +241,8 @@ let cusolverDnSgetrf_bufferSize$: NativeFunction | undefined;
  * @param A `float *`, device memory
  * @param lda `int`
  * @param Lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSgetrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSgetrf_bufferSize', 'A', A, 0, 1);

@@ -31,7 +31,8 @@ let cusolverDnXgesvd$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgesvd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgesvd', 'A', A, 0, 1);
@@ -70,7 +71,8 @@ let cusolverDnXgesvd_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgesvd_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgesvd_bufferSize', 'A', A, 0, 1);
@@ -89,7 +91,8 @@ let cusolverDnXgesvdjGetResidual$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param info `gesvdjInfo_t`
  * @param residual `double *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdjGetResidual(handle: T.cusolverDnHandle_t, info: T.gesvdjInfo_t, residual: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(residual) && residual.byteLength >= 8 && (((residual as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (residual as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof residual === 'number' && residual >= 0 && Number.isSafeInteger(residual)) && residual !== null) rawCovers('cusolverDnXgesvdjGetResidual', 'residual', residual, 8, 8);
   return (cusolverDnXgesvdjGetResidual$ ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, residual);
@@ -99,7 +102,8 @@ let cusolverDnXgesvdjGetSweeps$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param info `gesvdjInfo_t`
  * @param executed_sweeps `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdjGetSweeps(handle: T.cusolverDnHandle_t, info: T.gesvdjInfo_t, executed_sweeps: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(executed_sweeps) && executed_sweeps.byteLength >= 4 && (((executed_sweeps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (executed_sweeps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof executed_sweeps === 'number' && executed_sweeps >= 0 && Number.isSafeInteger(executed_sweeps)) && executed_sweeps !== null) rawCovers('cusolverDnXgesvdjGetSweeps', 'executed_sweeps', executed_sweeps, 4, 4);
   return (cusolverDnXgesvdjGetSweeps$ ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, executed_sweeps);
@@ -108,7 +112,8 @@ let cusolverDnXgesvdjSetMaxSweeps$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjSetMaxSweeps(gesvdjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 12.6
  * @param info `gesvdjInfo_t`
  * @param max_sweeps `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdjSetMaxSweeps(info: T.gesvdjInfo_t, max_sweeps: number): T.cusolverStatus_t {
   return (cusolverDnXgesvdjSetMaxSweeps$ ??= binder.native('cusolverDnXgesvdjSetMaxSweeps'))(info, max_sweeps);
 }
@@ -116,7 +121,8 @@ let cusolverDnXgesvdjSetSortEig$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjSetSortEig(gesvdjInfo_t info, int sort_svd)` · cusolverDn.h · CUDA 12.6
  * @param info `gesvdjInfo_t`
  * @param sort_svd `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdjSetSortEig(info: T.gesvdjInfo_t, sort_svd: number): T.cusolverStatus_t {
   return (cusolverDnXgesvdjSetSortEig$ ??= binder.native('cusolverDnXgesvdjSetSortEig'))(info, sort_svd);
 }
@@ -124,7 +130,8 @@ let cusolverDnXgesvdjSetTolerance$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjSetTolerance(gesvdjInfo_t info, double tolerance)` · cusolverDn.h · CUDA 12.6
  * @param info `gesvdjInfo_t`
  * @param tolerance `double`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdjSetTolerance(info: T.gesvdjInfo_t, tolerance: number): T.cusolverStatus_t {
   return (cusolverDnXgesvdjSetTolerance$ ??= binder.native('cusolverDnXgesvdjSetTolerance'))(info, tolerance);
 }
@@ -154,7 +161,8 @@ let cusolverDnXgesvdp$: NativeFunction | undefined;
  * @param workspaceInBytesOnHost `size_t`
  * @param d_info `int *`, device memory
  * @param h_err_sigma `double *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, d_info: T.Pointer, h_err_sigma: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgesvdp', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgesvdp', 'A', A, 0, 1);
@@ -194,7 +202,8 @@ let cusolverDnXgesvdp_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgesvdp_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgesvdp_bufferSize', 'A', A, 0, 1);

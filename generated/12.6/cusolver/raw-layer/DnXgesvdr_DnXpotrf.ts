@@ -34,7 +34,8 @@ let cusolverDnXgesvdr$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param d_info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobv: number, m: T.Int64, n: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgesvdr', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgesvdr', 'A', A, 0, 1);
@@ -73,7 +74,8 @@ let cusolverDnXgesvdr_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdr_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobv: number, m: T.Int64, n: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgesvdr_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgesvdr_bufferSize', 'A', A, 0, 1);
@@ -100,7 +102,8 @@ let cusolverDnXgetrf$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgetrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgetrf', 'A', A, 0, 1);
@@ -125,7 +128,8 @@ let cusolverDnXgetrf_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgetrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgetrf_bufferSize', 'A', A, 0, 1);
@@ -148,7 +152,8 @@ let cusolverDnXgetrs$: NativeFunction | undefined;
  * @param B `void *`, device memory
  * @param ldb `int64_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, trans: T.cublasOperation_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgetrs', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgetrs', 'A', A, 0, 1);
@@ -182,7 +187,7 @@ let cusolverDnXlarft$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @returns the `cusolverStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXlarft(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, direct: T.cusolverDirectMode_t, storev: T.cusolverStorevMode_t, n: T.Int64, k: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, dataTypeT: T.cudaDataType, T: T.Pointer, ldt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): T.cusolverStatus_t {
   if (ArrayBuffer.isView(V) || V instanceof ArrayBuffer) deviceArg('cusolverDnXlarft', 'V', V, true);
   if (V !== null && typeof V !== 'bigint' && !(typeof V === 'number' && V >= 0 && Number.isSafeInteger(V))) rawCovers('cusolverDnXlarft', 'V', V, 0, 1);
@@ -214,7 +219,7 @@ let cusolverDnXlarft_bufferSize$: NativeFunction | undefined;
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXlarft_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, direct: T.cusolverDirectMode_t, storev: T.cusolverStorevMode_t, n: T.Int64, k: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, dataTypeT: T.cudaDataType, T: T.Pointer, ldt: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(V) || V instanceof ArrayBuffer) deviceArg('cusolverDnXlarft_bufferSize', 'V', V, true);
   if (V !== null && typeof V !== 'bigint' && !(typeof V === 'number' && V >= 0 && Number.isSafeInteger(V))) rawCovers('cusolverDnXlarft_bufferSize', 'V', V, 0, 1);
@@ -240,7 +245,8 @@ let cusolverDnXpotrf$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXpotrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXpotrf', 'A', A, 0, 1);
@@ -263,7 +269,8 @@ let cusolverDnXpotrf_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXpotrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXpotrf_bufferSize', 'A', A, 0, 1);

@@ -20,7 +20,8 @@ let cusolverDnZgebrd$: NativeFunction | undefined;
  * @param Work `cuDoubleComplex *`, device memory, `Lwork` elements
  * @param Lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZgebrd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZgebrd', 'A', A, 0, 1);
@@ -44,7 +45,8 @@ let cusolverDnZgebrd_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param Lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, Lwork: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(Lwork) && Lwork.byteLength >= 4 && (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof Lwork === 'number' && Lwork >= 0 && Number.isSafeInteger(Lwork)) && Lwork !== null) rawCovers('cusolverDnZgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnZgebrd_bufferSize$ ??= binder.native('cusolverDnZgebrd_bufferSize'))(handle, m, n, Lwork);
@@ -60,7 +62,8 @@ let cusolverDnZgeqrf$: NativeFunction | undefined;
  * @param Workspace `cuDoubleComplex *`, device memory, `Lwork` elements
  * @param Lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZgeqrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZgeqrf', 'A', A, 0, 1);
@@ -80,7 +83,8 @@ let cusolverDnZgeqrf_bufferSize$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZgeqrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZgeqrf_bufferSize', 'A', A, 0, 1);
@@ -105,7 +109,8 @@ let cusolverDnZgesvd$: NativeFunction | undefined;
  * @param lwork `int`
  * @param rwork `double *`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnZgesvd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnZgesvd', 'A', A, 0, 1);
@@ -128,7 +133,8 @@ let cusolverDnZgesvd_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(lwork) && lwork.byteLength >= 4 && (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof lwork === 'number' && lwork >= 0 && Number.isSafeInteger(lwork)) && lwork !== null) rawCovers('cusolverDnZgesvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZgesvd_bufferSize$ ??= binder.native('cusolverDnZgesvd_bufferSize'))(handle, m, n, lwork);
@@ -156,7 +162,8 @@ let cusolverDnZgesvdaStridedBatched$: NativeFunction | undefined;
  * @param d_info `int *`, device memory
  * @param h_R_nrmF `double *`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(d_A) || d_A instanceof ArrayBuffer) deviceArg('cusolverDnZgesvdaStridedBatched', 'd_A', d_A, true);
   if (d_A !== null && typeof d_A !== 'bigint' && !(typeof d_A === 'number' && d_A >= 0 && Number.isSafeInteger(d_A))) rawCovers('cusolverDnZgesvdaStridedBatched', 'd_A', d_A, 0, 1);
@@ -192,7 +199,8 @@ let cusolverDnZgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
  * @param strideV `long long`
  * @param lwork `int *`, out: a typed array of one element
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, lwork: T.Pointer, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(d_A) || d_A instanceof ArrayBuffer) deviceArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
   if (d_A !== null && typeof d_A !== 'bigint' && !(typeof d_A === 'number' && d_A >= 0 && Number.isSafeInteger(d_A))) rawCovers('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_A', d_A, 0, 1);

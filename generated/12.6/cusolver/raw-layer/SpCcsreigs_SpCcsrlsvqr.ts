@@ -19,7 +19,8 @@ let cusolverSpCcsreigsHost$: NativeFunction | undefined;
  * @param left_bottom_corner `cuComplex`
  * @param right_upper_corner `cuComplex`
  * @param num_eigs `int *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpCcsreigsHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpCcsreigsHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -44,7 +45,8 @@ let cusolverSpCcsreigvsi$: NativeFunction | undefined;
  * @param eps `float`
  * @param mu `cuComplex *`
  * @param x `cuComplex *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrValA) || csrValA instanceof ArrayBuffer) deviceArg('cusolverSpCcsreigvsi', 'csrValA', csrValA, true);
   if (csrValA !== null && typeof csrValA !== 'bigint' && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA))) rawCovers('cusolverSpCcsreigvsi', 'csrValA', csrValA, 0, 1);
@@ -75,7 +77,8 @@ let cusolverSpCcsreigvsiHost$: NativeFunction | undefined;
  * @param tol `float`
  * @param mu `cuComplex *`
  * @param x `cuComplex *`, host memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpCcsreigvsiHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpCcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -102,7 +105,8 @@ let cusolverSpCcsrlsqvqrHost$: NativeFunction | undefined;
  * @param x `cuComplex *`, host memory
  * @param p `int *`
  * @param min_norm `float *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpCcsrlsqvqrHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpCcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -128,7 +132,8 @@ let cusolverSpCcsrlsvchol$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `cuComplex *`, device memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpCcsrlsvchol', 'csrVal', csrVal, true);
   if (csrVal !== null && typeof csrVal !== 'bigint' && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal))) rawCovers('cusolverSpCcsrlsvchol', 'csrVal', csrVal, 0, 1);
@@ -157,7 +162,8 @@ let cusolverSpCcsrlsvcholHost$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `cuComplex *`, host memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrVal) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusolverSpCcsrlsvcholHost', 'csrVal', csrVal, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtr) && !(typeof csrRowPtr === 'number' && csrRowPtr >= 0 && Number.isSafeInteger(csrRowPtr)) && csrRowPtr !== null) rawCovers('cusolverSpCcsrlsvcholHost', 'csrRowPtr', csrRowPtr, 0, 1);
@@ -181,7 +187,8 @@ let cusolverSpCcsrlsvluHost$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `cuComplex *`, host memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpCcsrlsvluHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpCcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -205,7 +212,8 @@ let cusolverSpCcsrlsvqr$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `cuComplex *`, device memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpCcsrlsvqr', 'csrVal', csrVal, true);
   if (csrVal !== null && typeof csrVal !== 'bigint' && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal))) rawCovers('cusolverSpCcsrlsvqr', 'csrVal', csrVal, 0, 1);
@@ -234,7 +242,8 @@ let cusolverSpCcsrlsvqrHost$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `cuComplex *`, host memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpCcsrlsvqrHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpCcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, 0, 1);

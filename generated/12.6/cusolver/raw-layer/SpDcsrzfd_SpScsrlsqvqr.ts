@@ -18,7 +18,8 @@ let cusolverSpDcsrzfdHost$: NativeFunction | undefined;
  * @param csrColIndA `const int *`, host memory
  * @param P `int *`
  * @param numnz `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpDcsrzfdHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpDcsrzfdHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -30,14 +31,16 @@ export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, n
 let cusolverSpDestroy$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDestroy(cusolverSpHandle_t handle)` · cusolverSp.h · CUDA 12.6
  * @param handle `cusolverSpHandle_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpDestroy(handle: T.cusolverSpHandle_t): T.cusolverStatus_t {
   return (cusolverSpDestroy$ ??= binder.native('cusolverSpDestroy'))(handle);
 }
 let cusolverSpDestroyCsrqrInfo$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDestroyCsrqrInfo(csrqrInfo_t info)` · cusolverSp.h · CUDA 12.6
  * @param info `csrqrInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpDestroyCsrqrInfo(info: T.csrqrInfo_t): T.cusolverStatus_t {
   return (cusolverSpDestroyCsrqrInfo$ ??= binder.native('cusolverSpDestroyCsrqrInfo'))(info);
 }
@@ -45,7 +48,8 @@ let cusolverSpGetStream$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStream_t *streamId)` · cusolverSp.h · CUDA 12.6
  * @param handle `cusolverSpHandle_t`
  * @param streamId `cudaStream_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpGetStream(handle: T.cusolverSpHandle_t, streamId: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(streamId) && streamId.byteLength >= 8 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cusolverSpGetStream', 'streamId', streamId, 8, 8);
   return (cusolverSpGetStream$ ??= binder.native('cusolverSpGetStream'))(handle, streamId);
@@ -62,7 +66,8 @@ let cusolverSpScsreigsHost$: NativeFunction | undefined;
  * @param left_bottom_corner `cuComplex`
  * @param right_upper_corner `cuComplex`
  * @param num_eigs `int *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsreigsHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpScsreigsHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpScsreigsHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -87,7 +92,8 @@ let cusolverSpScsreigvsi$: NativeFunction | undefined;
  * @param eps `float`
  * @param mu `float *`
  * @param x `float *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrValA) || csrValA instanceof ArrayBuffer) deviceArg('cusolverSpScsreigvsi', 'csrValA', csrValA, true);
   if (csrValA !== null && typeof csrValA !== 'bigint' && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA))) rawCovers('cusolverSpScsreigvsi', 'csrValA', csrValA, 0, 1);
@@ -117,7 +123,8 @@ let cusolverSpScsreigvsiHost$: NativeFunction | undefined;
  * @param tol `float`
  * @param mu `float *`
  * @param x `float *`, host memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpScsreigvsiHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpScsreigvsiHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -143,7 +150,8 @@ let cusolverSpScsrlsqvqrHost$: NativeFunction | undefined;
  * @param x `float *`, host memory
  * @param p `int *`
  * @param min_norm `float *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpScsrlsqvqrHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpScsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, 0, 1);

@@ -10,7 +10,8 @@ let cusolverSpSetStream$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpSetStream(cusolverSpHandle_t handle, cudaStream_t streamId)` · cusolverSp.h · CUDA 12.6
  * @param handle `cusolverSpHandle_t`
  * @param streamId `cudaStream_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpSetStream(handle: T.cusolverSpHandle_t, streamId: T.cudaStream_t): T.cusolverStatus_t {
   return (cusolverSpSetStream$ ??= binder.native('cusolverSpSetStream'))(handle, streamId);
 }
@@ -24,7 +25,8 @@ let cusolverSpXcsrissymHost$: NativeFunction | undefined;
  * @param csrEndPtrA `const int *`
  * @param csrColIndA `const int *`, host memory
  * @param issym `int *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpXcsrissymHost(handle: T.cusolverSpHandle_t, m: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrEndPtrA: T.Pointer, csrColIndA: T.Pointer, issym: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrissymHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
   if (!ArrayBuffer.isView(csrEndPtrA) && !(typeof csrEndPtrA === 'number' && csrEndPtrA >= 0 && Number.isSafeInteger(csrEndPtrA)) && csrEndPtrA !== null) rawCovers('cusolverSpXcsrissymHost', 'csrEndPtrA', csrEndPtrA, 0, 1);
@@ -42,7 +44,8 @@ let cusolverSpXcsrmetisndHost$: NativeFunction | undefined;
  * @param csrColIndA `const int *`, host memory
  * @param options `const int64_t *`
  * @param p `int *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpXcsrmetisndHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, options: T.Pointer, p: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrmetisndHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
   if (!ArrayBuffer.isView(csrColIndA) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusolverSpXcsrmetisndHost', 'csrColIndA', csrColIndA, 0, 1);
@@ -63,7 +66,8 @@ let cusolverSpXcsrpermHost$: NativeFunction | undefined;
  * @param q `const int *`
  * @param map `int *`
  * @param pBuffer `void *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer, q: T.Pointer, map: T.Pointer, pBuffer: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(csrRowPtrA) && csrRowPtrA.byteLength >= 4 && (((csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrpermHost', 'csrRowPtrA', csrRowPtrA, 4, 4);
   if (!(ArrayBuffer.isView(csrColIndA) && csrColIndA.byteLength >= 4 && (((csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusolverSpXcsrpermHost', 'csrColIndA', csrColIndA, 4, 4);
@@ -85,7 +89,8 @@ let cusolverSpXcsrperm_bufferSizeHost$: NativeFunction | undefined;
  * @param p `const int *`
  * @param q `const int *`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpXcsrperm_bufferSizeHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer, q: T.Pointer, bufferSizeInBytes: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrperm_bufferSizeHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
   if (!ArrayBuffer.isView(csrColIndA) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusolverSpXcsrperm_bufferSizeHost', 'csrColIndA', csrColIndA, 0, 1);
@@ -104,7 +109,8 @@ let cusolverSpXcsrqrAnalysisBatched$: NativeFunction | undefined;
  * @param csrRowPtrA `const int *`, device memory
  * @param csrColIndA `const int *`, device memory
  * @param info `csrqrInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, info: T.csrqrInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrRowPtrA) || csrRowPtrA instanceof ArrayBuffer) deviceArg('cusolverSpXcsrqrAnalysisBatched', 'csrRowPtrA', csrRowPtrA, true);
   if (csrRowPtrA !== null && typeof csrRowPtrA !== 'bigint' && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA))) rawCovers('cusolverSpXcsrqrAnalysisBatched', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -121,7 +127,8 @@ let cusolverSpXcsrsymamdHost$: NativeFunction | undefined;
  * @param csrRowPtrA `const int *`, host memory
  * @param csrColIndA `const int *`, host memory
  * @param p `int *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpXcsrsymamdHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrsymamdHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
   if (!ArrayBuffer.isView(csrColIndA) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusolverSpXcsrsymamdHost', 'csrColIndA', csrColIndA, 0, 1);
@@ -137,7 +144,8 @@ let cusolverSpXcsrsymmdqHost$: NativeFunction | undefined;
  * @param csrRowPtrA `const int *`, host memory
  * @param csrColIndA `const int *`, host memory
  * @param p `int *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpXcsrsymmdqHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrsymmdqHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
   if (!ArrayBuffer.isView(csrColIndA) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusolverSpXcsrsymmdqHost', 'csrColIndA', csrColIndA, 0, 1);

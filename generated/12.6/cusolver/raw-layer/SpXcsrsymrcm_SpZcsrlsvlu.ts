@@ -16,7 +16,8 @@ let cusolverSpXcsrsymrcmHost$: NativeFunction | undefined;
  * @param csrRowPtrA `const int *`, host memory
  * @param csrColIndA `const int *`, host memory
  * @param p `int *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpXcsrsymrcmHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrsymrcmHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
   if (!ArrayBuffer.isView(csrColIndA) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusolverSpXcsrsymrcmHost', 'csrColIndA', csrColIndA, 0, 1);
@@ -35,7 +36,8 @@ let cusolverSpZcsreigsHost$: NativeFunction | undefined;
  * @param left_bottom_corner `cuDoubleComplex`
  * @param right_upper_corner `cuDoubleComplex`
  * @param num_eigs `int *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsreigsHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpZcsreigsHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpZcsreigsHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -60,7 +62,8 @@ let cusolverSpZcsreigvsi$: NativeFunction | undefined;
  * @param eps `double`
  * @param mu `cuDoubleComplex *`
  * @param x `cuDoubleComplex *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrValA) || csrValA instanceof ArrayBuffer) deviceArg('cusolverSpZcsreigvsi', 'csrValA', csrValA, true);
   if (csrValA !== null && typeof csrValA !== 'bigint' && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA))) rawCovers('cusolverSpZcsreigvsi', 'csrValA', csrValA, 0, 1);
@@ -91,7 +94,8 @@ let cusolverSpZcsreigvsiHost$: NativeFunction | undefined;
  * @param tol `double`
  * @param mu `cuDoubleComplex *`
  * @param x `cuDoubleComplex *`, host memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpZcsreigvsiHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpZcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -118,7 +122,8 @@ let cusolverSpZcsrlsqvqrHost$: NativeFunction | undefined;
  * @param x `cuDoubleComplex *`, host memory
  * @param p `int *`
  * @param min_norm `double *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpZcsrlsqvqrHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpZcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -144,7 +149,8 @@ let cusolverSpZcsrlsvchol$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `cuDoubleComplex *`, device memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpZcsrlsvchol', 'csrVal', csrVal, true);
   if (csrVal !== null && typeof csrVal !== 'bigint' && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal))) rawCovers('cusolverSpZcsrlsvchol', 'csrVal', csrVal, 0, 1);
@@ -173,7 +179,8 @@ let cusolverSpZcsrlsvcholHost$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `cuDoubleComplex *`, host memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrVal) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusolverSpZcsrlsvcholHost', 'csrVal', csrVal, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtr) && !(typeof csrRowPtr === 'number' && csrRowPtr >= 0 && Number.isSafeInteger(csrRowPtr)) && csrRowPtr !== null) rawCovers('cusolverSpZcsrlsvcholHost', 'csrRowPtr', csrRowPtr, 0, 1);
@@ -197,7 +204,8 @@ let cusolverSpZcsrlsvluHost$: NativeFunction | undefined;
  * @param reorder `int`
  * @param x `cuDoubleComplex *`, host memory
  * @param singularity `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpZcsrlsvluHost', 'csrValA', csrValA, 0, 1);
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpZcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, 0, 1);

@@ -16,8 +16,9 @@ let cusolverDnCpotrf$c: NativeFunction | undefined;
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
  * @param Workspace in/out `cuComplex *`: device memory, `Lwork` elements of `cuComplex`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Workspace` in elements of `cuComplex`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrf', 'uplo', 'i32', uplo);
@@ -38,7 +39,8 @@ let cusolverDnCpotrfBatched$c: NativeFunction | undefined;
  * @param Aarray in/out `cuComplex **`: device memory.
  * @param lda in `int`.
  * @param infoArray out `int *`: device memory.
- * @param batchSize in `int`. */
+ * @param batchSize in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, Aarray: T.DeviceMemory | null, lda: number, infoArray: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrfBatched', 'uplo', 'i32', uplo);
@@ -57,7 +59,8 @@ let cusolverDnCpotrf_bufferSize$: typeof cusolverDnCpotrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnCpotrf_bufferSize$ ??= bind$cusolverDnCpotrf_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -86,8 +89,9 @@ let cusolverDnCpotri$c: NativeFunction | undefined;
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotri', 'uplo', 'i32', uplo);
@@ -107,7 +111,8 @@ let cusolverDnCpotri_bufferSize$: typeof cusolverDnCpotri_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnCpotri_bufferSize$ ??= bind$cusolverDnCpotri_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -138,7 +143,8 @@ let cusolverDnCpotrs$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param B in/out `cuComplex *`: device memory.
  * @param ldb in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrs', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrs', 'uplo', 'i32', uplo);
@@ -163,7 +169,8 @@ let cusolverDnCpotrsBatched$c: NativeFunction | undefined;
  * @param B in/out `cuComplex **`: device memory.
  * @param ldb in `int`.
  * @param d_info out `int *`: device memory.
- * @param batchSize in `int`. */
+ * @param batchSize in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, d_info: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrsBatched', 'uplo', 'i32', uplo);
@@ -180,7 +187,8 @@ export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t | null, upl
 }
 let cusolverDnCreate$: typeof cusolverDnCreate | undefined;
 /** `cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `handle`: out `cusolverDnHandle_t *`. */
+ * @returns the value of `handle`: out `cusolverDnHandle_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCreate(): T.cusolverDnHandle_t {
   return (cusolverDnCreate$ ??= bind$cusolverDnCreate())();
 }
@@ -203,7 +211,8 @@ function bind$cusolverDnCreate(): typeof cusolverDnCreate {
 }
 let cusolverDnCreateGesvdjInfo$: typeof cusolverDnCreateGesvdjInfo | undefined;
 /** `cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `gesvdjInfo_t *`. */
+ * @returns the value of `info`: out `gesvdjInfo_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCreateGesvdjInfo(): T.gesvdjInfo_t {
   return (cusolverDnCreateGesvdjInfo$ ??= bind$cusolverDnCreateGesvdjInfo())();
 }
@@ -226,7 +235,8 @@ function bind$cusolverDnCreateGesvdjInfo(): typeof cusolverDnCreateGesvdjInfo {
 }
 let cusolverDnCreateParams$: typeof cusolverDnCreateParams | undefined;
 /** `cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `params`: out `cusolverDnParams_t *`. */
+ * @returns the value of `params`: out `cusolverDnParams_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCreateParams(): T.cusolverDnParams_t {
   return (cusolverDnCreateParams$ ??= bind$cusolverDnCreateParams())();
 }
@@ -249,7 +259,8 @@ function bind$cusolverDnCreateParams(): typeof cusolverDnCreateParams {
 }
 let cusolverDnCreateSyevjInfo$: typeof cusolverDnCreateSyevjInfo | undefined;
 /** `cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `syevjInfo_t *`. */
+ * @returns the value of `info`: out `syevjInfo_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnCreateSyevjInfo(): T.syevjInfo_t {
   return (cusolverDnCreateSyevjInfo$ ??= bind$cusolverDnCreateSyevjInfo())();
 }

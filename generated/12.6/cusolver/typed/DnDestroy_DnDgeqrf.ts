@@ -10,7 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cusolverDnDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverDnHandle_t`. */
+ * @param handle in `cusolverDnHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDestroy(handle: T.cusolverDnHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusolverDnDestroy$c ??= binder.native('cusolverDnDestroy'))(handle);
@@ -18,7 +19,8 @@ export function cusolverDnDestroy(handle: T.cusolverDnHandle_t | null): void {
 }
 let cusolverDnDestroyGesvdjInfo$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `gesvdjInfo_t`. */
+ * @param info in `gesvdjInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDestroyGesvdjInfo(info: T.gesvdjInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnDestroyGesvdjInfo', 'info', info, true) as typeof info;
   const status = (cusolverDnDestroyGesvdjInfo$c ??= binder.native('cusolverDnDestroyGesvdjInfo'))(info);
@@ -26,7 +28,8 @@ export function cusolverDnDestroyGesvdjInfo(info: T.gesvdjInfo_t | null): void {
 }
 let cusolverDnDestroyParams$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param params in `cusolverDnParams_t`. */
+ * @param params in `cusolverDnParams_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDestroyParams(params: T.cusolverDnParams_t | null): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnDestroyParams', 'params', params, true) as typeof params;
   const status = (cusolverDnDestroyParams$c ??= binder.native('cusolverDnDestroyParams'))(params);
@@ -34,7 +37,8 @@ export function cusolverDnDestroyParams(params: T.cusolverDnParams_t | null): vo
 }
 let cusolverDnDestroySyevjInfo$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param info in `syevjInfo_t`. */
+ * @param info in `syevjInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDestroySyevjInfo(info: T.syevjInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnDestroySyevjInfo', 'info', info, true) as typeof info;
   const status = (cusolverDnDestroySyevjInfo$c ??= binder.native('cusolverDnDestroySyevjInfo'))(info);
@@ -52,8 +56,9 @@ let cusolverDnDgebrd$c: NativeFunction | undefined;
  * @param TAUQ in/out `double *`: device memory.
  * @param TAUP in/out `double *`: device memory.
  * @param Work in/out `double *`: device memory, `Lwork` elements of `double`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Work` in elements of `double`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, D: T.DeviceMemory | null, E: T.DeviceMemory | null, TAUQ: T.DeviceMemory | null, TAUP: T.DeviceMemory | null, Work: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgebrd', 'm', 'i32', m);
@@ -75,7 +80,8 @@ let cusolverDnDgebrd_bufferSize$: typeof cusolverDnDgebrd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnDgebrd_bufferSize$ ??= bind$cusolverDnDgebrd_bufferSize())(handle, m, n_);
 }
@@ -103,8 +109,9 @@ let cusolverDnDgeqrf$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param TAU in/out `double *`: device memory.
  * @param Workspace in/out `double *`: device memory, `Lwork` elements of `double`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Workspace` in elements of `double`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, TAU: T.DeviceMemory | null, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgeqrf', 'm', 'i32', m);
@@ -125,7 +132,8 @@ let cusolverDnDgeqrf_bufferSize$: typeof cusolverDnDgeqrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnDgeqrf_bufferSize$ ??= bind$cusolverDnDgeqrf_bufferSize())(handle, m, n_, A, lda);
 }

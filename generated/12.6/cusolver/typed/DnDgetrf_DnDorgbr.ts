@@ -17,7 +17,8 @@ let cusolverDnDgetrf$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param Workspace in/out `double *`: device memory.
  * @param devIpiv in/out `int *`: device memory.
- * @param devInfo out `int *`: device memory. */
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDgetrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, Workspace: T.DeviceMemory | null, devIpiv: T.DeviceMemory | null, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgetrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgetrf', 'm', 'i32', m);
@@ -37,7 +38,8 @@ let cusolverDnDgetrf_bufferSize$: typeof cusolverDnDgetrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnDgetrf_bufferSize$ ??= bind$cusolverDnDgetrf_bufferSize())(handle, m, n_, A, lda);
 }
@@ -69,7 +71,8 @@ let cusolverDnDgetrs$c: NativeFunction | undefined;
  * @param devIpiv in `const int *`: device memory.
  * @param B in/out `double *`: device memory.
  * @param ldb in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDgetrs(handle: T.cusolverDnHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, devIpiv: T.DeviceMemory | null, B: T.DeviceMemory | null, ldb: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgetrs', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnDgetrs', 'trans', 'i32', trans);
@@ -93,7 +96,8 @@ let cusolverDnDlaswp$c: NativeFunction | undefined;
  * @param k1 in `int`.
  * @param k2 in `int`.
  * @param devIpiv in `const int *`: device memory.
- * @param incx in `int`. */
+ * @param incx in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDlaswp(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, k1: number, k2: number, devIpiv: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDlaswp', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDlaswp', 'n', 'i32', n_);
@@ -114,8 +118,9 @@ let cusolverDnDlauum$c: NativeFunction | undefined;
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
- * @param lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `double`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDlauum(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDlauum', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDlauum', 'uplo', 'i32', uplo);
@@ -135,7 +140,8 @@ let cusolverDnDlauum_bufferSize$: typeof cusolverDnDlauum_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDlauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnDlauum_bufferSize$ ??= bind$cusolverDnDlauum_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -167,8 +173,9 @@ let cusolverDnDorgbr$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param tau in `const double *`: device memory.
  * @param work in/out `double *`: device memory, `lwork` elements of `double`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `double`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDorgbr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDorgbr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDorgbr', 'side', 'i32', side);
@@ -194,7 +201,8 @@ let cusolverDnDorgbr_bufferSize$: typeof cusolverDnDorgbr_bufferSize | undefined
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
  * @param tau in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnDorgbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnDorgbr_bufferSize$ ??= bind$cusolverDnDorgbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
 }

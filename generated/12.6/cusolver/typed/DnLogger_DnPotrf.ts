@@ -9,14 +9,16 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cusolverDnLoggerForceDisable$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerForceDisable(void)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cusolverStatus_t cusolverDnLoggerForceDisable(void)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnLoggerForceDisable(): void {
   const status = (cusolverDnLoggerForceDisable$c ??= binder.native('cusolverDnLoggerForceDisable'))();
   if (status !== 0) throw fail('cusolverDnLoggerForceDisable', status);
 }
 let cusolverDnLoggerOpenFile$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param logFile in string (`const char *`). */
+ * @param logFile in string (`const char *`).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnLoggerOpenFile(logFile: string): void {
   if (typeof logFile === 'string' ? logFile.includes('\0') : true) cstringArg('cusolverDnLoggerOpenFile', 'logFile', logFile, false);
   const status = (cusolverDnLoggerOpenFile$c ??= binder.native('cusolverDnLoggerOpenFile'))(logFile);
@@ -24,7 +26,8 @@ export function cusolverDnLoggerOpenFile(logFile: string): void {
 }
 let cusolverDnLoggerSetCallback$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 12.6 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param callback in C callback `cusolverDnLoggerCallback_t`. */
+ * @param callback in C callback `cusolverDnLoggerCallback_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnLoggerSetCallback(callback: T.Pointer): void {
   callbackArg('cusolverDnLoggerSetCallback', 'callback', callback, true);
   const status = (cusolverDnLoggerSetCallback$c ??= binder.native('cusolverDnLoggerSetCallback'))(callback);
@@ -32,7 +35,8 @@ export function cusolverDnLoggerSetCallback(callback: T.Pointer): void {
 }
 let cusolverDnLoggerSetFile$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param file in/out `FILE *`: address or host buffer. */
+ * @param file in/out `FILE *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnLoggerSetFile(file: T.Pointer): void {
   pointerArg('cusolverDnLoggerSetFile', 'file', file, true);
   const status = (cusolverDnLoggerSetFile$c ??= binder.native('cusolverDnLoggerSetFile'))(file);
@@ -40,7 +44,8 @@ export function cusolverDnLoggerSetFile(file: T.Pointer): void {
 }
 let cusolverDnLoggerSetLevel$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param level in `int`. */
+ * @param level in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cusolverDnLoggerSetLevel', 'level', 'i32', level);
   const status = (cusolverDnLoggerSetLevel$c ??= binder.native('cusolverDnLoggerSetLevel'))(level);
@@ -48,7 +53,8 @@ export function cusolverDnLoggerSetLevel(level: number): void {
 }
 let cusolverDnLoggerSetMask$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param mask in `int`. */
+ * @param mask in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cusolverDnLoggerSetMask', 'mask', 'i32', mask);
   const status = (cusolverDnLoggerSetMask$c ??= binder.native('cusolverDnLoggerSetMask'))(mask);
@@ -67,6 +73,7 @@ let cusolverDnPotrf$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: address or host buffer.
  * @param workspaceInBytes in `size_t`.
  * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnPotrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnPotrf', 'handle', handle, true) as typeof handle;
@@ -94,6 +101,7 @@ let cusolverDnPotrf_bufferSize$: typeof cusolverDnPotrf_bufferSize | undefined;
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @returns the value of `workspaceInBytes`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnPotrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): number {
   return (cusolverDnPotrf_bufferSize$ ??= bind$cusolverDnPotrf_bufferSize())(handle, params, uplo, n_, dataTypeA, A, lda, computeType);

@@ -17,8 +17,9 @@ let cusolverDnSorgtr$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param tau in `const float *`: device memory.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `float`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSorgtr(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSorgtr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSorgtr', 'uplo', 'i32', uplo);
@@ -40,7 +41,8 @@ let cusolverDnSorgtr_bufferSize$: typeof cusolverDnSorgtr_bufferSize | undefined
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
  * @param tau in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSorgtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnSorgtr_bufferSize$ ??= bind$cusolverDnSorgtr_bufferSize())(handle, uplo, n_, A, lda, tau);
 }
@@ -76,8 +78,9 @@ let cusolverDnSormqr$c: NativeFunction | undefined;
  * @param C in/out `float *`: device memory.
  * @param ldc in `int`.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
- * @param lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `float`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSormqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSormqr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnSormqr', 'side', 'i32', side);
@@ -109,7 +112,8 @@ let cusolverDnSormqr_bufferSize$: typeof cusolverDnSormqr_bufferSize | undefined
  * @param tau in `const float *`: device memory.
  * @param C in `const float *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSormqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnSormqr_bufferSize$ ??= bind$cusolverDnSormqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
 }
@@ -150,8 +154,9 @@ let cusolverDnSormtr$c: NativeFunction | undefined;
  * @param C in/out `float *`: device memory.
  * @param ldc in `int`.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `float`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSormtr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSormtr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnSormtr', 'side', 'i32', side);
@@ -183,7 +188,8 @@ let cusolverDnSormtr_bufferSize$: typeof cusolverDnSormtr_bufferSize | undefined
  * @param tau in `const float *`: device memory.
  * @param C in `const float *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSormtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnSormtr_bufferSize$ ??= bind$cusolverDnSormtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
 }
@@ -218,8 +224,9 @@ let cusolverDnSpotrf$c: NativeFunction | undefined;
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
  * @param Workspace in/out `float *`: device memory, `Lwork` elements of `float`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Workspace` in elements of `float`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrf', 'uplo', 'i32', uplo);
@@ -240,7 +247,8 @@ let cusolverDnSpotrfBatched$c: NativeFunction | undefined;
  * @param Aarray in/out `float **`: device memory.
  * @param lda in `int`.
  * @param infoArray out `int *`: device memory.
- * @param batchSize in `int`. */
+ * @param batchSize in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSpotrfBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, Aarray: T.DeviceMemory | null, lda: number, infoArray: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrfBatched', 'uplo', 'i32', uplo);
@@ -259,7 +267,8 @@ let cusolverDnSpotrf_bufferSize$: typeof cusolverDnSpotrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnSpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSpotrf_bufferSize$ ??= bind$cusolverDnSpotrf_bufferSize())(handle, uplo, n_, A, lda);
 }

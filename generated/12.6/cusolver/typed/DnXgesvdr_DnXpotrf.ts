@@ -32,10 +32,11 @@ let cusolverDnXgesvdr$c: NativeFunction | undefined;
  * @param ldVrand in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @param d_info out `int *`: device memory. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @param d_info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobv: number, m: T.Int64, n_: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, d_info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdr', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvdr', 'params', params, true) as typeof params;
@@ -90,7 +91,8 @@ let cusolverDnXgesvdr_bufferSize$: typeof cusolverDnXgesvdr_bufferSize | undefin
  * @param Vrand in `const void *`: address or host buffer.
  * @param ldVrand in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgesvdr_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobv: number, m: T.Int64, n_: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgesvdr_bufferSize$ ??= bind$cusolverDnXgesvdr_bufferSize())(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType);
 }
@@ -140,10 +142,11 @@ let cusolverDnXgetrf$c: NativeFunction | undefined;
  * @param ipiv in/out `int64_t *`: device memory.
  * @param computeType in `cudaDataType`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @param info out `int *`: device memory. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgetrf', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgetrf', 'params', params, true) as typeof params;
@@ -173,7 +176,8 @@ let cusolverDnXgetrf_bufferSize$: typeof cusolverDnXgetrf_bufferSize | undefined
  * @param A in `const void *`: device memory.
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgetrf_bufferSize$ ??= bind$cusolverDnXgetrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, computeType);
 }
@@ -212,7 +216,8 @@ let cusolverDnXgetrs$c: NativeFunction | undefined;
  * @param dataTypeB in `cudaDataType`.
  * @param B in/out `void *`: device memory.
  * @param ldb in `int64_t`.
- * @param info out `int *`: device memory. */
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, trans: T.cublasOperation_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgetrs', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgetrs', 'params', params, true) as typeof params;
@@ -248,10 +253,10 @@ let cusolverDnXlarft$c: NativeFunction | undefined;
  * @param ldt in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXlarft(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, direct: T.cusolverDirectMode_t, storev: T.cusolverStorevMode_t, n_: T.Int64, k: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, dataTypeT: T.cudaDataType, T_: T.Pointer, ldt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXlarft', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXlarft', 'params', params, true) as typeof params;
@@ -294,7 +299,7 @@ let cusolverDnXlarft_bufferSize$: typeof cusolverDnXlarft_bufferSize | undefined
  * @param ldt in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXlarft_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, direct: T.cusolverDirectMode_t, storev: T.cusolverStorevMode_t, n_: T.Int64, k: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, dataTypeT: T.cudaDataType, T_: T.Pointer, ldt: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXlarft_bufferSize$ ??= bind$cusolverDnXlarft_bufferSize())(handle, params, direct, storev, n_, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T_, ldt, computeType);
 }
@@ -327,7 +332,7 @@ function bind$cusolverDnXlarft_bufferSize(): typeof cusolverDnXlarft_bufferSize 
   };
 }
 let cusolverDnXpotrf$c: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `DenseSolver.potrf` (objects layer). `cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -337,10 +342,12 @@ let cusolverDnXpotrf$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @param info out `int *`: device memory. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html).
+ * @see {@link cuda-ts/objects!DenseSolver#potrf | DenseSolver.potrf} (objects layer) */
 export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXpotrf', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXpotrf', 'params', params, true) as typeof params;
@@ -369,7 +376,8 @@ let cusolverDnXpotrf_bufferSize$: typeof cusolverDnXpotrf_bufferSize | undefined
  * @param A in `const void *`: device memory.
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXpotrf_bufferSize$ ??= bind$cusolverDnXpotrf_bufferSize())(handle, params, uplo, n_, dataTypeA, A, lda, computeType);
 }

@@ -22,10 +22,11 @@ let cusolverDnXsytrs$c: NativeFunction | undefined;
  * @param B in/out `void *`: device memory.
  * @param ldb in `int64_t`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @param info out `int *`: device memory. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXsytrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXsytrs', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsytrs', 'uplo', 'i32', uplo);
@@ -60,7 +61,8 @@ let cusolverDnXsytrs_bufferSize$: typeof cusolverDnXsytrs_bufferSize | undefined
  * @param dataTypeB in `cudaDataType`.
  * @param B in/out `void *`: device memory.
  * @param ldb in `int64_t`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXsytrs_bufferSize$ ??= bind$cusolverDnXsytrs_bufferSize())(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb);
 }
@@ -98,10 +100,11 @@ let cusolverDnXtrtri$c: NativeFunction | undefined;
  * @param A in/out `void *`: device memory.
  * @param lda in `int64_t`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @param devInfo out `int *`: device memory. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXtrtri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXtrtri', 'uplo', 'i32', uplo);
@@ -128,7 +131,8 @@ let cusolverDnXtrtri_bufferSize$: typeof cusolverDnXtrtri_bufferSize | undefined
  * @param dataTypeA in `cudaDataType`.
  * @param A in/out `void *`: device memory.
  * @param lda in `int64_t`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnXtrtri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXtrtri_bufferSize$ ??= bind$cusolverDnXtrtri_bufferSize())(handle, uplo, diag, n_, dataTypeA, A, lda);
 }
@@ -165,9 +169,10 @@ let cusolverDnZCgels$: typeof cusolverDnZCgels | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZCgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZCgels$ ??= bind$cusolverDnZCgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -209,7 +214,8 @@ let cusolverDnZCgels_bufferSize$: typeof cusolverDnZCgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZCgels_bufferSize$ ??= bind$cusolverDnZCgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -254,9 +260,10 @@ let cusolverDnZCgesv$: typeof cusolverDnZCgesv | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZCgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZCgesv$ ??= bind$cusolverDnZCgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -298,7 +305,8 @@ let cusolverDnZCgesv_bufferSize$: typeof cusolverDnZCgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZCgesv_bufferSize$ ??= bind$cusolverDnZCgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -343,9 +351,10 @@ let cusolverDnZEgels$: typeof cusolverDnZEgels | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZEgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZEgels$ ??= bind$cusolverDnZEgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -387,7 +396,8 @@ let cusolverDnZEgels_bufferSize$: typeof cusolverDnZEgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZEgels_bufferSize$ ??= bind$cusolverDnZEgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -432,9 +442,10 @@ let cusolverDnZEgesv$: typeof cusolverDnZEgesv | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZEgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZEgesv$ ??= bind$cusolverDnZEgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -476,7 +487,8 @@ let cusolverDnZEgesv_bufferSize$: typeof cusolverDnZEgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZEgesv_bufferSize$ ??= bind$cusolverDnZEgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -521,9 +533,10 @@ let cusolverDnZKgels$: typeof cusolverDnZKgels | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZKgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZKgels$ ??= bind$cusolverDnZKgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -565,7 +578,8 @@ let cusolverDnZKgels_bufferSize$: typeof cusolverDnZKgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZKgels_bufferSize$ ??= bind$cusolverDnZKgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -610,9 +624,10 @@ let cusolverDnZKgesv$: typeof cusolverDnZKgesv | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZKgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZKgesv$ ??= bind$cusolverDnZKgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -654,7 +669,8 @@ let cusolverDnZKgesv_bufferSize$: typeof cusolverDnZKgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZKgesv_bufferSize$ ??= bind$cusolverDnZKgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -699,9 +715,10 @@ let cusolverDnZYgels$: typeof cusolverDnZYgels | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZYgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZYgels$ ??= bind$cusolverDnZYgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -743,7 +760,8 @@ let cusolverDnZYgels_bufferSize$: typeof cusolverDnZYgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZYgels_bufferSize$ ??= bind$cusolverDnZYgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -788,9 +806,10 @@ let cusolverDnZYgesv$: typeof cusolverDnZYgesv | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZYgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZYgesv$ ??= bind$cusolverDnZYgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -832,7 +851,8 @@ let cusolverDnZYgesv_bufferSize$: typeof cusolverDnZYgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZYgesv_bufferSize$ ??= bind$cusolverDnZYgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -877,9 +897,10 @@ let cusolverDnZZgels$: typeof cusolverDnZZgels | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZZgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZZgels$ ??= bind$cusolverDnZZgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -921,7 +942,8 @@ let cusolverDnZZgels_bufferSize$: typeof cusolverDnZZgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZZgels_bufferSize$ ??= bind$cusolverDnZZgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -966,9 +988,10 @@ let cusolverDnZZgesv$: typeof cusolverDnZZgesv | undefined;
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @param lwork_bytes in `size_t`.
+ * @param lwork_bytes in `size_t`: count of `dWorkspace` in bytes.
  * @param d_info out `cusolver_int_t *`: device memory.
- * @returns the value of `iter`: out `cusolver_int_t *`. */
+ * @returns the value of `iter`: out `cusolver_int_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZZgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null, lwork_bytes: T.Int64, d_info: T.DeviceMemory | null): number {
   return (cusolverDnZZgesv$ ??= bind$cusolverDnZZgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
@@ -1010,7 +1033,8 @@ let cusolverDnZZgesv_bufferSize$: typeof cusolverDnZZgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZZgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZZgesv_bufferSize$ ??= bind$cusolverDnZZgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }

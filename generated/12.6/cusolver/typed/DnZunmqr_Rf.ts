@@ -22,8 +22,9 @@ let cusolverDnZunmqr$c: NativeFunction | undefined;
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
  * @param work in/out `cuDoubleComplex *`: device memory, `lwork` elements of `cuDoubleComplex`.
- * @param lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuDoubleComplex`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZunmqr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmqr', 'side', 'i32', side);
@@ -55,7 +56,8 @@ let cusolverDnZunmqr_bufferSize$: typeof cusolverDnZunmqr_bufferSize | undefined
  * @param tau in `const cuDoubleComplex *`: device memory.
  * @param C in `const cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnZunmqr_bufferSize$ ??= bind$cusolverDnZunmqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
 }
@@ -96,8 +98,9 @@ let cusolverDnZunmtr$c: NativeFunction | undefined;
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
  * @param work in/out `cuDoubleComplex *`: device memory, `lwork` elements of `cuDoubleComplex`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuDoubleComplex`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZunmtr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmtr', 'side', 'i32', side);
@@ -129,7 +132,8 @@ let cusolverDnZunmtr_bufferSize$: typeof cusolverDnZunmtr_bufferSize | undefined
  * @param tau in `const cuDoubleComplex *`: device memory.
  * @param C in `const cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnZunmtr_bufferSize$ ??= bind$cusolverDnZunmtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
 }
@@ -159,7 +163,8 @@ function bind$cusolverDnZunmtr_bufferSize(): typeof cusolverDnZunmtr_bufferSize 
 let cusolverGetProperty$: typeof cusolverGetProperty | undefined;
 /** `cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)` · cusolver_common.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
- * @returns the value of `value`: out `int *`. */
+ * @returns the value of `value`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverGetProperty(type: T.libraryPropertyType): number {
   return (cusolverGetProperty$ ??= bind$cusolverGetProperty())(type);
 }
@@ -178,7 +183,8 @@ function bind$cusolverGetProperty(): typeof cusolverGetProperty {
 }
 let cusolverGetVersion$: typeof cusolverGetVersion | undefined;
 /** `cusolverStatus_t cusolverGetVersion(int *version)` · cusolver_common.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `version`: out `int *`. */
+ * @returns the value of `version`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverGetVersion(): number {
   return (cusolverGetVersion$ ??= bind$cusolverGetVersion())();
 }
@@ -197,7 +203,8 @@ function bind$cusolverGetVersion(): typeof cusolverGetVersion {
 let cusolverRfAccessBundledFactorsDevice$: typeof cusolverRfAccessBundledFactorsDevice | undefined;
 /** `cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
- * @returns `{ nnzM, Mp, Mi, Mx }`: `nnzM`: out `int *`; `Mp`: out `int **`; `Mi`: out `int **`; `Mx`: out `double **`. */
+ * @returns `{ nnzM, Mp, Mi, Mx }`: `nnzM`: out `int *`; `Mp`: out `int **`; `Mi`: out `int **`; `Mx`: out `double **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_t | null): { nnzM: number; Mp: number; Mi: number; Mx: number } {
   return (cusolverRfAccessBundledFactorsDevice$ ??= bind$cusolverRfAccessBundledFactorsDevice())(handle);
 }
@@ -219,7 +226,8 @@ function bind$cusolverRfAccessBundledFactorsDevice(): typeof cusolverRfAccessBun
 }
 let cusolverRfAnalyze$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`. */
+ * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfAnalyze(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfAnalyze', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfAnalyze$c ??= binder.native('cusolverRfAnalyze'))(handle);
@@ -227,7 +235,8 @@ export function cusolverRfAnalyze(handle: T.cusolverRfHandle_t | null): void {
 }
 let cusolverRfBatchAnalyze$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`. */
+ * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfBatchAnalyze(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchAnalyze', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfBatchAnalyze$c ??= binder.native('cusolverRfBatchAnalyze'))(handle);
@@ -235,7 +244,8 @@ export function cusolverRfBatchAnalyze(handle: T.cusolverRfHandle_t | null): voi
 }
 let cusolverRfBatchRefactor$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`. */
+ * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfBatchRefactor(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchRefactor', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfBatchRefactor$c ??= binder.native('cusolverRfBatchRefactor'))(handle);
@@ -251,7 +261,8 @@ let cusolverRfBatchResetValues$c: NativeFunction | undefined;
  * @param csrValA_array in/out `double **`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
  * @param Q in/out `int *`: address or host buffer.
- * @param handle in `cusolverRfHandle_t`. */
+ * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfBatchResetValues(batchSize: number, n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA_array: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverRfBatchResetValues', 'batchSize', 'i32', batchSize);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfBatchResetValues', 'n', 'i32', n_);
@@ -283,7 +294,8 @@ let cusolverRfBatchSetupHost$c: NativeFunction | undefined;
  * @param h_csrValU in/out `double *`: address or host buffer.
  * @param h_P in/out `int *`: address or host buffer.
  * @param h_Q in/out `int *`: address or host buffer.
- * @param handle in `cusolverRfHandle_t`. */
+ * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfBatchSetupHost(batchSize: number, n_: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA_array: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverRfBatchSetupHost', 'batchSize', 'i32', batchSize);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfBatchSetupHost', 'n', 'i32', n_);
@@ -314,7 +326,8 @@ let cusolverRfBatchSolve$c: NativeFunction | undefined;
  * @param Temp in/out `double *`: address or host buffer.
  * @param ldt in `int`.
  * @param XF_array in/out `double **`: address or host buffer.
- * @param ldxf in `int`. */
+ * @param ldxf in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t | null, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF_array: T.Pointer, ldxf: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchSolve', 'handle', handle, true) as typeof handle;
   pointerArg('cusolverRfBatchSolve', 'P', P, true);
@@ -330,7 +343,8 @@ export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t | null, P: T.P
 let cusolverRfBatchZeroPivot$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
- * @param position in/out `int *`: address or host buffer. */
+ * @param position in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchZeroPivot', 'handle', handle, true) as typeof handle;
   pointerArg('cusolverRfBatchZeroPivot', 'position', position, true);
@@ -339,7 +353,8 @@ export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t | null, po
 }
 let cusolverRfCreate$: typeof cusolverRfCreate | undefined;
 /** `cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `handle`: out `cusolverRfHandle_t *`. */
+ * @returns the value of `handle`: out `cusolverRfHandle_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfCreate(): T.cusolverRfHandle_t {
   return (cusolverRfCreate$ ??= bind$cusolverRfCreate())();
 }
@@ -362,7 +377,8 @@ function bind$cusolverRfCreate(): typeof cusolverRfCreate {
 }
 let cusolverRfDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`. */
+ * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfDestroy(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfDestroy$c ??= binder.native('cusolverRfDestroy'))(handle);
@@ -371,7 +387,8 @@ export function cusolverRfDestroy(handle: T.cusolverRfHandle_t | null): void {
 let cusolverRfExtractBundledFactorsHost$: typeof cusolverRfExtractBundledFactorsHost | undefined;
 /** `cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
- * @returns `{ h_nnzM, h_Mp, h_Mi, h_Mx }`: `h_nnzM`: out `int *`; `h_Mp`: out `int **`; `h_Mi`: out `int **`; `h_Mx`: out `double **`. */
+ * @returns `{ h_nnzM, h_Mp, h_Mi, h_Mx }`: `h_nnzM`: out `int *`; `h_Mp`: out `int **`; `h_Mi`: out `int **`; `h_Mx`: out `double **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfExtractBundledFactorsHost(handle: T.cusolverRfHandle_t | null): { h_nnzM: number; h_Mp: number; h_Mi: number; h_Mx: number } {
   return (cusolverRfExtractBundledFactorsHost$ ??= bind$cusolverRfExtractBundledFactorsHost())(handle);
 }
@@ -394,7 +411,8 @@ function bind$cusolverRfExtractBundledFactorsHost(): typeof cusolverRfExtractBun
 let cusolverRfExtractSplitFactorsHost$: typeof cusolverRfExtractSplitFactorsHost | undefined;
 /** `cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
- * @returns `{ h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU }`: `h_nnzL`: out `int *`; `h_csrRowPtrL`: out `int **`; `h_csrColIndL`: out `int **`; `h_csrValL`: out `double **`; `h_nnzU`: out `int *`; `h_csrRowPtrU`: out `int **`; `h_csrColIndU`: out `int **`; `h_csrValU`: out `double **`. */
+ * @returns `{ h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU }`: `h_nnzL`: out `int *`; `h_csrRowPtrL`: out `int **`; `h_csrColIndL`: out `int **`; `h_csrValL`: out `double **`; `h_nnzU`: out `int *`; `h_csrRowPtrU`: out `int **`; `h_csrColIndU`: out `int **`; `h_csrValU`: out `double **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfExtractSplitFactorsHost(handle: T.cusolverRfHandle_t | null): { h_nnzL: number; h_csrRowPtrL: number; h_csrColIndL: number; h_csrValL: number; h_nnzU: number; h_csrRowPtrU: number; h_csrColIndU: number; h_csrValU: number } {
   return (cusolverRfExtractSplitFactorsHost$ ??= bind$cusolverRfExtractSplitFactorsHost())(handle);
 }
@@ -421,7 +439,8 @@ function bind$cusolverRfExtractSplitFactorsHost(): typeof cusolverRfExtractSplit
 let cusolverRfGetAlgs$: typeof cusolverRfGetAlgs | undefined;
 /** `cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
- * @returns `{ factAlg, solveAlg }`: `factAlg`: out `cusolverRfFactorization_t *`; `solveAlg`: out `cusolverRfTriangularSolve_t *`. */
+ * @returns `{ factAlg, solveAlg }`: `factAlg`: out `cusolverRfFactorization_t *`; `solveAlg`: out `cusolverRfTriangularSolve_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfGetAlgs(handle: T.cusolverRfHandle_t | null): { factAlg: T.cusolverRfFactorization_t; solveAlg: T.cusolverRfTriangularSolve_t } {
   return (cusolverRfGetAlgs$ ??= bind$cusolverRfGetAlgs())(handle);
 }
@@ -442,7 +461,8 @@ function bind$cusolverRfGetAlgs(): typeof cusolverRfGetAlgs {
 let cusolverRfGetMatrixFormat$: typeof cusolverRfGetMatrixFormat | undefined;
 /** `cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
- * @returns `{ format, diag }`: `format`: out `cusolverRfMatrixFormat_t *`; `diag`: out `cusolverRfUnitDiagonal_t *`. */
+ * @returns `{ format, diag }`: `format`: out `cusolverRfMatrixFormat_t *`; `diag`: out `cusolverRfUnitDiagonal_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfGetMatrixFormat(handle: T.cusolverRfHandle_t | null): { format: T.cusolverRfMatrixFormat_t; diag: T.cusolverRfUnitDiagonal_t } {
   return (cusolverRfGetMatrixFormat$ ??= bind$cusolverRfGetMatrixFormat())(handle);
 }
@@ -463,7 +483,8 @@ function bind$cusolverRfGetMatrixFormat(): typeof cusolverRfGetMatrixFormat {
 let cusolverRfGetNumericBoostReport$: typeof cusolverRfGetNumericBoostReport | undefined;
 /** `cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
- * @returns the value of `report`: out `cusolverRfNumericBoostReport_t *`. */
+ * @returns the value of `report`: out `cusolverRfNumericBoostReport_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfGetNumericBoostReport(handle: T.cusolverRfHandle_t | null): T.cusolverRfNumericBoostReport_t {
   return (cusolverRfGetNumericBoostReport$ ??= bind$cusolverRfGetNumericBoostReport())(handle);
 }
@@ -483,7 +504,8 @@ function bind$cusolverRfGetNumericBoostReport(): typeof cusolverRfGetNumericBoos
 let cusolverRfGetNumericProperties$: typeof cusolverRfGetNumericProperties | undefined;
 /** `cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
- * @returns `{ zero, boost }`: `zero`: out `double *`; `boost`: out `double *`. */
+ * @returns `{ zero, boost }`: `zero`: out `double *`; `boost`: out `double *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfGetNumericProperties(handle: T.cusolverRfHandle_t | null): { zero: number; boost: number } {
   return (cusolverRfGetNumericProperties$ ??= bind$cusolverRfGetNumericProperties())(handle);
 }
@@ -504,7 +526,8 @@ function bind$cusolverRfGetNumericProperties(): typeof cusolverRfGetNumericPrope
 let cusolverRfGetResetValuesFastMode$: typeof cusolverRfGetResetValuesFastMode | undefined;
 /** `cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
- * @returns the value of `fastMode`: out `cusolverRfResetValuesFastMode_t *`. */
+ * @returns the value of `fastMode`: out `cusolverRfResetValuesFastMode_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfGetResetValuesFastMode(handle: T.cusolverRfHandle_t | null): T.cusolverRfResetValuesFastMode_t {
   return (cusolverRfGetResetValuesFastMode$ ??= bind$cusolverRfGetResetValuesFastMode())(handle);
 }
@@ -523,7 +546,8 @@ function bind$cusolverRfGetResetValuesFastMode(): typeof cusolverRfGetResetValue
 }
 let cusolverRfRefactor$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusolverRfHandle_t`. */
+ * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfRefactor(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfRefactor', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfRefactor$c ??= binder.native('cusolverRfRefactor'))(handle);
@@ -538,7 +562,8 @@ let cusolverRfResetValues$c: NativeFunction | undefined;
  * @param csrValA in/out `double *`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
  * @param Q in/out `int *`: address or host buffer.
- * @param handle in `cusolverRfHandle_t`. */
+ * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfResetValues(n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfResetValues', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverRfResetValues', 'nnzA', 'i32', nnzA);
@@ -555,7 +580,8 @@ let cusolverRfSetAlgs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @param factAlg in `cusolverRfFactorization_t`.
- * @param solveAlg in `cusolverRfTriangularSolve_t`. */
+ * @param solveAlg in `cusolverRfTriangularSolve_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfSetAlgs(handle: T.cusolverRfHandle_t | null, factAlg: T.cusolverRfFactorization_t, solveAlg: T.cusolverRfTriangularSolve_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetAlgs', 'handle', handle, true) as typeof handle;
   if (typeof factAlg !== 'number' || (factAlg | 0) !== factAlg) throw intError('cusolverRfSetAlgs', 'factAlg', 'i32', factAlg);
@@ -567,7 +593,8 @@ let cusolverRfSetMatrixFormat$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t format, cusolverRfUnitDiagonal_t diag)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @param format in `cusolverRfMatrixFormat_t`.
- * @param diag in `cusolverRfUnitDiagonal_t`. */
+ * @param diag in `cusolverRfUnitDiagonal_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfSetMatrixFormat(handle: T.cusolverRfHandle_t | null, format: T.cusolverRfMatrixFormat_t, diag: T.cusolverRfUnitDiagonal_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetMatrixFormat', 'handle', handle, true) as typeof handle;
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cusolverRfSetMatrixFormat', 'format', 'i32', format);
@@ -579,7 +606,8 @@ let cusolverRfSetNumericProperties$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetNumericProperties(cusolverRfHandle_t handle, double zero, double boost)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @param zero in `double`.
- * @param boost in `double`. */
+ * @param boost in `double`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfSetNumericProperties(handle: T.cusolverRfHandle_t | null, zero: number, boost: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetNumericProperties', 'handle', handle, true) as typeof handle;
   if (typeof zero !== 'number') throw argError('cusolverRfSetNumericProperties', 'zero', 'a number', zero);
@@ -590,7 +618,8 @@ export function cusolverRfSetNumericProperties(handle: T.cusolverRfHandle_t | nu
 let cusolverRfSetResetValuesFastMode$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)` · cusolverRf.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
- * @param fastMode in `cusolverRfResetValuesFastMode_t`. */
+ * @param fastMode in `cusolverRfResetValuesFastMode_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfSetResetValuesFastMode(handle: T.cusolverRfHandle_t | null, fastMode: T.cusolverRfResetValuesFastMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetResetValuesFastMode', 'handle', handle, true) as typeof handle;
   if (typeof fastMode !== 'number' || (fastMode | 0) !== fastMode) throw intError('cusolverRfSetResetValuesFastMode', 'fastMode', 'i32', fastMode);
@@ -614,7 +643,8 @@ let cusolverRfSetupDevice$c: NativeFunction | undefined;
  * @param csrValU in/out `double *`: address or host buffer.
  * @param P in/out `int *`: address or host buffer.
  * @param Q in/out `int *`: address or host buffer.
- * @param handle in `cusolverRfHandle_t`. */
+ * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfSetupDevice(n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, nnzL: number, csrRowPtrL: T.Pointer, csrColIndL: T.Pointer, csrValL: T.Pointer, nnzU: number, csrRowPtrU: T.Pointer, csrColIndU: T.Pointer, csrValU: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfSetupDevice', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverRfSetupDevice', 'nnzA', 'i32', nnzA);
@@ -652,7 +682,8 @@ let cusolverRfSetupHost$c: NativeFunction | undefined;
  * @param h_csrValU in/out `double *`: address or host buffer.
  * @param h_P in/out `int *`: address or host buffer.
  * @param h_Q in/out `int *`: address or host buffer.
- * @param handle in `cusolverRfHandle_t`. */
+ * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfSetupHost(n_: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfSetupHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverRfSetupHost', 'nnzA', 'i32', nnzA);
@@ -682,7 +713,8 @@ let cusolverRfSolve$c: NativeFunction | undefined;
  * @param Temp in/out `double *`: address or host buffer.
  * @param ldt in `int`.
  * @param XF in/out `double *`: address or host buffer.
- * @param ldxf in `int`. */
+ * @param ldxf in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverRfSolve(handle: T.cusolverRfHandle_t | null, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF: T.Pointer, ldxf: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSolve', 'handle', handle, true) as typeof handle;
   pointerArg('cusolverRfSolve', 'P', P, true);

@@ -20,7 +20,8 @@ let cusolverSpCcsrqrBufferInfoBatched$: typeof cusolverSpCcsrqrBufferInfoBatched
  * @param csrColInd in `const int *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
- * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`. */
+ * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   return (cusolverSpCcsrqrBufferInfoBatched$ ??= bind$cusolverSpCcsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
 }
@@ -61,7 +62,8 @@ let cusolverSpCcsrqrsvBatched$c: NativeFunction | undefined;
  * @param x in/out `cuComplex *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
- * @param pBuffer in/out `void *`: address or host buffer. */
+ * @param pBuffer in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrqrsvBatched', 'm', 'i32', m);
@@ -89,7 +91,8 @@ let cusolverSpCcsrzfdHost$: typeof cusolverSpCcsrzfdHost | undefined;
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param P in/out `int *`: address or host buffer.
- * @returns the value of `numnz`: out `int *`. */
+ * @returns the value of `numnz`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, P: T.Pointer): number {
   return (cusolverSpCcsrzfdHost$ ??= bind$cusolverSpCcsrzfdHost())(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P);
 }
@@ -115,7 +118,8 @@ function bind$cusolverSpCcsrzfdHost(): typeof cusolverSpCcsrzfdHost {
 }
 let cusolverSpCreate$: typeof cusolverSpCreate | undefined;
 /** `cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `handle`: out `cusolverSpHandle_t *`. */
+ * @returns the value of `handle`: out `cusolverSpHandle_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCreate(): T.cusolverSpHandle_t {
   return (cusolverSpCreate$ ??= bind$cusolverSpCreate())();
 }
@@ -138,7 +142,8 @@ function bind$cusolverSpCreate(): typeof cusolverSpCreate {
 }
 let cusolverSpCreateCsrqrInfo$: typeof cusolverSpCreateCsrqrInfo | undefined;
 /** `cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `info`: out `csrqrInfo_t *`. */
+ * @returns the value of `info`: out `csrqrInfo_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpCreateCsrqrInfo(): T.csrqrInfo_t {
   return (cusolverSpCreateCsrqrInfo$ ??= bind$cusolverSpCreateCsrqrInfo())();
 }
@@ -170,7 +175,8 @@ let cusolverSpDcsreigsHost$c: NativeFunction | undefined;
  * @param csrColIndA in `const int *`: host memory.
  * @param left_bottom_corner in `double2` by value.
  * @param right_upper_corner in `double2` by value.
- * @param num_eigs in/out `int *`: address or host buffer. */
+ * @param num_eigs in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpDcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigsHost', 'm', 'i32', m);
@@ -199,7 +205,8 @@ let cusolverSpDcsreigvsi$c: NativeFunction | undefined;
  * @param maxite in `int`.
  * @param eps in `double`.
  * @param mu in/out `double *`: address or host buffer.
- * @param x in/out `double *`: device memory. */
+ * @param x in/out `double *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpDcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, mu0: number, x0: T.DeviceMemory | null, maxite: number, eps: number, mu: T.Pointer, x: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigvsi', 'm', 'i32', m);
@@ -231,7 +238,8 @@ let cusolverSpDcsreigvsiHost$c: NativeFunction | undefined;
  * @param maxite in `int`.
  * @param tol in `double`.
  * @param mu in/out `double *`: address or host buffer.
- * @param x in/out `double *`: host memory. */
+ * @param x in/out `double *`: host memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpDcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, mu0: number, x0: T.HostMemory | null, maxite: number, tol: number, mu: T.Pointer, x: T.HostMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigvsiHost', 'm', 'i32', m);

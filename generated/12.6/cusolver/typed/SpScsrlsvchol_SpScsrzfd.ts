@@ -21,7 +21,8 @@ let cusolverSpScsrlsvchol$: typeof cusolverSpScsrlsvchol | undefined;
  * @param tol in `float`.
  * @param reorder in `int`.
  * @param x in/out `float *`: device memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpScsrlsvchol$ ??= bind$cusolverSpScsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -61,7 +62,8 @@ let cusolverSpScsrlsvcholHost$: typeof cusolverSpScsrlsvcholHost | undefined;
  * @param tol in `float`.
  * @param reorder in `int`.
  * @param x in/out `float *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.HostMemory | null, csrRowPtr: T.HostMemory | null, csrColInd: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpScsrlsvcholHost$ ??= bind$cusolverSpScsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -101,7 +103,8 @@ let cusolverSpScsrlsvluHost$: typeof cusolverSpScsrlsvluHost | undefined;
  * @param tol in `float`.
  * @param reorder in `int`.
  * @param x in/out `float *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpScsrlsvluHost$ ??= bind$cusolverSpScsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
@@ -141,7 +144,8 @@ let cusolverSpScsrlsvqr$: typeof cusolverSpScsrlsvqr | undefined;
  * @param tol in `float`.
  * @param reorder in `int`.
  * @param x in/out `float *`: device memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpScsrlsvqr$ ??= bind$cusolverSpScsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -181,7 +185,8 @@ let cusolverSpScsrlsvqrHost$: typeof cusolverSpScsrlsvqrHost | undefined;
  * @param tol in `float`.
  * @param reorder in `int`.
  * @param x in/out `float *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpScsrlsvqrHost$ ??= bind$cusolverSpScsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
@@ -220,7 +225,8 @@ let cusolverSpScsrqrBufferInfoBatched$: typeof cusolverSpScsrqrBufferInfoBatched
  * @param csrColInd in `const int *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
- * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`. */
+ * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   return (cusolverSpScsrqrBufferInfoBatched$ ??= bind$cusolverSpScsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
 }
@@ -261,7 +267,8 @@ let cusolverSpScsrqrsvBatched$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
- * @param pBuffer in/out `void *`: address or host buffer. */
+ * @param pBuffer in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpScsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrqrsvBatched', 'm', 'i32', m);
@@ -289,7 +296,8 @@ let cusolverSpScsrzfdHost$: typeof cusolverSpScsrzfdHost | undefined;
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param P in/out `int *`: address or host buffer.
- * @returns the value of `numnz`: out `int *`. */
+ * @returns the value of `numnz`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpScsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, P: T.Pointer): number {
   return (cusolverSpScsrzfdHost$ ??= bind$cusolverSpScsrzfdHost())(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P);
 }

@@ -21,7 +21,8 @@ let cusolverSpZcsrlsvqr$: typeof cusolverSpZcsrlsvqr | undefined;
  * @param tol in `double`.
  * @param reorder in `int`.
  * @param x in/out `cuDoubleComplex *`: device memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpZcsrlsvqr$ ??= bind$cusolverSpZcsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
@@ -61,7 +62,8 @@ let cusolverSpZcsrlsvqrHost$: typeof cusolverSpZcsrlsvqrHost | undefined;
  * @param tol in `double`.
  * @param reorder in `int`.
  * @param x in/out `cuDoubleComplex *`: host memory.
- * @returns the value of `singularity`: out `int *`. */
+ * @returns the value of `singularity`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpZcsrlsvqrHost$ ??= bind$cusolverSpZcsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
@@ -100,7 +102,8 @@ let cusolverSpZcsrqrBufferInfoBatched$: typeof cusolverSpZcsrqrBufferInfoBatched
  * @param csrColInd in `const int *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
- * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`. */
+ * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   return (cusolverSpZcsrqrBufferInfoBatched$ ??= bind$cusolverSpZcsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
 }
@@ -141,7 +144,8 @@ let cusolverSpZcsrqrsvBatched$c: NativeFunction | undefined;
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
- * @param pBuffer in/out `void *`: address or host buffer. */
+ * @param pBuffer in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrqrsvBatched', 'm', 'i32', m);
@@ -169,7 +173,8 @@ let cusolverSpZcsrzfdHost$: typeof cusolverSpZcsrzfdHost | undefined;
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param P in/out `int *`: address or host buffer.
- * @returns the value of `numnz`: out `int *`. */
+ * @returns the value of `numnz`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusolver/index.html). */
 export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, P: T.Pointer): number {
   return (cusolverSpZcsrzfdHost$ ??= bind$cusolverSpZcsrzfdHost())(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P);
 }

@@ -18,7 +18,8 @@ let cusparseCooGet$: NativeFunction | undefined;
  * @param idxType `cusparseIndexType_t *`, out: a typed array of one element
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, idxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseCooGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseCooGet', 'cols', cols, 8, 8);
@@ -37,7 +38,8 @@ let cusparseCooSetPointers$: NativeFunction | undefined;
  * @param cooRows `void *`
  * @param cooColumns `void *`
  * @param cooValues `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t, cooRows: T.Pointer, cooColumns: T.Pointer, cooValues: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cooRows) && !(typeof cooRows === 'number' && cooRows >= 0 && Number.isSafeInteger(cooRows)) && cooRows !== null) rawCovers('cusparseCooSetPointers', 'cooRows', cooRows, 0, 1);
   if (!ArrayBuffer.isView(cooColumns) && !(typeof cooColumns === 'number' && cooColumns >= 0 && Number.isSafeInteger(cooColumns)) && cooColumns !== null) rawCovers('cusparseCooSetPointers', 'cooColumns', cooColumns, 0, 1);
@@ -50,14 +52,16 @@ let cusparseCooSetStridedBatch$: NativeFunction | undefined;
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param batchCount `int`
  * @param batchStride `int64_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t, batchCount: number, batchStride: T.Int64): T.cusparseStatus_t {
   return (cusparseCooSetStridedBatch$ ??= binder.native('cusparseCooSetStridedBatch'))(spMatDescr, batchCount, batchStride);
 }
 let cusparseCreate$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)` · cusparse.h · CUDA 12.6
  * @param handle `cusparseHandle_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreate(handle: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cusparseCreate', 'handle', handle, 8, 8);
   return (cusparseCreate$ ??= binder.native('cusparseCreate'))(handle);
@@ -74,7 +78,8 @@ let cusparseCreateBlockedEll$: NativeFunction | undefined;
  * @param ellIdxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateBlockedEll(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateBlockedEll', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(ellColInd) || ellColInd instanceof ArrayBuffer) deviceArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
@@ -100,7 +105,7 @@ let cusparseCreateBsr$: NativeFunction | undefined;
  * @param valueType `cudaDataType`
  * @param order `cusparseOrder_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateBsr(spMatDescr: T.Pointer, brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockSize: T.Int64, colBlockSize: T.Int64, bsrRowOffsets: T.Pointer, bsrColInd: T.Pointer, bsrValues: T.Pointer, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateBsr', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(bsrRowOffsets) || bsrRowOffsets instanceof ArrayBuffer) deviceArg('cusparseCreateBsr', 'bsrRowOffsets', bsrRowOffsets, true);
@@ -115,6 +120,7 @@ let cusparseCreateBsric02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)` · cusparse.h · CUDA 12.6
  * @param info `bsric02Info_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsric02Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateBsric02Info', 'info', info, 8, 8);
@@ -124,6 +130,7 @@ let cusparseCreateBsrilu02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)` · cusparse.h · CUDA 12.6
  * @param info `bsrilu02Info_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrilu02Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateBsrilu02Info', 'info', info, 8, 8);
@@ -133,6 +140,7 @@ let cusparseCreateBsrsm2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)` · cusparse.h · CUDA 12.6
  * @param info `bsrsm2Info_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrsm2Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateBsrsm2Info', 'info', info, 8, 8);
@@ -142,6 +150,7 @@ let cusparseCreateBsrsv2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)` · cusparse.h · CUDA 12.6
  * @param info `bsrsv2Info_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrsv2Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateBsrsv2Info', 'info', info, 8, 8);
@@ -151,6 +160,7 @@ let cusparseCreateColorInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)` · cusparse.h · CUDA 12.6
  * @param info `cusparseColorInfo_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateColorInfo(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateColorInfo', 'info', info, 8, 8);
@@ -169,7 +179,7 @@ let cusparseCreateConstBlockedEll$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstBlockedEll(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateConstBlockedEll', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(ellColInd) || ellColInd instanceof ArrayBuffer) deviceArg('cusparseCreateConstBlockedEll', 'ellColInd', ellColInd, true);
@@ -195,7 +205,7 @@ let cusparseCreateConstBsr$: NativeFunction | undefined;
  * @param valueType `cudaDataType`
  * @param order `cusparseOrder_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstBsr(spMatDescr: T.Pointer, brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockDim: T.Int64, colBlockDim: T.Int64, bsrRowOffsets: T.Pointer, bsrColInd: T.Pointer, bsrValues: T.Pointer, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateConstBsr', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(bsrRowOffsets) || bsrRowOffsets instanceof ArrayBuffer) deviceArg('cusparseCreateConstBsr', 'bsrRowOffsets', bsrRowOffsets, true);
@@ -219,7 +229,7 @@ let cusparseCreateConstCoo$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstCoo(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateConstCoo', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(cooRowInd) || cooRowInd instanceof ArrayBuffer) deviceArg('cusparseCreateConstCoo', 'cooRowInd', cooRowInd, true);
@@ -244,7 +254,7 @@ let cusparseCreateConstCsc$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstCsc(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateConstCsc', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(cscColOffsets) || cscColOffsets instanceof ArrayBuffer) deviceArg('cusparseCreateConstCsc', 'cscColOffsets', cscColOffsets, true);
@@ -269,7 +279,7 @@ let cusparseCreateConstCsr$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstCsr(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateConstCsr', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(csrRowOffsets) || csrRowOffsets instanceof ArrayBuffer) deviceArg('cusparseCreateConstCsr', 'csrRowOffsets', csrRowOffsets, true);
@@ -290,7 +300,7 @@ let cusparseCreateConstDnMat$: NativeFunction | undefined;
  * @param valueType `cudaDataType`
  * @param order `cusparseOrder_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstDnMat(dnMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dnMatDescr) && dnMatDescr.byteLength >= 8 && (((dnMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dnMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dnMatDescr === 'number' && dnMatDescr >= 0 && Number.isSafeInteger(dnMatDescr)) && dnMatDescr !== null) rawCovers('cusparseCreateConstDnMat', 'dnMatDescr', dnMatDescr, 8, 8);
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseCreateConstDnMat', 'values', values, true);
@@ -304,7 +314,7 @@ let cusparseCreateConstDnVec$: NativeFunction | undefined;
  * @param values `const void *`, device memory, `size` elements
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstDnVec(dnVecDescr: T.Pointer, size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dnVecDescr) && dnVecDescr.byteLength >= 8 && (((dnVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dnVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dnVecDescr === 'number' && dnVecDescr >= 0 && Number.isSafeInteger(dnVecDescr)) && dnVecDescr !== null) rawCovers('cusparseCreateConstDnVec', 'dnVecDescr', dnVecDescr, 8, 8);
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseCreateConstDnVec', 'values', values, true);
@@ -327,7 +337,7 @@ let cusparseCreateConstSlicedEll$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstSlicedEll(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.Pointer, sellColInd: T.Pointer, sellValues: T.Pointer, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateConstSlicedEll', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(sellSliceOffsets) || sellSliceOffsets instanceof ArrayBuffer) deviceArg('cusparseCreateConstSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
@@ -349,7 +359,7 @@ let cusparseCreateConstSpVec$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstSpVec(spVecDescr: T.Pointer, size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spVecDescr) && spVecDescr.byteLength >= 8 && (((spVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spVecDescr === 'number' && spVecDescr >= 0 && Number.isSafeInteger(spVecDescr)) && spVecDescr !== null) rawCovers('cusparseCreateConstSpVec', 'spVecDescr', spVecDescr, 8, 8);
   if (ArrayBuffer.isView(indices) || indices instanceof ArrayBuffer) deviceArg('cusparseCreateConstSpVec', 'indices', indices, true);
@@ -370,7 +380,8 @@ let cusparseCreateCoo$: NativeFunction | undefined;
  * @param cooIdxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateCoo(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateCoo', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(cooRowInd) || cooRowInd instanceof ArrayBuffer) deviceArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
@@ -394,7 +405,8 @@ let cusparseCreateCsc$: NativeFunction | undefined;
  * @param cscRowIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateCsc(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateCsc', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(cscColOffsets) || cscColOffsets instanceof ArrayBuffer) deviceArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
@@ -418,7 +430,8 @@ let cusparseCreateCsr$: NativeFunction | undefined;
  * @param csrColIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateCsr(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateCsr', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(csrRowOffsets) || csrRowOffsets instanceof ArrayBuffer) deviceArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
@@ -433,6 +446,7 @@ let cusparseCreateCsric02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)` · cusparse.h · CUDA 12.6
  * @param info `csric02Info_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsric02Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateCsric02Info', 'info', info, 8, 8);
@@ -442,6 +456,7 @@ let cusparseCreateCsrilu02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)` · cusparse.h · CUDA 12.6
  * @param info `csrilu02Info_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrilu02Info(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateCsrilu02Info', 'info', info, 8, 8);
@@ -451,6 +466,7 @@ let cusparseCreateCsru2csrInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)` · cusparse.h · CUDA 12.6
  * @param info `csru2csrInfo_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsru2csrInfo(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreateCsru2csrInfo', 'info', info, 8, 8);
@@ -465,7 +481,8 @@ let cusparseCreateDnMat$: NativeFunction | undefined;
  * @param values `void *`, device memory
  * @param valueType `cudaDataType`
  * @param order `cusparseOrder_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateDnMat(dnMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dnMatDescr) && dnMatDescr.byteLength >= 8 && (((dnMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dnMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dnMatDescr === 'number' && dnMatDescr >= 0 && Number.isSafeInteger(dnMatDescr)) && dnMatDescr !== null) rawCovers('cusparseCreateDnMat', 'dnMatDescr', dnMatDescr, 8, 8);
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseCreateDnMat', 'values', values, true);
@@ -478,7 +495,8 @@ let cusparseCreateDnVec$: NativeFunction | undefined;
  * @param size `int64_t`
  * @param values `void *`, device memory, `size` elements
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateDnVec(dnVecDescr: T.Pointer, size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dnVecDescr) && dnVecDescr.byteLength >= 8 && (((dnVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dnVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dnVecDescr === 'number' && dnVecDescr >= 0 && Number.isSafeInteger(dnVecDescr)) && dnVecDescr !== null) rawCovers('cusparseCreateDnVec', 'dnVecDescr', dnVecDescr, 8, 8);
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseCreateDnVec', 'values', values, true);
@@ -491,6 +509,7 @@ let cusparseCreateIdentityPermutation$: NativeFunction | undefined;
  * @param n `int`
  * @param p `int *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t, n: number, p: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(p) && p.byteLength >= 4 && (((p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cusparseCreateIdentityPermutation', 'p', p, 4, 4);
@@ -499,7 +518,8 @@ export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t, n:
 let cusparseCreateMatDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 12.6
  * @param descrA `cusparseMatDescr_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateMatDescr(descrA: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(descrA) && descrA.byteLength >= 8 && (((descrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (descrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof descrA === 'number' && descrA >= 0 && Number.isSafeInteger(descrA)) && descrA !== null) rawCovers('cusparseCreateMatDescr', 'descrA', descrA, 8, 8);
   return (cusparseCreateMatDescr$ ??= binder.native('cusparseCreateMatDescr'))(descrA);
@@ -508,6 +528,7 @@ let cusparseCreatePruneInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)` · cusparse.h · CUDA 12.6
  * @param info `pruneInfo_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreatePruneInfo(info: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(info) && info.byteLength >= 8 && (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('cusparseCreatePruneInfo', 'info', info, 8, 8);
@@ -529,7 +550,7 @@ let cusparseCreateSlicedEll$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateSlicedEll(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.Pointer, sellColInd: T.Pointer, sellValues: T.Pointer, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spMatDescr) && spMatDescr.byteLength >= 8 && (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spMatDescr === 'number' && spMatDescr >= 0 && Number.isSafeInteger(spMatDescr)) && spMatDescr !== null) rawCovers('cusparseCreateSlicedEll', 'spMatDescr', spMatDescr, 8, 8);
   if (ArrayBuffer.isView(sellSliceOffsets) || sellSliceOffsets instanceof ArrayBuffer) deviceArg('cusparseCreateSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
@@ -550,7 +571,8 @@ let cusparseCreateSpVec$: NativeFunction | undefined;
  * @param idxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateSpVec(spVecDescr: T.Pointer, size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(spVecDescr) && spVecDescr.byteLength >= 8 && (((spVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (spVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof spVecDescr === 'number' && spVecDescr >= 0 && Number.isSafeInteger(spVecDescr)) && spVecDescr !== null) rawCovers('cusparseCreateSpVec', 'spVecDescr', spVecDescr, 8, 8);
   if (ArrayBuffer.isView(indices) || indices instanceof ArrayBuffer) deviceArg('cusparseCreateSpVec', 'indices', indices, true);

@@ -27,6 +27,7 @@ let cusparseSbsrxmv$: NativeFunction | undefined;
  * @param beta `const float *`, scalar (f32): its address
  * @param y `float *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSbsrxmv', 'alpha', alpha, 0, 1);
@@ -52,7 +53,8 @@ let cusparseScatter$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param vecX `cusparseConstSpVecDescr_t`
  * @param vecY `cusparseDnVecDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseScatter(handle: T.cusparseHandle_t, vecX: T.cusparseConstSpVecDescr_t, vecY: T.cusparseDnVecDescr_t): T.cusparseStatus_t {
   return (cusparseScatter$ ??= binder.native('cusparseScatter'))(handle, vecX, vecY);
 }
@@ -72,6 +74,7 @@ let cusparseScsr2bsr$: NativeFunction | undefined;
  * @param bsrSortedRowPtrC `int *`, device memory
  * @param bsrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsr2bsr', 'csrSortedValA', csrSortedValA, true);
@@ -104,6 +107,7 @@ let cusparseScsr2csr_compress$: NativeFunction | undefined;
  * @param csrSortedRowPtrC `int *`, device memory
  * @param tol `float`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: number): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsr2csr_compress', 'csrSortedValA', csrSortedValA, true);
@@ -134,6 +138,7 @@ let cusparseScsr2csru$: NativeFunction | undefined;
  * @param info `csru2csrInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 4 && (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseScsr2csru', 'csrVal', csrVal, 4, 4);
@@ -161,7 +166,8 @@ let cusparseScsr2gebsr$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseScsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsr2gebsr', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseScsr2gebsr', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -192,7 +198,8 @@ let cusparseScsr2gebsr_bufferSize$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseScsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseScsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -216,7 +223,8 @@ let cusparseScsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseScsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, 0, 1);

@@ -13,7 +13,8 @@ let cusparseSparseToDense$: NativeFunction | undefined;
  * @param matB `cusparseDnMatDescr_t`
  * @param alg `cusparseSparseToDenseAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseSparseToDense(handle: T.cusparseHandle_t, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseDnMatDescr_t, alg: T.cusparseSparseToDenseAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseSparseToDense', 'externalBuffer', externalBuffer, true);
   if (externalBuffer !== null && typeof externalBuffer !== 'bigint' && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer))) rawCovers('cusparseSparseToDense', 'externalBuffer', externalBuffer, 0, 1);
@@ -26,7 +27,8 @@ let cusparseSparseToDense_bufferSize$: NativeFunction | undefined;
  * @param matB `cusparseDnMatDescr_t`
  * @param alg `cusparseSparseToDenseAlg_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseSparseToDense_bufferSize(handle: T.cusparseHandle_t, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseDnMatDescr_t, alg: T.cusparseSparseToDenseAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize) && bufferSize.byteLength >= 8 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('cusparseSparseToDense_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseSparseToDense_bufferSize$ ??= binder.native('cusparseSparseToDense_bufferSize'))(handle, matA, matB, alg, bufferSize);
@@ -48,6 +50,7 @@ let cusparseSpruneCsr2csr$: NativeFunction | undefined;
  * @param csrSortedColIndC `int *`, device memory
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csr(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSpruneCsr2csr', 'csrSortedValA', csrSortedValA, true);
@@ -85,6 +88,7 @@ let cusparseSpruneCsr2csrByPercentage$: NativeFunction | undefined;
  * @param info `pruneInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSpruneCsr2csrByPercentage', 'csrSortedValA', csrSortedValA, true);
@@ -121,6 +125,7 @@ let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$: NativeFunction | undefined
  * @param info `pruneInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
@@ -154,6 +159,7 @@ let cusparseSpruneCsr2csrNnz$: NativeFunction | undefined;
  * @param nnzTotalDevHostPtr `int *`, either memory
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSpruneCsr2csrNnz', 'csrSortedValA', csrSortedValA, true);
@@ -187,6 +193,7 @@ let cusparseSpruneCsr2csrNnzByPercentage$: NativeFunction | undefined;
  * @param info `pruneInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSpruneCsr2csrNnzByPercentage', 'csrSortedValA', csrSortedValA, true);
@@ -219,6 +226,7 @@ let cusparseSpruneCsr2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
@@ -251,6 +259,7 @@ let cusparseSpruneDense2csr$: NativeFunction | undefined;
  * @param csrSortedColIndC `int *`, device memory
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csr(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSpruneDense2csr', 'A', A, 0, 1);
@@ -280,6 +289,7 @@ let cusparseSpruneDense2csrByPercentage$: NativeFunction | undefined;
  * @param info `pruneInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSpruneDense2csrByPercentage', 'A', A, 0, 1);
@@ -308,6 +318,7 @@ let cusparseSpruneDense2csrByPercentage_bufferSizeExt$: NativeFunction | undefin
  * @param info `pruneInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'A', A, 0, 1);
@@ -333,6 +344,7 @@ let cusparseSpruneDense2csrNnz$: NativeFunction | undefined;
  * @param nnzTotalDevHostPtr `int *`, either memory
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSpruneDense2csrNnz', 'A', A, 0, 1);
@@ -357,6 +369,7 @@ let cusparseSpruneDense2csrNnzByPercentage$: NativeFunction | undefined;
  * @param info `pruneInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSpruneDense2csrNnzByPercentage', 'A', A, 0, 1);
@@ -380,6 +393,7 @@ let cusparseSpruneDense2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSpruneDense2csr_bufferSizeExt', 'A', A, 0, 1);

@@ -12,6 +12,7 @@ let cusparseXbsric02_zeroPivot$: NativeFunction | undefined;
  * @param info `bsric02Info_t`
  * @param position `int *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXbsric02_zeroPivot(handle: T.cusparseHandle_t, info: T.bsric02Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXbsric02_zeroPivot', 'position', position, 4, 4);
@@ -23,6 +24,7 @@ let cusparseXbsrilu02_zeroPivot$: NativeFunction | undefined;
  * @param info `bsrilu02Info_t`
  * @param position `int *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXbsrilu02_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXbsrilu02_zeroPivot', 'position', position, 4, 4);
@@ -34,6 +36,7 @@ let cusparseXbsrsm2_zeroPivot$: NativeFunction | undefined;
  * @param info `bsrsm2Info_t`
  * @param position `int *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXbsrsm2_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrsm2Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXbsrsm2_zeroPivot', 'position', position, 4, 4);
@@ -45,6 +48,7 @@ let cusparseXbsrsv2_zeroPivot$: NativeFunction | undefined;
  * @param info `bsrsv2Info_t`
  * @param position `int *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrsv2Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXbsrsv2_zeroPivot', 'position', position, 4, 4);
@@ -58,7 +62,8 @@ let cusparseXcoo2csr$: NativeFunction | undefined;
  * @param m `int`
  * @param csrSortedRowPtr `int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseXcoo2csr(handle: T.cusparseHandle_t, cooRowInd: T.Pointer, nnz: number, m: number, csrSortedRowPtr: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(cooRowInd) || cooRowInd instanceof ArrayBuffer) deviceArg('cusparseXcoo2csr', 'cooRowInd', cooRowInd, true);
   if (cooRowInd !== null && typeof cooRowInd !== 'bigint' && !(typeof cooRowInd === 'number' && cooRowInd >= 0 && Number.isSafeInteger(cooRowInd))) rawCovers('cusparseXcoo2csr', 'cooRowInd', cooRowInd, 0, 1);
@@ -76,7 +81,8 @@ let cusparseXcoosortByColumn$: NativeFunction | undefined;
  * @param cooColsA `int *`
  * @param P `int *`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(cooRowsA) && cooRowsA.byteLength >= 4 && (((cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooRowsA === 'number' && cooRowsA >= 0 && Number.isSafeInteger(cooRowsA)) && cooRowsA !== null) rawCovers('cusparseXcoosortByColumn', 'cooRowsA', cooRowsA, 4, 4);
   if (!(ArrayBuffer.isView(cooColsA) && cooColsA.byteLength >= 4 && (((cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooColsA === 'number' && cooColsA >= 0 && Number.isSafeInteger(cooColsA)) && cooColsA !== null) rawCovers('cusparseXcoosortByColumn', 'cooColsA', cooColsA, 4, 4);
@@ -95,7 +101,8 @@ let cusparseXcoosortByRow$: NativeFunction | undefined;
  * @param cooColsA `int *`
  * @param P `int *`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseXcoosortByRow(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(cooRowsA) && cooRowsA.byteLength >= 4 && (((cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooRowsA === 'number' && cooRowsA >= 0 && Number.isSafeInteger(cooRowsA)) && cooRowsA !== null) rawCovers('cusparseXcoosortByRow', 'cooRowsA', cooRowsA, 4, 4);
   if (!(ArrayBuffer.isView(cooColsA) && cooColsA.byteLength >= 4 && (((cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooColsA === 'number' && cooColsA >= 0 && Number.isSafeInteger(cooColsA)) && cooColsA !== null) rawCovers('cusparseXcoosortByRow', 'cooColsA', cooColsA, 4, 4);
@@ -113,7 +120,8 @@ let cusparseXcoosort_bufferSizeExt$: NativeFunction | undefined;
  * @param cooRowsA `const int *`
  * @param cooColsA `const int *`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseXcoosort_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cooRowsA) && !(typeof cooRowsA === 'number' && cooRowsA >= 0 && Number.isSafeInteger(cooRowsA)) && cooRowsA !== null) rawCovers('cusparseXcoosort_bufferSizeExt', 'cooRowsA', cooRowsA, 0, 1);
   if (!ArrayBuffer.isView(cooColsA) && !(typeof cooColsA === 'number' && cooColsA >= 0 && Number.isSafeInteger(cooColsA)) && cooColsA !== null) rawCovers('cusparseXcoosort_bufferSizeExt', 'cooColsA', cooColsA, 0, 1);

@@ -14,7 +14,8 @@ let cusparseAxpby$: typeof cusparseAxpby | undefined;
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param vecX in `cusparseConstSpVecDescr_t`.
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
- * @param vecY in `cusparseDnVecDescr_t`. */
+ * @param vecY in `cusparseDnVecDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseAxpby(handle: T.cusparseHandle_t | null, alpha: T.UntypedScalar, vecX: T.cusparseConstSpVecDescr_t | null, beta: T.UntypedScalar, vecY: T.cusparseDnVecDescr_t | null): void {
   return (cusparseAxpby$ ??= bind$cusparseAxpby())(handle, alpha, vecX, beta, vecY);
 }
@@ -36,7 +37,8 @@ function bind$cusparseAxpby(): typeof cusparseAxpby {
 let cusparseBlockedEllGet$: typeof cusparseBlockedEllGet | undefined;
 /** `cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, void **ellColInd, void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @returns `{ rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ellBlockSize`: out `int64_t *`; `ellCols`: out `int64_t *`; `ellColInd`: out `void **`; `ellValue`: out `void **`; `ellIdxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+ * @returns `{ rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ellBlockSize`: out `int64_t *`; `ellCols`: out `int64_t *`; `ellColInd`: out `void **`; `ellValue`: out `void **`; `ellIdxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseBlockedEllGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; ellBlockSize: bigint; ellCols: bigint; ellColInd: number; ellValue: number; ellIdxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseBlockedEllGet$ ??= bind$cusparseBlockedEllGet())(spMatDescr);
 }
@@ -68,7 +70,7 @@ let cusparseBsrSetStridedBatch$c: NativeFunction | undefined;
  * @param offsetsBatchStride in `int64_t`.
  * @param columnsBatchStride in `int64_t`.
  * @param ValuesBatchStride in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseBsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, offsetsBatchStride: T.Int64, columnsBatchStride: T.Int64, ValuesBatchStride: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseBsrSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseBsrSetStridedBatch', 'batchCount', 'i32', batchCount);
@@ -92,7 +94,8 @@ let cusparseCbsr2csr$c: NativeFunction | undefined;
  * @param descrC in `const cusparseMatDescr_t`.
  * @param csrSortedValC in/out `cuComplex *`: device memory.
  * @param csrSortedRowPtrC in/out `int *`: device memory.
- * @param csrSortedColIndC in/out `int *`: device memory. */
+ * @param csrSortedColIndC in/out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsr2csr', 'dirA', 'i32', dirA);
@@ -124,6 +127,7 @@ let cusparseCbsric02$c: NativeFunction | undefined;
  * @param info in `bsric02Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsric02', 'handle', handle, true) as typeof handle;
@@ -155,6 +159,7 @@ let cusparseCbsric02_analysis$c: NativeFunction | undefined;
  * @param info in `bsric02Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pInputBuffer in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsric02_analysis', 'handle', handle, true) as typeof handle;
@@ -185,6 +190,7 @@ let cusparseCbsric02_bufferSize$: typeof cusparseCbsric02_bufferSize | undefined
  * @param blockDim in `int`.
  * @param info in `bsric02Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null): number {
   return (cusparseCbsric02_bufferSize$ ??= bind$cusparseCbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
@@ -224,6 +230,7 @@ let cusparseCbsric02_bufferSizeExt$: typeof cusparseCbsric02_bufferSizeExt | und
  * @param blockSize in `int`.
  * @param info in `bsric02Info_t`.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsric02Info_t | null): number {
   return (cusparseCbsric02_bufferSizeExt$ ??= bind$cusparseCbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);

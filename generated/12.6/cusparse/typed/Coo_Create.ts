@@ -11,7 +11,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cusparseCooGet$: typeof cusparseCooGet | undefined;
 /** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `void **`; `cooColInd`: out `void **`; `cooValues`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+ * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `void **`; `cooColInd`: out `void **`; `cooValues`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseCooGet$ ??= bind$cusparseCooGet())(spMatDescr);
 }
@@ -41,7 +42,8 @@ let cusparseCooSetPointers$c: NativeFunction | undefined;
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @param cooRows in/out `void *`: address or host buffer.
  * @param cooColumns in/out `void *`: address or host buffer.
- * @param cooValues in/out `void *`: device memory. */
+ * @param cooValues in/out `void *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, cooRows: T.Pointer, cooColumns: T.Pointer, cooValues: T.DeviceMemory | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   pointerArg('cusparseCooSetPointers', 'cooRows', cooRows, true);
@@ -54,7 +56,8 @@ let cusparseCooSetStridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @param batchCount in `int`.
- * @param batchStride in `int64_t`. */
+ * @param batchStride in `int64_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCooSetStridedBatch', 'batchCount', 'i32', batchCount);
@@ -64,7 +67,8 @@ export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | 
 }
 let cusparseCreate$: typeof cusparseCreate | undefined;
 /** `cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `handle`: out `cusparseHandle_t *`. */
+ * @returns the value of `handle`: out `cusparseHandle_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreate(): T.cusparseHandle_t {
   return (cusparseCreate$ ??= bind$cusparseCreate())();
 }
@@ -96,7 +100,8 @@ let cusparseCreateBlockedEll$: typeof cusparseCreateBlockedEll | undefined;
  * @param ellIdxType in `cusparseIndexType_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
- * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.DeviceMemory | null, ellValue: T.DeviceMemory | null, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   return (cusparseCreateBlockedEll$ ??= bind$cusparseCreateBlockedEll())(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
 }
@@ -142,7 +147,7 @@ let cusparseCreateBsr$: typeof cusparseCreateBsr | undefined;
  * @param valueType in `cudaDataType`.
  * @param order in `cusparseOrder_t`.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockSize: T.Int64, colBlockSize: T.Int64, bsrRowOffsets: T.DeviceMemory | null, bsrColInd: T.DeviceMemory | null, bsrValues: T.DeviceMemory | null, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseSpMatDescr_t {
   return (cusparseCreateBsr$ ??= bind$cusparseCreateBsr())(brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
 }
@@ -179,6 +184,7 @@ function bind$cusparseCreateBsr(): typeof cusparseCreateBsr {
 let cusparseCreateBsric02Info$: typeof cusparseCreateBsric02Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsric02Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsric02Info(): T.bsric02Info_t {
   return (cusparseCreateBsric02Info$ ??= bind$cusparseCreateBsric02Info())();
@@ -203,6 +209,7 @@ function bind$cusparseCreateBsric02Info(): typeof cusparseCreateBsric02Info {
 let cusparseCreateBsrilu02Info$: typeof cusparseCreateBsrilu02Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsrilu02Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrilu02Info(): T.bsrilu02Info_t {
   return (cusparseCreateBsrilu02Info$ ??= bind$cusparseCreateBsrilu02Info())();
@@ -227,6 +234,7 @@ function bind$cusparseCreateBsrilu02Info(): typeof cusparseCreateBsrilu02Info {
 let cusparseCreateBsrsm2Info$: typeof cusparseCreateBsrsm2Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsrsm2Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrsm2Info(): T.bsrsm2Info_t {
   return (cusparseCreateBsrsm2Info$ ??= bind$cusparseCreateBsrsm2Info())();
@@ -251,6 +259,7 @@ function bind$cusparseCreateBsrsm2Info(): typeof cusparseCreateBsrsm2Info {
 let cusparseCreateBsrsv2Info$: typeof cusparseCreateBsrsv2Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsrsv2Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrsv2Info(): T.bsrsv2Info_t {
   return (cusparseCreateBsrsv2Info$ ??= bind$cusparseCreateBsrsv2Info())();
@@ -275,6 +284,7 @@ function bind$cusparseCreateBsrsv2Info(): typeof cusparseCreateBsrsv2Info {
 let cusparseCreateColorInfo$: typeof cusparseCreateColorInfo | undefined;
 /** `cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `cusparseColorInfo_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateColorInfo(): T.cusparseColorInfo_t {
   return (cusparseCreateColorInfo$ ??= bind$cusparseCreateColorInfo())();
@@ -308,7 +318,7 @@ let cusparseCreateConstBlockedEll$: typeof cusparseCreateConstBlockedEll | undef
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.DeviceMemory | null, ellValue: T.DeviceMemory | null, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   return (cusparseCreateConstBlockedEll$ ??= bind$cusparseCreateConstBlockedEll())(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
 }
@@ -354,7 +364,7 @@ let cusparseCreateConstBsr$: typeof cusparseCreateConstBsr | undefined;
  * @param valueType in `cudaDataType`.
  * @param order in `cusparseOrder_t`.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockDim: T.Int64, colBlockDim: T.Int64, bsrRowOffsets: T.DeviceMemory | null, bsrColInd: T.DeviceMemory | null, bsrValues: T.DeviceMemory | null, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseConstSpMatDescr_t {
   return (cusparseCreateConstBsr$ ??= bind$cusparseCreateConstBsr())(brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
 }
@@ -400,7 +410,7 @@ let cusparseCreateConstCoo$: typeof cusparseCreateConstCoo | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.DeviceMemory | null, cooColInd: T.DeviceMemory | null, cooValues: T.DeviceMemory | null, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   return (cusparseCreateConstCoo$ ??= bind$cusparseCreateConstCoo())(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
 }
@@ -443,7 +453,7 @@ let cusparseCreateConstCsc$: typeof cusparseCreateConstCsc | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.DeviceMemory | null, cscRowInd: T.DeviceMemory | null, cscValues: T.DeviceMemory | null, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   return (cusparseCreateConstCsc$ ??= bind$cusparseCreateConstCsc())(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
 }
@@ -487,7 +497,7 @@ let cusparseCreateConstCsr$: typeof cusparseCreateConstCsr | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, csrValues: T.DeviceMemory | null, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   return (cusparseCreateConstCsr$ ??= bind$cusparseCreateConstCsr())(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
 }
@@ -527,7 +537,7 @@ let cusparseCreateConstDnMat$: typeof cusparseCreateConstDnMat | undefined;
  * @param valueType in `cudaDataType`.
  * @param order in `cusparseOrder_t`.
  * @returns the value of `dnMatDescr`: out `cusparseConstDnMatDescr_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.DeviceMemory | null, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseConstDnMatDescr_t {
   return (cusparseCreateConstDnMat$ ??= bind$cusparseCreateConstDnMat())(rows, cols, ld, values, valueType, order);
 }
@@ -556,11 +566,11 @@ function bind$cusparseCreateConstDnMat(): typeof cusparseCreateConstDnMat {
 }
 let cusparseCreateConstDnVec$: typeof cusparseCreateConstDnVec | undefined;
 /** `cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dnVecDescr, int64_t size, const void *values, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `int64_t`.
+ * @param size in `int64_t`: count of `values` in elements of `valueType`.
  * @param values in `const void *`: device memory, `size` elements of `valueType`.
- * @param valueType in `cudaDataType`.
+ * @param valueType in `cudaDataType`: data type of `values`.
  * @returns the value of `dnVecDescr`: out `cusparseConstDnVecDescr_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstDnVec(size: T.Int64, values: T.DeviceMemory | null, valueType: T.cudaDataType): T.cusparseConstDnVecDescr_t {
   return (cusparseCreateConstDnVec$ ??= bind$cusparseCreateConstDnVec())(size, values, valueType);
 }
@@ -599,7 +609,7 @@ let cusparseCreateConstSlicedEll$: typeof cusparseCreateConstSlicedEll | undefin
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.DeviceMemory | null, sellColInd: T.DeviceMemory | null, sellValues: T.DeviceMemory | null, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   return (cusparseCreateConstSlicedEll$ ??= bind$cusparseCreateConstSlicedEll())(rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
 }
@@ -634,7 +644,7 @@ function bind$cusparseCreateConstSlicedEll(): typeof cusparseCreateConstSlicedEl
 }
 let cusparseCreateConstSpVec$: typeof cusparseCreateConstSpVec | undefined;
 /** `cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, const void *indices, const void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `int64_t`.
+ * @param size in `int64_t`: size of `indices` in bytes; size of `values` in bytes.
  * @param nnz in `int64_t`.
  * @param indices in `const void *`: device memory covering `size` bytes.
  * @param values in `const void *`: device memory covering `size` bytes.
@@ -642,7 +652,7 @@ let cusparseCreateConstSpVec$: typeof cusparseCreateConstSpVec | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
  * @returns the value of `spVecDescr`: out `cusparseConstSpVecDescr_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateConstSpVec(size: T.Int64, nnz: T.Int64, indices: T.DeviceMemory | null, values: T.DeviceMemory | null, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpVecDescr_t {
   return (cusparseCreateConstSpVec$ ??= bind$cusparseCreateConstSpVec())(size, nnz, indices, values, idxType, idxBase, valueType);
 }
@@ -681,7 +691,8 @@ let cusparseCreateCoo$: typeof cusparseCreateCoo | undefined;
  * @param cooIdxType in `cusparseIndexType_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
- * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.DeviceMemory | null, cooColInd: T.DeviceMemory | null, cooValues: T.DeviceMemory | null, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   return (cusparseCreateCoo$ ??= bind$cusparseCreateCoo())(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
 }
@@ -723,7 +734,8 @@ let cusparseCreateCsc$: typeof cusparseCreateCsc | undefined;
  * @param cscRowIndType in `cusparseIndexType_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
- * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.DeviceMemory | null, cscRowInd: T.DeviceMemory | null, cscValues: T.DeviceMemory | null, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   return (cusparseCreateCsc$ ??= bind$cusparseCreateCsc())(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
 }
@@ -766,7 +778,8 @@ let cusparseCreateCsr$: typeof cusparseCreateCsr | undefined;
  * @param csrColIndType in `cusparseIndexType_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
- * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
+ * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, csrValues: T.DeviceMemory | null, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   return (cusparseCreateCsr$ ??= bind$cusparseCreateCsr())(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
 }
@@ -800,6 +813,7 @@ function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
 let cusparseCreateCsric02Info$: typeof cusparseCreateCsric02Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csric02Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsric02Info(): T.csric02Info_t {
   return (cusparseCreateCsric02Info$ ??= bind$cusparseCreateCsric02Info())();
@@ -824,6 +838,7 @@ function bind$cusparseCreateCsric02Info(): typeof cusparseCreateCsric02Info {
 let cusparseCreateCsrilu02Info$: typeof cusparseCreateCsrilu02Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csrilu02Info_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrilu02Info(): T.csrilu02Info_t {
   return (cusparseCreateCsrilu02Info$ ??= bind$cusparseCreateCsrilu02Info())();
@@ -848,6 +863,7 @@ function bind$cusparseCreateCsrilu02Info(): typeof cusparseCreateCsrilu02Info {
 let cusparseCreateCsru2csrInfo$: typeof cusparseCreateCsru2csrInfo | undefined;
 /** `cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csru2csrInfo_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsru2csrInfo(): T.csru2csrInfo_t {
   return (cusparseCreateCsru2csrInfo$ ??= bind$cusparseCreateCsru2csrInfo())();
@@ -877,7 +893,8 @@ let cusparseCreateDnMat$: typeof cusparseCreateDnMat | undefined;
  * @param values in/out `void *`: device memory.
  * @param valueType in `cudaDataType`.
  * @param order in `cusparseOrder_t`.
- * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`. */
+ * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.DeviceMemory | null, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseDnMatDescr_t {
   return (cusparseCreateDnMat$ ??= bind$cusparseCreateDnMat())(rows, cols, ld, values, valueType, order);
 }
@@ -906,10 +923,11 @@ function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
 }
 let cusparseCreateDnVec$: typeof cusparseCreateDnVec | undefined;
 /** `cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `int64_t`.
+ * @param size in `int64_t`: count of `values` in elements of `valueType`.
  * @param values in/out `void *`: device memory, `size` elements of `valueType`.
- * @param valueType in `cudaDataType`.
- * @returns the value of `dnVecDescr`: out `cusparseDnVecDescr_t *`. */
+ * @param valueType in `cudaDataType`: data type of `values`.
+ * @returns the value of `dnVecDescr`: out `cusparseDnVecDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateDnVec(size: T.Int64, values: T.DeviceMemory | null, valueType: T.cudaDataType): T.cusparseDnVecDescr_t {
   return (cusparseCreateDnVec$ ??= bind$cusparseCreateDnVec())(size, values, valueType);
 }
@@ -938,6 +956,7 @@ let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
  * @param handle in `cusparseHandle_t`.
  * @param n_ in `int`.
  * @param p in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | null, n_: number, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCreateIdentityPermutation', 'handle', handle, true) as typeof handle;
@@ -948,7 +967,8 @@ export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | n
 }
 let cusparseCreateMatDescr$: typeof cusparseCreateMatDescr | undefined;
 /** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `descrA`: out `cusparseMatDescr_t *`. */
+ * @returns the value of `descrA`: out `cusparseMatDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateMatDescr(): T.cusparseMatDescr_t {
   return (cusparseCreateMatDescr$ ??= bind$cusparseCreateMatDescr())();
 }
@@ -972,6 +992,7 @@ function bind$cusparseCreateMatDescr(): typeof cusparseCreateMatDescr {
 let cusparseCreatePruneInfo$: typeof cusparseCreatePruneInfo | undefined;
 /** `cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `pruneInfo_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreatePruneInfo(): T.pruneInfo_t {
   return (cusparseCreatePruneInfo$ ??= bind$cusparseCreatePruneInfo())();
@@ -1008,7 +1029,7 @@ let cusparseCreateSlicedEll$: typeof cusparseCreateSlicedEll | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.DeviceMemory | null, sellColInd: T.DeviceMemory | null, sellValues: T.DeviceMemory | null, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   return (cusparseCreateSlicedEll$ ??= bind$cusparseCreateSlicedEll())(rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
 }
@@ -1043,14 +1064,15 @@ function bind$cusparseCreateSlicedEll(): typeof cusparseCreateSlicedEll {
 }
 let cusparseCreateSpVec$: typeof cusparseCreateSpVec | undefined;
 /** `cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param size in `int64_t`.
+ * @param size in `int64_t`: size of `indices` in bytes; size of `values` in bytes.
  * @param nnz in `int64_t`.
  * @param indices in/out `void *`: device memory covering `size` bytes.
  * @param values in/out `void *`: device memory covering `size` bytes.
  * @param idxType in `cusparseIndexType_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param valueType in `cudaDataType`.
- * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`. */
+ * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.DeviceMemory | null, values: T.DeviceMemory | null, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpVecDescr_t {
   return (cusparseCreateSpVec$ ??= bind$cusparseCreateSpVec())(size, nnz, indices, values, idxType, idxBase, valueType);
 }

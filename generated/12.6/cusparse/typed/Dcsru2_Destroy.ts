@@ -20,6 +20,7 @@ let cusparseDcsru2csr$c: NativeFunction | undefined;
  * @param csrColInd in/out `int *`: device memory.
  * @param info in `csru2csrInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsru2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsru2csr', 'handle', handle, true) as typeof handle;
@@ -46,6 +47,7 @@ let cusparseDcsru2csr_bufferSizeExt$: typeof cusparseDcsru2csr_bufferSizeExt | u
  * @param csrColInd in/out `int *`: device memory.
  * @param info in `csru2csrInfo_t`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null): number {
   return (cusparseDcsru2csr_bufferSizeExt$ ??= bind$cusparseDcsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);
@@ -81,7 +83,8 @@ let cusparseDenseToSparse_analysis$c: NativeFunction | undefined;
  * @param matA in `cusparseConstDnMatDescr_t`.
  * @param matB in `cusparseSpMatDescr_t`.
  * @param alg in `cusparseDenseToSparseAlg_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDenseToSparse_analysis', 'handle', handle, true) as typeof handle;
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_analysis', 'matA', matA, true) as typeof matA;
@@ -97,7 +100,8 @@ let cusparseDenseToSparse_bufferSize$: typeof cusparseDenseToSparse_bufferSize |
  * @param matA in `cusparseConstDnMatDescr_t`.
  * @param matB in `cusparseSpMatDescr_t`.
  * @param alg in `cusparseDenseToSparseAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t): number {
   return (cusparseDenseToSparse_bufferSize$ ??= bind$cusparseDenseToSparse_bufferSize())(handle, matA, matB, alg);
 }
@@ -128,7 +132,8 @@ let cusparseDenseToSparse_convert$c: NativeFunction | undefined;
  * @param matA in `cusparseConstDnMatDescr_t`.
  * @param matB in `cusparseSpMatDescr_t`.
  * @param alg in `cusparseDenseToSparseAlg_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDenseToSparse_convert', 'handle', handle, true) as typeof handle;
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_convert', 'matA', matA, true) as typeof matA;
@@ -140,7 +145,8 @@ export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null,
 }
 let cusparseDestroy$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `cusparseHandle_t`. */
+ * @param handle in `cusparseHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroy(handle: T.cusparseHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusparseDestroy$c ??= binder.native('cusparseDestroy'))(handle);
@@ -149,6 +155,7 @@ export function cusparseDestroy(handle: T.cusparseHandle_t | null): void {
 let cusparseDestroyBsric02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `bsric02Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsric02Info(info: T.bsric02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsric02Info', 'info', info, true) as typeof info;
@@ -158,6 +165,7 @@ export function cusparseDestroyBsric02Info(info: T.bsric02Info_t | null): void {
 let cusparseDestroyBsrilu02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `bsrilu02Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrilu02Info', 'info', info, true) as typeof info;
@@ -167,6 +175,7 @@ export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t | null): void
 let cusparseDestroyBsrsm2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `bsrsm2Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrsm2Info', 'info', info, true) as typeof info;
@@ -176,6 +185,7 @@ export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t | null): void {
 let cusparseDestroyBsrsv2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `bsrsv2Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrsv2Info', 'info', info, true) as typeof info;
@@ -185,6 +195,7 @@ export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t | null): void {
 let cusparseDestroyColorInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyColorInfo(cusparseColorInfo_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `cusparseColorInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyColorInfo', 'info', info, true) as typeof info;
@@ -194,6 +205,7 @@ export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t | null): vo
 let cusparseDestroyCsric02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `csric02Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsric02Info(info: T.csric02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsric02Info', 'info', info, true) as typeof info;
@@ -203,6 +215,7 @@ export function cusparseDestroyCsric02Info(info: T.csric02Info_t | null): void {
 let cusparseDestroyCsrilu02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `csrilu02Info_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsrilu02Info', 'info', info, true) as typeof info;
@@ -212,6 +225,7 @@ export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t | null): void
 let cusparseDestroyCsru2csrInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsru2csrInfo(csru2csrInfo_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `csru2csrInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsru2csrInfo', 'info', info, true) as typeof info;
@@ -220,7 +234,8 @@ export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t | null): void
 }
 let cusparseDestroyDnMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnMat(cusparseConstDnMatDescr_t dnMatDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnMatDescr in `cusparseConstDnMatDescr_t`. */
+ * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroyDnMat(dnMatDescr: T.cusparseConstDnMatDescr_t | null): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDestroyDnMat', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   const status = (cusparseDestroyDnMat$c ??= binder.native('cusparseDestroyDnMat'))(dnMatDescr);
@@ -228,7 +243,8 @@ export function cusparseDestroyDnMat(dnMatDescr: T.cusparseConstDnMatDescr_t | n
 }
 let cusparseDestroyDnVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnVec(cusparseConstDnVecDescr_t dnVecDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param dnVecDescr in `cusparseConstDnVecDescr_t`. */
+ * @param dnVecDescr in `cusparseConstDnVecDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroyDnVec(dnVecDescr: T.cusparseConstDnVecDescr_t | null): void {
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDestroyDnVec', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
   const status = (cusparseDestroyDnVec$c ??= binder.native('cusparseDestroyDnVec'))(dnVecDescr);
@@ -236,7 +252,8 @@ export function cusparseDestroyDnVec(dnVecDescr: T.cusparseConstDnVecDescr_t | n
 }
 let cusparseDestroyMatDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descrA in `cusparseMatDescr_t`. */
+ * @param descrA in `cusparseMatDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t | null): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDestroyMatDescr', 'descrA', descrA, true) as typeof descrA;
   const status = (cusparseDestroyMatDescr$c ??= binder.native('cusparseDestroyMatDescr'))(descrA);
@@ -245,6 +262,7 @@ export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t | null): vo
 let cusparseDestroyPruneInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyPruneInfo(pruneInfo_t info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `pruneInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyPruneInfo(info: T.pruneInfo_t | null): void {
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyPruneInfo', 'info', info, true) as typeof info;
@@ -253,7 +271,8 @@ export function cusparseDestroyPruneInfo(info: T.pruneInfo_t | null): void {
 }
 let cusparseDestroySpMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpMat(cusparseConstSpMatDescr_t spMatDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spMatDescr in `cusparseConstSpMatDescr_t`. */
+ * @param spMatDescr in `cusparseConstSpMatDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroySpMat(spMatDescr: T.cusparseConstSpMatDescr_t | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseDestroySpMat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   const status = (cusparseDestroySpMat$c ??= binder.native('cusparseDestroySpMat'))(spMatDescr);
@@ -261,7 +280,8 @@ export function cusparseDestroySpMat(spMatDescr: T.cusparseConstSpMatDescr_t | n
 }
 let cusparseDestroySpVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpVec(cusparseConstSpVecDescr_t spVecDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param spVecDescr in `cusparseConstSpVecDescr_t`. */
+ * @param spVecDescr in `cusparseConstSpVecDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDestroySpVec(spVecDescr: T.cusparseConstSpVecDescr_t | null): void {
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseDestroySpVec', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
   const status = (cusparseDestroySpVec$c ??= binder.native('cusparseDestroySpVec'))(spVecDescr);

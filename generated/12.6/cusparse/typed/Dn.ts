@@ -11,7 +11,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cusparseDnMatGet$: typeof cusparseDnMatGet | undefined;
 /** `cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
- * @returns `{ rows, cols, ld, values, type, order }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ld`: out `int64_t *`; `values`: out `void **`; `type`: out `cudaDataType *`; `order`: out `cusparseOrder_t *`. */
+ * @returns `{ rows, cols, ld, values, type, order }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ld`: out `int64_t *`; `values`: out `void **`; `type`: out `cudaDataType *`; `order`: out `cusparseOrder_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t | null): { rows: bigint; cols: bigint; ld: bigint; values: number; type: T.cudaDataType; order: T.cusparseOrder_t } {
   return (cusparseDnMatGet$ ??= bind$cusparseDnMatGet())(dnMatDescr);
 }
@@ -36,7 +37,8 @@ function bind$cusparseDnMatGet(): typeof cusparseDnMatGet {
 let cusparseDnMatGetStridedBatch$: typeof cusparseDnMatGetStridedBatch | undefined;
 /** `cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseConstDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
- * @returns `{ batchCount, batchStride }`: `batchCount`: out `int *`; `batchStride`: out `int64_t *`. */
+ * @returns `{ batchCount, batchStride }`: `batchCount`: out `int *`; `batchStride`: out `int64_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDnMatGetStridedBatch(dnMatDescr: T.cusparseConstDnMatDescr_t | null): { batchCount: number; batchStride: bigint } {
   return (cusparseDnMatGetStridedBatch$ ??= bind$cusparseDnMatGetStridedBatch())(dnMatDescr);
 }
@@ -57,7 +59,8 @@ function bind$cusparseDnMatGetStridedBatch(): typeof cusparseDnMatGetStridedBatc
 let cusparseDnMatGetValues$: typeof cusparseDnMatGetValues | undefined;
 /** `cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr, void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
- * @returns the value of `values`: out `void **`. */
+ * @returns the value of `values`: out `void **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDnMatGetValues(dnMatDescr: T.cusparseDnMatDescr_t | null): number {
   return (cusparseDnMatGetValues$ ??= bind$cusparseDnMatGetValues())(dnMatDescr);
 }
@@ -83,7 +86,8 @@ let cusparseDnMatSetStridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatSetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
  * @param batchCount in `int`.
- * @param batchStride in `int64_t`. */
+ * @param batchStride in `int64_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatSetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDnMatSetStridedBatch', 'batchCount', 'i32', batchCount);
@@ -94,7 +98,8 @@ export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t 
 let cusparseDnMatSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDescr, void *values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
- * @param values in/out `void *`: device memory. */
+ * @param values in/out `void *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatSetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnMatSetValues', 'values', values, true);
@@ -104,7 +109,8 @@ export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null
 let cusparseDnVecGet$: typeof cusparseDnVecGet | undefined;
 /** `cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
- * @returns `{ size, values, valueType }`: `size`: out `int64_t *`; `values`: out `void **`; `valueType`: out `cudaDataType *`. */
+ * @returns `{ size, values, valueType }`: `size`: out `int64_t *`; `values`: out `void **`; `valueType`: out `cudaDataType *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDnVecGet(dnVecDescr: T.cusparseDnVecDescr_t | null): { size: bigint; values: number; valueType: T.cudaDataType } {
   return (cusparseDnVecGet$ ??= bind$cusparseDnVecGet())(dnVecDescr);
 }
@@ -126,7 +132,8 @@ function bind$cusparseDnVecGet(): typeof cusparseDnVecGet {
 let cusparseDnVecGetValues$: typeof cusparseDnVecGetValues | undefined;
 /** `cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr, void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
- * @returns the value of `values`: out `void **`. */
+ * @returns the value of `values`: out `void **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t | null): number {
   return (cusparseDnVecGetValues$ ??= bind$cusparseDnVecGetValues())(dnVecDescr);
 }
@@ -151,7 +158,8 @@ function bind$cusparseDnVecGetValues(): typeof cusparseDnVecGetValues {
 let cusparseDnVecSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
- * @param values in/out `void *`: device memory. */
+ * @param values in/out `void *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDnVecSetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnVecSetValues', 'values', values, true);

@@ -20,6 +20,7 @@ let cusparseScsru2csr$c: NativeFunction | undefined;
  * @param csrColInd in/out `int *`: device memory.
  * @param info in `csru2csrInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsru2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsru2csr', 'handle', handle, true) as typeof handle;
@@ -46,6 +47,7 @@ let cusparseScsru2csr_bufferSizeExt$: typeof cusparseScsru2csr_bufferSizeExt | u
  * @param csrColInd in/out `int *`: device memory.
  * @param info in `csru2csrInfo_t`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null): number {
   return (cusparseScsru2csr_bufferSizeExt$ ??= bind$cusparseScsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);
@@ -78,7 +80,8 @@ function bind$cusparseScsru2csr_bufferSizeExt(): typeof cusparseScsru2csr_buffer
 let cusparseSetMatDiagType$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t descrA, cusparseDiagType_t diagType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param descrA in `cusparseMatDescr_t`.
- * @param diagType in `cusparseDiagType_t`. */
+ * @param diagType in `cusparseDiagType_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseSetMatDiagType(descrA: T.cusparseMatDescr_t | null, diagType: T.cusparseDiagType_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatDiagType', 'descrA', descrA, true) as typeof descrA;
   if (typeof diagType !== 'number' || (diagType | 0) !== diagType) throw intError('cusparseSetMatDiagType', 'diagType', 'i32', diagType);
@@ -88,7 +91,8 @@ export function cusparseSetMatDiagType(descrA: T.cusparseMatDescr_t | null, diag
 let cusparseSetMatFillMode$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatFillMode(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param descrA in `cusparseMatDescr_t`.
- * @param fillMode in `cusparseFillMode_t`. */
+ * @param fillMode in `cusparseFillMode_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseSetMatFillMode(descrA: T.cusparseMatDescr_t | null, fillMode: T.cusparseFillMode_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatFillMode', 'descrA', descrA, true) as typeof descrA;
   if (typeof fillMode !== 'number' || (fillMode | 0) !== fillMode) throw intError('cusparseSetMatFillMode', 'fillMode', 'i32', fillMode);
@@ -98,7 +102,8 @@ export function cusparseSetMatFillMode(descrA: T.cusparseMatDescr_t | null, fill
 let cusparseSetMatIndexBase$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatIndexBase(cusparseMatDescr_t descrA, cusparseIndexBase_t base)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param descrA in `cusparseMatDescr_t`.
- * @param base in `cusparseIndexBase_t`. */
+ * @param base in `cusparseIndexBase_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseSetMatIndexBase(descrA: T.cusparseMatDescr_t | null, base: T.cusparseIndexBase_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatIndexBase', 'descrA', descrA, true) as typeof descrA;
   if (typeof base !== 'number' || (base | 0) !== base) throw intError('cusparseSetMatIndexBase', 'base', 'i32', base);
@@ -108,7 +113,8 @@ export function cusparseSetMatIndexBase(descrA: T.cusparseMatDescr_t | null, bas
 let cusparseSetMatType$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatType(cusparseMatDescr_t descrA, cusparseMatrixType_t type)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param descrA in `cusparseMatDescr_t`.
- * @param type in `cusparseMatrixType_t`. */
+ * @param type in `cusparseMatrixType_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseSetMatType(descrA: T.cusparseMatDescr_t | null, type: T.cusparseMatrixType_t): void {
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatType', 'descrA', descrA, true) as typeof descrA;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusparseSetMatType', 'type', 'i32', type);
@@ -118,7 +124,8 @@ export function cusparseSetMatType(descrA: T.cusparseMatDescr_t | null, type: T.
 let cusparseSetPointerMode$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t mode)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
- * @param mode in `cusparsePointerMode_t`. */
+ * @param mode in `cusparsePointerMode_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseSetPointerMode(handle: T.cusparseHandle_t | null, mode: T.cusparsePointerMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSetPointerMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cusparseSetPointerMode', 'mode', 'i32', mode);
@@ -128,7 +135,8 @@ export function cusparseSetPointerMode(handle: T.cusparseHandle_t | null, mode: 
 let cusparseSetStream$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetStream(cusparseHandle_t handle, cudaStream_t streamId)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
- * @param streamId in `cudaStream_t`. */
+ * @param streamId in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseSetStream(handle: T.cusparseHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cusparseSetStream', 'streamId', streamId, true) as typeof streamId;

@@ -10,7 +10,7 @@ let cuDriverGetVersion$: NativeFunction | undefined;
 /** `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 12.6
  * @param driverVersion `int *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VERSION`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VERSION.html). */
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VERSION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VERSION.html). */
 export function cuDriverGetVersion(driverVersion: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(driverVersion) && driverVersion.byteLength >= 4 && (((driverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (driverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof driverVersion === 'number' && driverVersion >= 0 && Number.isSafeInteger(driverVersion)) && driverVersion !== null) rawCovers('cuDriverGetVersion', 'driverVersion', driverVersion, 4, 4);
   return (cuDriverGetVersion$ ??= binder.native('cuDriverGetVersion'))(driverVersion);
@@ -20,7 +20,7 @@ let cuEventCreate$: NativeFunction | undefined;
  * @param phEvent `CUevent *`, out: a typed array of one element
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventCreate(phEvent: T.Pointer, Flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(phEvent) && phEvent.byteLength >= 8 && (((phEvent as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phEvent as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phEvent === 'number' && phEvent >= 0 && Number.isSafeInteger(phEvent)) && phEvent !== null) rawCovers('cuEventCreate', 'phEvent', phEvent, 8, 8);
   return (cuEventCreate$ ??= binder.native('cuEventCreate'))(phEvent, Flags);
@@ -29,7 +29,7 @@ let cuEventDestroy$: NativeFunction | undefined;
 /** `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 12.6
  * @param hEvent `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventDestroy(hEvent: T.CUevent): T.CUresult {
   return (cuEventDestroy$ ??= binder.native('cuEventDestroy'))(hEvent);
 }
@@ -39,7 +39,7 @@ let cuEventElapsedTime$: NativeFunction | undefined;
  * @param hStart `CUevent`
  * @param hEnd `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventElapsedTime(pMilliseconds: T.Pointer, hStart: T.CUevent, hEnd: T.CUevent): T.CUresult {
   if (!(ArrayBuffer.isView(pMilliseconds) && pMilliseconds.byteLength >= 4 && (((pMilliseconds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pMilliseconds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pMilliseconds === 'number' && pMilliseconds >= 0 && Number.isSafeInteger(pMilliseconds)) && pMilliseconds !== null) rawCovers('cuEventElapsedTime', 'pMilliseconds', pMilliseconds, 4, 4);
   return (cuEventElapsedTime$ ??= binder.native('cuEventElapsedTime'))(pMilliseconds, hStart, hEnd);
@@ -48,7 +48,7 @@ let cuEventQuery$: NativeFunction | undefined;
 /** `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 12.6
  * @param hEvent `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventQuery(hEvent: T.CUevent): T.CUresult {
   return (cuEventQuery$ ??= binder.native('cuEventQuery'))(hEvent);
 }
@@ -57,7 +57,7 @@ let cuEventRecord$: NativeFunction | undefined;
  * @param hEvent `CUevent`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventRecord(hEvent: T.CUevent, hStream: T.CUstream): T.CUresult {
   return (cuEventRecord$ ??= binder.native('cuEventRecord'))(hEvent, hStream);
 }
@@ -67,7 +67,7 @@ let cuEventRecordWithFlags$: NativeFunction | undefined;
  * @param hStream `CUstream`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventRecordWithFlags(hEvent: T.CUevent, hStream: T.CUstream, flags: number): T.CUresult {
   return (cuEventRecordWithFlags$ ??= binder.native('cuEventRecordWithFlags'))(hEvent, hStream, flags);
 }
@@ -75,7 +75,7 @@ let cuEventSynchronize$: NativeFunction | undefined;
 /** `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 12.6
  * @param hEvent `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventSynchronize(hEvent: T.CUevent): T.CUresult {
   return (cuEventSynchronize$ ??= binder.native('cuEventSynchronize'))(hEvent);
 }

@@ -12,7 +12,7 @@ let cuExternalMemoryGetMappedBuffer$: NativeFunction | undefined;
  * @param extMem `CUexternalMemory`
  * @param bufferDesc `const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedBuffer(devPtr: T.Pointer, extMem: T.CUexternalMemory, bufferDesc: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cuExternalMemoryGetMappedBuffer', 'devPtr', devPtr, 8, 8);
   if (!ArrayBuffer.isView(bufferDesc) && !(typeof bufferDesc === 'number' && bufferDesc >= 0 && Number.isSafeInteger(bufferDesc)) && bufferDesc !== null) rawCovers('cuExternalMemoryGetMappedBuffer', 'bufferDesc', bufferDesc, 0, 1);
@@ -24,7 +24,7 @@ let cuExternalMemoryGetMappedMipmappedArray$: NativeFunction | undefined;
  * @param extMem `CUexternalMemory`
  * @param mipmapDesc `const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedMipmappedArray(mipmap: T.Pointer, extMem: T.CUexternalMemory, mipmapDesc: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(mipmap) && mipmap.byteLength >= 8 && (((mipmap as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mipmap as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof mipmap === 'number' && mipmap >= 0 && Number.isSafeInteger(mipmap)) && mipmap !== null) rawCovers('cuExternalMemoryGetMappedMipmappedArray', 'mipmap', mipmap, 8, 8);
   if (!ArrayBuffer.isView(mipmapDesc) && !(typeof mipmapDesc === 'number' && mipmapDesc >= 0 && Number.isSafeInteger(mipmapDesc)) && mipmapDesc !== null) rawCovers('cuExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', mipmapDesc, 0, 1);
@@ -35,7 +35,7 @@ let cuFlushGPUDirectRDMAWrites$: NativeFunction | undefined;
  * @param target `CUflushGPUDirectRDMAWritesTarget`
  * @param scope `CUflushGPUDirectRDMAWritesScope`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesTarget, scope: T.CUflushGPUDirectRDMAWritesScope): T.CUresult {
   return (cuFlushGPUDirectRDMAWrites$ ??= binder.native('cuFlushGPUDirectRDMAWrites'))(target, scope);
 }
@@ -45,7 +45,7 @@ let cuFuncGetAttribute$: NativeFunction | undefined;
  * @param attrib `CUfunction_attribute`
  * @param hfunc `CUfunction`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetAttribute(pi: T.Pointer, attrib: T.CUfunction_attribute, hfunc: T.CUfunction): T.CUresult {
   if (!(ArrayBuffer.isView(pi) && pi.byteLength >= 4 && (((pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pi === 'number' && pi >= 0 && Number.isSafeInteger(pi)) && pi !== null) rawCovers('cuFuncGetAttribute', 'pi', pi, 4, 4);
   return (cuFuncGetAttribute$ ??= binder.native('cuFuncGetAttribute'))(pi, attrib, hfunc);
@@ -55,7 +55,7 @@ let cuFuncGetModule$: NativeFunction | undefined;
  * @param hmod `CUmodule *`, out: a typed array of one element
  * @param hfunc `CUfunction`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetModule(hmod: T.Pointer, hfunc: T.CUfunction): T.CUresult {
   if (!(ArrayBuffer.isView(hmod) && hmod.byteLength >= 8 && (((hmod as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (hmod as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof hmod === 'number' && hmod >= 0 && Number.isSafeInteger(hmod)) && hmod !== null) rawCovers('cuFuncGetModule', 'hmod', hmod, 8, 8);
   return (cuFuncGetModule$ ??= binder.native('cuFuncGetModule'))(hmod, hfunc);
@@ -65,7 +65,7 @@ let cuFuncGetName$: NativeFunction | undefined;
  * @param name `const char **`, out: a typed array of one element
  * @param hfunc `CUfunction`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetName(name: T.Pointer, hfunc: T.CUfunction): T.CUresult {
   if (!(ArrayBuffer.isView(name) && name.byteLength >= 8 && (((name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof name === 'number' && name >= 0 && Number.isSafeInteger(name)) && name !== null) rawCovers('cuFuncGetName', 'name', name, 8, 8);
   return (cuFuncGetName$ ??= binder.native('cuFuncGetName'))(name, hfunc);
@@ -77,7 +77,7 @@ let cuFuncGetParamInfo$: NativeFunction | undefined;
  * @param paramOffset `size_t *`, out: a typed array of one element
  * @param paramSize `size_t *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetParamInfo(func: T.CUfunction, paramIndex: T.Int64, paramOffset: T.Pointer, paramSize: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(paramOffset) && paramOffset.byteLength >= 8 && (((paramOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (paramOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof paramOffset === 'number' && paramOffset >= 0 && Number.isSafeInteger(paramOffset)) && paramOffset !== null) rawCovers('cuFuncGetParamInfo', 'paramOffset', paramOffset, 8, 8);
   if (!(ArrayBuffer.isView(paramSize) && paramSize.byteLength >= 8 && (((paramSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (paramSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof paramSize === 'number' && paramSize >= 0 && Number.isSafeInteger(paramSize)) && paramSize !== null) rawCovers('cuFuncGetParamInfo', 'paramSize', paramSize, 8, 8);
@@ -88,7 +88,7 @@ let cuFuncIsLoaded$: NativeFunction | undefined;
  * @param state `CUfunctionLoadingState *`, out: a typed array of one element
  * @param function_ `CUfunction`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncIsLoaded(state: T.Pointer, function_: T.CUfunction): T.CUresult {
   if (!(ArrayBuffer.isView(state) && state.byteLength >= 4 && (((state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof state === 'number' && state >= 0 && Number.isSafeInteger(state)) && state !== null) rawCovers('cuFuncIsLoaded', 'state', state, 4, 4);
   return (cuFuncIsLoaded$ ??= binder.native('cuFuncIsLoaded'))(state, function_);
@@ -97,7 +97,7 @@ let cuFuncLoad$: NativeFunction | undefined;
 /** `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 12.6
  * @param function_ `CUfunction`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncLoad(function_: T.CUfunction): T.CUresult {
   return (cuFuncLoad$ ??= binder.native('cuFuncLoad'))(function_);
 }
@@ -107,7 +107,7 @@ let cuFuncSetAttribute$: NativeFunction | undefined;
  * @param attrib `CUfunction_attribute`
  * @param value `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncSetAttribute(hfunc: T.CUfunction, attrib: T.CUfunction_attribute, value: number): T.CUresult {
   return (cuFuncSetAttribute$ ??= binder.native('cuFuncSetAttribute'))(hfunc, attrib, value);
 }
@@ -118,7 +118,7 @@ let cuFuncSetBlockShape$: NativeFunction | undefined;
  * @param y `int`
  * @param z `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetBlockShape(hfunc: T.CUfunction, x: number, y: number, z: number): T.CUresult {
   return (cuFuncSetBlockShape$ ??= binder.native('cuFuncSetBlockShape'))(hfunc, x, y, z);
@@ -128,7 +128,7 @@ let cuFuncSetCacheConfig$: NativeFunction | undefined;
  * @param hfunc `CUfunction`
  * @param config `CUfunc_cache`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncSetCacheConfig(hfunc: T.CUfunction, config: T.CUfunc_cache): T.CUresult {
   return (cuFuncSetCacheConfig$ ??= binder.native('cuFuncSetCacheConfig'))(hfunc, config);
 }
@@ -137,7 +137,7 @@ let cuFuncSetSharedMemConfig$: NativeFunction | undefined;
  * @param hfunc `CUfunction`
  * @param config `CUsharedconfig`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction, config: T.CUsharedconfig): T.CUresult {
   return (cuFuncSetSharedMemConfig$ ??= binder.native('cuFuncSetSharedMemConfig'))(hfunc, config);
@@ -147,7 +147,7 @@ let cuFuncSetSharedSize$: NativeFunction | undefined;
  * @param hfunc `CUfunction`
  * @param bytes `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetSharedSize(hfunc: T.CUfunction, bytes: number): T.CUresult {
   return (cuFuncSetSharedSize$ ??= binder.native('cuFuncSetSharedSize'))(hfunc, bytes);

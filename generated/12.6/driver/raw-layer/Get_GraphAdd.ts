@@ -11,7 +11,7 @@ let cuGetErrorName$: NativeFunction | undefined;
  * @param error `CUresult`
  * @param pStr `const char **`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__ERROR.html). */
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorName(error: T.CUresult, pStr: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pStr) && pStr.byteLength >= 8 && (((pStr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pStr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pStr === 'number' && pStr >= 0 && Number.isSafeInteger(pStr)) && pStr !== null) rawCovers('cuGetErrorName', 'pStr', pStr, 8, 8);
   return (cuGetErrorName$ ??= binder.native('cuGetErrorName'))(error, pStr);
@@ -21,7 +21,7 @@ let cuGetErrorString$: NativeFunction | undefined;
  * @param error `CUresult`
  * @param pStr `const char **`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__ERROR.html). */
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorString(error: T.CUresult, pStr: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pStr) && pStr.byteLength >= 8 && (((pStr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pStr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pStr === 'number' && pStr >= 0 && Number.isSafeInteger(pStr)) && pStr !== null) rawCovers('cuGetErrorString', 'pStr', pStr, 8, 8);
   return (cuGetErrorString$ ??= binder.native('cuGetErrorString'))(error, pStr);
@@ -31,7 +31,7 @@ let cuGetExportTable$: NativeFunction | undefined;
  * @param ppExportTable `const void **`, out: a typed array of one element
  * @param pExportTableId `const CUuuid *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/index.html). */
 export function cuGetExportTable(ppExportTable: T.Pointer, pExportTableId: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(ppExportTable) && ppExportTable.byteLength >= 8 && (((ppExportTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ppExportTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ppExportTable === 'number' && ppExportTable >= 0 && Number.isSafeInteger(ppExportTable)) && ppExportTable !== null) rawCovers('cuGetExportTable', 'ppExportTable', ppExportTable, 8, 8);
   if (!ArrayBuffer.isView(pExportTableId) && !(typeof pExportTableId === 'number' && pExportTableId >= 0 && Number.isSafeInteger(pExportTableId)) && pExportTableId !== null) rawCovers('cuGetExportTable', 'pExportTableId', pExportTableId, 0, 1);
@@ -45,7 +45,7 @@ let cuGetProcAddress$: NativeFunction | undefined;
  * @param flags `cuuint64_t`
  * @param symbolStatus `CUdriverProcAddressQueryResult *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html). */
 export function cuGetProcAddress(symbol: string | T.Pointer, pfn: T.Pointer, cudaVersion: number, flags: T.Int64, symbolStatus: T.Pointer): T.CUresult {
   if (typeof symbol === 'string' && symbol.includes('\0')) cstringArg('cuGetProcAddress', 'symbol', symbol, true);
   if (!(ArrayBuffer.isView(pfn) && pfn.byteLength >= 8 && (((pfn as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pfn as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pfn === 'number' && pfn >= 0 && Number.isSafeInteger(pfn)) && pfn !== null) rawCovers('cuGetProcAddress', 'pfn', pfn, 8, 8);
@@ -60,7 +60,7 @@ let cuGraphAddBatchMemOpNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param nodeParams `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddBatchMemOpNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddBatchMemOpNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddBatchMemOpNode', 'dependencies', dependencies, 0, 1);
@@ -75,7 +75,7 @@ let cuGraphAddChildGraphNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param childGraph `CUgraph`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddChildGraphNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, childGraph: T.CUgraph): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddChildGraphNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddChildGraphNode', 'dependencies', dependencies, 0, 1);
@@ -88,7 +88,7 @@ let cuGraphAddDependencies$: NativeFunction | undefined;
  * @param to `const CUgraphNode *`, array
  * @param numDependencies `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddDependencies(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, numDependencies: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(from) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cuGraphAddDependencies', 'from', from, 0, 1);
   if (!ArrayBuffer.isView(to) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cuGraphAddDependencies', 'to', to, 0, 1);
@@ -102,7 +102,7 @@ let cuGraphAddDependencies_v2$: NativeFunction | undefined;
  * @param edgeData `const CUgraphEdgeData *`
  * @param numDependencies `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddDependencies_v2(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, edgeData: T.Pointer, numDependencies: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(from) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cuGraphAddDependencies_v2', 'from', from, 0, 1);
   if (!ArrayBuffer.isView(to) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cuGraphAddDependencies_v2', 'to', to, 0, 1);
@@ -116,7 +116,7 @@ let cuGraphAddEmptyNode$: NativeFunction | undefined;
  * @param dependencies `const CUgraphNode *`, array, `numDependencies` long
  * @param numDependencies `size_t`, length of `dependencies`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEmptyNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddEmptyNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddEmptyNode', 'dependencies', dependencies, 0, 1);
@@ -130,7 +130,7 @@ let cuGraphAddEventRecordNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param event `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventRecordNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, event: T.CUevent): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddEventRecordNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddEventRecordNode', 'dependencies', dependencies, 0, 1);
@@ -144,7 +144,7 @@ let cuGraphAddEventWaitNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param event `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventWaitNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, event: T.CUevent): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddEventWaitNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddEventWaitNode', 'dependencies', dependencies, 0, 1);
@@ -158,7 +158,7 @@ let cuGraphAddExternalSemaphoresSignalNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param nodeParams `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddExternalSemaphoresSignalNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddExternalSemaphoresSignalNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddExternalSemaphoresSignalNode', 'dependencies', dependencies, 0, 1);
@@ -173,7 +173,7 @@ let cuGraphAddExternalSemaphoresWaitNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param nodeParams `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddExternalSemaphoresWaitNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddExternalSemaphoresWaitNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddExternalSemaphoresWaitNode', 'dependencies', dependencies, 0, 1);
@@ -188,7 +188,7 @@ let cuGraphAddHostNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param nodeParams `const CUDA_HOST_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddHostNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddHostNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddHostNode', 'dependencies', dependencies, 0, 1);
@@ -203,7 +203,7 @@ let cuGraphAddKernelNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param nodeParams `const CUDA_KERNEL_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddKernelNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddKernelNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddKernelNode', 'dependencies', dependencies, 0, 1);
@@ -218,7 +218,7 @@ let cuGraphAddMemAllocNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param nodeParams `CUDA_MEM_ALLOC_NODE_PARAMS *`, in/out: bytes of a `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemAllocNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddMemAllocNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddMemAllocNode', 'dependencies', dependencies, 0, 1);
@@ -233,7 +233,7 @@ let cuGraphAddMemFreeNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param dptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemFreeNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, dptr: T.CUdeviceptr): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddMemFreeNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddMemFreeNode', 'dependencies', dependencies, 0, 1);
@@ -248,7 +248,7 @@ let cuGraphAddMemcpyNode$: NativeFunction | undefined;
  * @param copyParams `const CUDA_MEMCPY3D *`
  * @param ctx `CUcontext`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemcpyNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, copyParams: T.Pointer, ctx: T.CUcontext): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddMemcpyNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddMemcpyNode', 'dependencies', dependencies, 0, 1);
@@ -264,7 +264,7 @@ let cuGraphAddMemsetNode$: NativeFunction | undefined;
  * @param memsetParams `const CUDA_MEMSET_NODE_PARAMS *`
  * @param ctx `CUcontext`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemsetNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, memsetParams: T.Pointer, ctx: T.CUcontext): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddMemsetNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddMemsetNode', 'dependencies', dependencies, 0, 1);
@@ -279,7 +279,7 @@ let cuGraphAddNode$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param nodeParams `CUgraphNodeParams *`, in/out: bytes of a `CUgraphNodeParams_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddNode', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddNode', 'dependencies', dependencies, 0, 1);
@@ -295,7 +295,7 @@ let cuGraphAddNode_v2$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`
  * @param nodeParams `CUgraphNodeParams *`, out: bytes of a `CUgraphNodeParams_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddNode_v2(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, dependencyData: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphNode) && phGraphNode.byteLength >= 8 && (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphNode === 'number' && phGraphNode >= 0 && Number.isSafeInteger(phGraphNode)) && phGraphNode !== null) rawCovers('cuGraphAddNode_v2', 'phGraphNode', phGraphNode, 8, 8);
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cuGraphAddNode_v2', 'dependencies', dependencies, 0, 1);

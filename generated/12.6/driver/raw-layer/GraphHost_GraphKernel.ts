@@ -11,7 +11,7 @@ let cuGraphHostNodeGetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `CUDA_HOST_NODE_PARAMS *`, out: bytes of a `CUDA_HOST_NODE_PARAMS_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphHostNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(nodeParams) && nodeParams.byteLength >= 16) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphHostNodeGetParams', 'nodeParams', nodeParams, 16, 1);
   return (cuGraphHostNodeGetParams$ ??= binder.native('cuGraphHostNodeGetParams'))(hNode, nodeParams);
@@ -21,7 +21,7 @@ let cuGraphHostNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_HOST_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphHostNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphHostNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphHostNodeSetParams$ ??= binder.native('cuGraphHostNodeSetParams'))(hNode, nodeParams);
@@ -32,7 +32,7 @@ let cuGraphInstantiateWithFlags$: NativeFunction | undefined;
  * @param hGraph `CUgraph`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphInstantiateWithFlags(phGraphExec: T.Pointer, hGraph: T.CUgraph, flags: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphExec) && phGraphExec.byteLength >= 8 && (((phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphExec === 'number' && phGraphExec >= 0 && Number.isSafeInteger(phGraphExec)) && phGraphExec !== null) rawCovers('cuGraphInstantiateWithFlags', 'phGraphExec', phGraphExec, 8, 8);
   return (cuGraphInstantiateWithFlags$ ??= binder.native('cuGraphInstantiateWithFlags'))(phGraphExec, hGraph, flags);
@@ -43,7 +43,7 @@ let cuGraphInstantiateWithParams$: NativeFunction | undefined;
  * @param hGraph `CUgraph`
  * @param instantiateParams `CUDA_GRAPH_INSTANTIATE_PARAMS *`, in/out: bytes of a `CUDA_GRAPH_INSTANTIATE_PARAMS_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphInstantiateWithParams(phGraphExec: T.Pointer, hGraph: T.CUgraph, instantiateParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(phGraphExec) && phGraphExec.byteLength >= 8 && (((phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phGraphExec === 'number' && phGraphExec >= 0 && Number.isSafeInteger(phGraphExec)) && phGraphExec !== null) rawCovers('cuGraphInstantiateWithParams', 'phGraphExec', phGraphExec, 8, 8);
   if (!(ArrayBuffer.isView(instantiateParams) && instantiateParams.byteLength >= 32) && !(typeof instantiateParams === 'number' && instantiateParams >= 0 && Number.isSafeInteger(instantiateParams)) && instantiateParams !== null) rawCovers('cuGraphInstantiateWithParams', 'instantiateParams', instantiateParams, 32, 1);
@@ -54,7 +54,7 @@ let cuGraphKernelNodeCopyAttributes$: NativeFunction | undefined;
  * @param dst `CUgraphNode`
  * @param src `CUgraphNode`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode, src: T.CUgraphNode): T.CUresult {
   return (cuGraphKernelNodeCopyAttributes$ ??= binder.native('cuGraphKernelNodeCopyAttributes'))(dst, src);
 }
@@ -64,7 +64,7 @@ let cuGraphKernelNodeGetAttribute$: NativeFunction | undefined;
  * @param attr `CUkernelNodeAttrID`
  * @param value_out `CUkernelNodeAttrValue *`, out: bytes of a `CUlaunchAttributeValue_union`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode, attr: T.CUkernelNodeAttrID, value_out: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(value_out) && value_out.byteLength >= 64) && !(typeof value_out === 'number' && value_out >= 0 && Number.isSafeInteger(value_out)) && value_out !== null) rawCovers('cuGraphKernelNodeGetAttribute', 'value_out', value_out, 64, 1);
   return (cuGraphKernelNodeGetAttribute$ ??= binder.native('cuGraphKernelNodeGetAttribute'))(hNode, attr, value_out);
@@ -74,7 +74,7 @@ let cuGraphKernelNodeGetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `CUDA_KERNEL_NODE_PARAMS *`, out: bytes of a `CUDA_KERNEL_NODE_PARAMS_v2_st`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(nodeParams) && nodeParams.byteLength >= 72) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphKernelNodeGetParams', 'nodeParams', nodeParams, 72, 1);
   return (cuGraphKernelNodeGetParams$ ??= binder.native('cuGraphKernelNodeGetParams'))(hNode, nodeParams);
@@ -85,7 +85,7 @@ let cuGraphKernelNodeSetAttribute$: NativeFunction | undefined;
  * @param attr `CUkernelNodeAttrID`
  * @param value `const CUkernelNodeAttrValue *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode, attr: T.CUkernelNodeAttrID, value: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuGraphKernelNodeSetAttribute', 'value', value, 0, 1);
   return (cuGraphKernelNodeSetAttribute$ ??= binder.native('cuGraphKernelNodeSetAttribute'))(hNode, attr, value);
@@ -95,7 +95,7 @@ let cuGraphKernelNodeSetParams$: NativeFunction | undefined;
  * @param hNode `CUgraphNode`
  * @param nodeParams `const CUDA_KERNEL_NODE_PARAMS *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cuGraphKernelNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cuGraphKernelNodeSetParams$ ??= binder.native('cuGraphKernelNodeSetParams'))(hNode, nodeParams);

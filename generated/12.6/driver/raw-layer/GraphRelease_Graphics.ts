@@ -12,7 +12,7 @@ let cuGraphReleaseUserObject$: NativeFunction | undefined;
  * @param object `CUuserObject`
  * @param count `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphReleaseUserObject(graph: T.CUgraph, object: T.CUuserObject, count: number): T.CUresult {
   return (cuGraphReleaseUserObject$ ??= binder.native('cuGraphReleaseUserObject'))(graph, object, count);
 }
@@ -23,7 +23,7 @@ let cuGraphRemoveDependencies$: NativeFunction | undefined;
  * @param to `const CUgraphNode *`, array
  * @param numDependencies `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRemoveDependencies(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, numDependencies: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(from) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cuGraphRemoveDependencies', 'from', from, 0, 1);
   if (!ArrayBuffer.isView(to) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cuGraphRemoveDependencies', 'to', to, 0, 1);
@@ -37,7 +37,7 @@ let cuGraphRemoveDependencies_v2$: NativeFunction | undefined;
  * @param edgeData `const CUgraphEdgeData *`
  * @param numDependencies `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRemoveDependencies_v2(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, edgeData: T.Pointer, numDependencies: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(from) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cuGraphRemoveDependencies_v2', 'from', from, 0, 1);
   if (!ArrayBuffer.isView(to) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cuGraphRemoveDependencies_v2', 'to', to, 0, 1);
@@ -51,7 +51,7 @@ let cuGraphRetainUserObject$: NativeFunction | undefined;
  * @param count `unsigned int`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRetainUserObject(graph: T.CUgraph, object: T.CUuserObject, count: number, flags: number): T.CUresult {
   return (cuGraphRetainUserObject$ ??= binder.native('cuGraphRetainUserObject'))(graph, object, count, flags);
 }
@@ -60,7 +60,7 @@ let cuGraphUpload$: NativeFunction | undefined;
  * @param hGraphExec `CUgraphExec`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphUpload(hGraphExec: T.CUgraphExec, hStream: T.CUstream): T.CUresult {
   return (cuGraphUpload$ ??= binder.native('cuGraphUpload'))(hGraphExec, hStream);
 }
@@ -70,7 +70,7 @@ let cuGraphicsMapResources$: NativeFunction | undefined;
  * @param resources `CUgraphicsResource *`, array, `count` long
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsMapResources(count: number, resources: T.Pointer, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(resources) && resources.byteLength >= 8 && (((resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof resources === 'number' && resources >= 0 && Number.isSafeInteger(resources)) && resources !== null) rawCovers('cuGraphicsMapResources', 'resources', resources, 8, 8);
   return (cuGraphicsMapResources$ ??= binder.native('cuGraphicsMapResources'))(count, resources, hStream);
@@ -80,7 +80,7 @@ let cuGraphicsResourceGetMappedMipmappedArray$: NativeFunction | undefined;
  * @param pMipmappedArray `CUmipmappedArray *`, out: a typed array of one element
  * @param resource `CUgraphicsResource`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: T.Pointer, resource: T.CUgraphicsResource): T.CUresult {
   if (!(ArrayBuffer.isView(pMipmappedArray) && pMipmappedArray.byteLength >= 8 && (((pMipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pMipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pMipmappedArray === 'number' && pMipmappedArray >= 0 && Number.isSafeInteger(pMipmappedArray)) && pMipmappedArray !== null) rawCovers('cuGraphicsResourceGetMappedMipmappedArray', 'pMipmappedArray', pMipmappedArray, 8, 8);
   return (cuGraphicsResourceGetMappedMipmappedArray$ ??= binder.native('cuGraphicsResourceGetMappedMipmappedArray'))(pMipmappedArray, resource);
@@ -91,7 +91,7 @@ let cuGraphicsResourceGetMappedPointer$: NativeFunction | undefined;
  * @param pSize `size_t *`, out: a typed array of one element
  * @param resource `CUgraphicsResource`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedPointer(pDevPtr: T.Pointer, pSize: T.Pointer, resource: T.CUgraphicsResource): T.CUresult {
   if (!(ArrayBuffer.isView(pDevPtr) && pDevPtr.byteLength >= 8 && (((pDevPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pDevPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pDevPtr === 'number' && pDevPtr >= 0 && Number.isSafeInteger(pDevPtr)) && pDevPtr !== null) rawCovers('cuGraphicsResourceGetMappedPointer', 'pDevPtr', pDevPtr, 8, 8);
   if (!(ArrayBuffer.isView(pSize) && pSize.byteLength >= 8 && (((pSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pSize === 'number' && pSize >= 0 && Number.isSafeInteger(pSize)) && pSize !== null) rawCovers('cuGraphicsResourceGetMappedPointer', 'pSize', pSize, 8, 8);
@@ -102,7 +102,7 @@ let cuGraphicsResourceSetMapFlags$: NativeFunction | undefined;
  * @param resource `CUgraphicsResource`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource, flags: number): T.CUresult {
   return (cuGraphicsResourceSetMapFlags$ ??= binder.native('cuGraphicsResourceSetMapFlags'))(resource, flags);
 }
@@ -113,7 +113,7 @@ let cuGraphicsSubResourceGetMappedArray$: NativeFunction | undefined;
  * @param arrayIndex `unsigned int`
  * @param mipLevel `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsSubResourceGetMappedArray(pArray: T.Pointer, resource: T.CUgraphicsResource, arrayIndex: number, mipLevel: number): T.CUresult {
   if (!(ArrayBuffer.isView(pArray) && pArray.byteLength >= 8 && (((pArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pArray === 'number' && pArray >= 0 && Number.isSafeInteger(pArray)) && pArray !== null) rawCovers('cuGraphicsSubResourceGetMappedArray', 'pArray', pArray, 8, 8);
   return (cuGraphicsSubResourceGetMappedArray$ ??= binder.native('cuGraphicsSubResourceGetMappedArray'))(pArray, resource, arrayIndex, mipLevel);
@@ -124,7 +124,7 @@ let cuGraphicsUnmapResources$: NativeFunction | undefined;
  * @param resources `CUgraphicsResource *`, array, `count` long
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsUnmapResources(count: number, resources: T.Pointer, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(resources) && resources.byteLength >= 8 && (((resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof resources === 'number' && resources >= 0 && Number.isSafeInteger(resources)) && resources !== null) rawCovers('cuGraphicsUnmapResources', 'resources', resources, 8, 8);
   return (cuGraphicsUnmapResources$ ??= binder.native('cuGraphicsUnmapResources'))(count, resources, hStream);
@@ -133,7 +133,7 @@ let cuGraphicsUnregisterResource$: NativeFunction | undefined;
 /** `CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)` · cuda.h · CUDA 12.6
  * @param resource `CUgraphicsResource`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsUnregisterResource(resource: T.CUgraphicsResource): T.CUresult {
   return (cuGraphicsUnregisterResource$ ??= binder.native('cuGraphicsUnregisterResource'))(resource);
 }

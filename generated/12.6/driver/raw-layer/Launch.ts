@@ -10,7 +10,7 @@ let cuLaunch$: NativeFunction | undefined;
 /** `CUresult cuLaunch(CUfunction f)` · cuda.h · CUDA 12.6
  * @param f `CUfunction`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunch(f: T.CUfunction): T.CUresult {
   return (cuLaunch$ ??= binder.native('cuLaunch'))(f);
@@ -28,7 +28,7 @@ let cuLaunchCooperativeKernel$: NativeFunction | undefined;
  * @param hStream `CUstream`
  * @param kernelParams `void **`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchCooperativeKernel(f: T.CUfunction, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream, kernelParams: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(kernelParams) && kernelParams.byteLength >= 8 && (((kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof kernelParams === 'number' && kernelParams >= 0 && Number.isSafeInteger(kernelParams)) && kernelParams !== null) rawCovers('cuLaunchCooperativeKernel', 'kernelParams', kernelParams, 8, 8);
   return (cuLaunchCooperativeKernel$ ??= binder.native('cuLaunchCooperativeKernel'))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
@@ -39,7 +39,7 @@ let cuLaunchCooperativeKernelMultiDevice$: NativeFunction | undefined;
  * @param numDevices `unsigned int`, length of `launchParamsList`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
+ * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunchCooperativeKernelMultiDevice(launchParamsList: T.Pointer, numDevices: number, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(launchParamsList) && launchParamsList.byteLength >= 56) && !(typeof launchParamsList === 'number' && launchParamsList >= 0 && Number.isSafeInteger(launchParamsList)) && launchParamsList !== null) rawCovers('cuLaunchCooperativeKernelMultiDevice', 'launchParamsList', launchParamsList, 56, 1);
@@ -51,7 +51,7 @@ let cuLaunchGrid$: NativeFunction | undefined;
  * @param grid_width `int`
  * @param grid_height `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunchGrid(f: T.CUfunction, grid_width: number, grid_height: number): T.CUresult {
   return (cuLaunchGrid$ ??= binder.native('cuLaunchGrid'))(f, grid_width, grid_height);
@@ -63,7 +63,7 @@ let cuLaunchGridAsync$: NativeFunction | undefined;
  * @param grid_height `int`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunchGridAsync(f: T.CUfunction, grid_width: number, grid_height: number, hStream: T.CUstream): T.CUresult {
   return (cuLaunchGridAsync$ ??= binder.native('cuLaunchGridAsync'))(f, grid_width, grid_height, hStream);
@@ -74,7 +74,7 @@ let cuLaunchHostFunc$: NativeFunction | undefined;
  * @param fn `CUhostFn`
  * @param userData `void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchHostFunc(hStream: T.CUstream, fn: T.Pointer, userData: T.Pointer): T.CUresult {
   if (fn !== null && typeof fn !== 'bigint') callbackArg('cuLaunchHostFunc', 'fn', fn, true);
   if (!ArrayBuffer.isView(userData) && !(typeof userData === 'number' && userData >= 0 && Number.isSafeInteger(userData)) && userData !== null) rawCovers('cuLaunchHostFunc', 'userData', userData, 0, 1);
@@ -94,7 +94,7 @@ let cuLaunchKernel$: NativeFunction | undefined;
  * @param kernelParams `void **`
  * @param extra `void **`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchKernel(f: T.CUfunction, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream, kernelParams: T.Pointer, extra: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(kernelParams) && kernelParams.byteLength >= 8 && (((kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof kernelParams === 'number' && kernelParams >= 0 && Number.isSafeInteger(kernelParams)) && kernelParams !== null) rawCovers('cuLaunchKernel', 'kernelParams', kernelParams, 8, 8);
   if (!(ArrayBuffer.isView(extra) && extra.byteLength >= 8 && (((extra as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (extra as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof extra === 'number' && extra >= 0 && Number.isSafeInteger(extra)) && extra !== null) rawCovers('cuLaunchKernel', 'extra', extra, 8, 8);
@@ -107,7 +107,7 @@ let cuLaunchKernelEx$: NativeFunction | undefined;
  * @param kernelParams `void **`
  * @param extra `void **`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchKernelEx(config: T.Pointer, f: T.CUfunction, kernelParams: T.Pointer, extra: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(config) && !(typeof config === 'number' && config >= 0 && Number.isSafeInteger(config)) && config !== null) rawCovers('cuLaunchKernelEx', 'config', config, 0, 1);
   if (!(ArrayBuffer.isView(kernelParams) && kernelParams.byteLength >= 8 && (((kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof kernelParams === 'number' && kernelParams >= 0 && Number.isSafeInteger(kernelParams)) && kernelParams !== null) rawCovers('cuLaunchKernelEx', 'kernelParams', kernelParams, 8, 8);

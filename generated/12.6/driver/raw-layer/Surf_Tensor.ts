@@ -11,7 +11,7 @@ let cuSurfObjectCreate$: NativeFunction | undefined;
  * @param pSurfObject `CUsurfObject *`, out: a typed array of one element
  * @param pResDesc `const CUDA_RESOURCE_DESC *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectCreate(pSurfObject: T.Pointer, pResDesc: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pSurfObject) && pSurfObject.byteLength >= 8 && (((pSurfObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pSurfObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pSurfObject === 'number' && pSurfObject >= 0 && Number.isSafeInteger(pSurfObject)) && pSurfObject !== null) rawCovers('cuSurfObjectCreate', 'pSurfObject', pSurfObject, 8, 8);
   if (!ArrayBuffer.isView(pResDesc) && !(typeof pResDesc === 'number' && pResDesc >= 0 && Number.isSafeInteger(pResDesc)) && pResDesc !== null) rawCovers('cuSurfObjectCreate', 'pResDesc', pResDesc, 0, 1);
@@ -21,7 +21,7 @@ let cuSurfObjectDestroy$: NativeFunction | undefined;
 /** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 12.6
  * @param surfObject `CUsurfObject`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectDestroy(surfObject: T.Int64): T.CUresult {
   return (cuSurfObjectDestroy$ ??= binder.native('cuSurfObjectDestroy'))(surfObject);
 }
@@ -30,7 +30,7 @@ let cuSurfObjectGetResourceDesc$: NativeFunction | undefined;
  * @param pResDesc `CUDA_RESOURCE_DESC *`, out: bytes of a `CUDA_RESOURCE_DESC_st`
  * @param surfObject `CUsurfObject`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectGetResourceDesc(pResDesc: T.Pointer, surfObject: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(pResDesc) && pResDesc.byteLength >= 144) && !(typeof pResDesc === 'number' && pResDesc >= 0 && Number.isSafeInteger(pResDesc)) && pResDesc !== null) rawCovers('cuSurfObjectGetResourceDesc', 'pResDesc', pResDesc, 144, 1);
   return (cuSurfObjectGetResourceDesc$ ??= binder.native('cuSurfObjectGetResourceDesc'))(pResDesc, surfObject);
@@ -40,7 +40,7 @@ let cuSurfRefGetArray$: NativeFunction | undefined;
  * @param phArray `CUarray *`, out: a typed array of one element
  * @param hSurfRef `CUsurfref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuSurfRefGetArray(phArray: T.Pointer, hSurfRef: T.CUsurfref): T.CUresult {
   if (!(ArrayBuffer.isView(phArray) && phArray.byteLength >= 8 && (((phArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phArray === 'number' && phArray >= 0 && Number.isSafeInteger(phArray)) && phArray !== null) rawCovers('cuSurfRefGetArray', 'phArray', phArray, 8, 8);
@@ -52,7 +52,7 @@ let cuSurfRefSetArray$: NativeFunction | undefined;
  * @param hArray `CUarray`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuSurfRefSetArray(hSurfRef: T.CUsurfref, hArray: T.CUarray, Flags: number): T.CUresult {
   return (cuSurfRefSetArray$ ??= binder.native('cuSurfRefSetArray'))(hSurfRef, hArray, Flags);
@@ -75,7 +75,7 @@ let cuTensorMapEncodeIm2col$: NativeFunction | undefined;
  * @param l2Promotion `CUtensorMapL2promotion`
  * @param oobFill `CUtensorMapFloatOOBfill`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html). */
 export function cuTensorMapEncodeIm2col(tensorMap: T.Pointer, tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: T.Pointer, globalStrides: T.Pointer, pixelBoxLowerCorner: T.Pointer, pixelBoxUpperCorner: T.Pointer, channelsPerPixel: number, pixelsPerColumn: number, elementStrides: T.Pointer, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): T.CUresult {
   if (!(ArrayBuffer.isView(tensorMap) && tensorMap.byteLength >= 128) && !(typeof tensorMap === 'number' && tensorMap >= 0 && Number.isSafeInteger(tensorMap)) && tensorMap !== null) rawCovers('cuTensorMapEncodeIm2col', 'tensorMap', tensorMap, 128, 1);
   if (!ArrayBuffer.isView(globalAddress) && !(typeof globalAddress === 'number' && globalAddress >= 0 && Number.isSafeInteger(globalAddress)) && globalAddress !== null) rawCovers('cuTensorMapEncodeIm2col', 'globalAddress', globalAddress, 0, 1);
@@ -101,7 +101,7 @@ let cuTensorMapEncodeTiled$: NativeFunction | undefined;
  * @param l2Promotion `CUtensorMapL2promotion`
  * @param oobFill `CUtensorMapFloatOOBfill`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html). */
 export function cuTensorMapEncodeTiled(tensorMap: T.Pointer, tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: T.Pointer, globalStrides: T.Pointer, boxDim: T.Pointer, elementStrides: T.Pointer, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): T.CUresult {
   if (!(ArrayBuffer.isView(tensorMap) && tensorMap.byteLength >= 128) && !(typeof tensorMap === 'number' && tensorMap >= 0 && Number.isSafeInteger(tensorMap)) && tensorMap !== null) rawCovers('cuTensorMapEncodeTiled', 'tensorMap', tensorMap, 128, 1);
   if (!ArrayBuffer.isView(globalAddress) && !(typeof globalAddress === 'number' && globalAddress >= 0 && Number.isSafeInteger(globalAddress)) && globalAddress !== null) rawCovers('cuTensorMapEncodeTiled', 'globalAddress', globalAddress, 0, 1);
@@ -116,7 +116,7 @@ let cuTensorMapReplaceAddress$: NativeFunction | undefined;
  * @param tensorMap `CUtensorMap *`, in/out: bytes of a `CUtensorMap_st`
  * @param globalAddress `void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html). */
 export function cuTensorMapReplaceAddress(tensorMap: T.Pointer, globalAddress: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(tensorMap) && tensorMap.byteLength >= 128) && !(typeof tensorMap === 'number' && tensorMap >= 0 && Number.isSafeInteger(tensorMap)) && tensorMap !== null) rawCovers('cuTensorMapReplaceAddress', 'tensorMap', tensorMap, 128, 1);
   if (!ArrayBuffer.isView(globalAddress) && !(typeof globalAddress === 'number' && globalAddress >= 0 && Number.isSafeInteger(globalAddress)) && globalAddress !== null) rawCovers('cuTensorMapReplaceAddress', 'globalAddress', globalAddress, 0, 1);

@@ -13,7 +13,7 @@ let cuTexObjectCreate$: NativeFunction | undefined;
  * @param pTexDesc `const CUDA_TEXTURE_DESC *`
  * @param pResViewDesc `const CUDA_RESOURCE_VIEW_DESC *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectCreate(pTexObject: T.Pointer, pResDesc: T.Pointer, pTexDesc: T.Pointer, pResViewDesc: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pTexObject) && pTexObject.byteLength >= 8 && (((pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pTexObject === 'number' && pTexObject >= 0 && Number.isSafeInteger(pTexObject)) && pTexObject !== null) rawCovers('cuTexObjectCreate', 'pTexObject', pTexObject, 8, 8);
   if (!ArrayBuffer.isView(pResDesc) && !(typeof pResDesc === 'number' && pResDesc >= 0 && Number.isSafeInteger(pResDesc)) && pResDesc !== null) rawCovers('cuTexObjectCreate', 'pResDesc', pResDesc, 0, 1);
@@ -25,7 +25,7 @@ let cuTexObjectDestroy$: NativeFunction | undefined;
 /** `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 12.6
  * @param texObject `CUtexObject`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectDestroy(texObject: T.Int64): T.CUresult {
   return (cuTexObjectDestroy$ ??= binder.native('cuTexObjectDestroy'))(texObject);
 }
@@ -34,7 +34,7 @@ let cuTexObjectGetResourceDesc$: NativeFunction | undefined;
  * @param pResDesc `CUDA_RESOURCE_DESC *`, out: bytes of a `CUDA_RESOURCE_DESC_st`
  * @param texObject `CUtexObject`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetResourceDesc(pResDesc: T.Pointer, texObject: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(pResDesc) && pResDesc.byteLength >= 144) && !(typeof pResDesc === 'number' && pResDesc >= 0 && Number.isSafeInteger(pResDesc)) && pResDesc !== null) rawCovers('cuTexObjectGetResourceDesc', 'pResDesc', pResDesc, 144, 1);
   return (cuTexObjectGetResourceDesc$ ??= binder.native('cuTexObjectGetResourceDesc'))(pResDesc, texObject);
@@ -44,7 +44,7 @@ let cuTexObjectGetResourceViewDesc$: NativeFunction | undefined;
  * @param pResViewDesc `CUDA_RESOURCE_VIEW_DESC *`, out: bytes of a `CUDA_RESOURCE_VIEW_DESC_st`
  * @param texObject `CUtexObject`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetResourceViewDesc(pResViewDesc: T.Pointer, texObject: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(pResViewDesc) && pResViewDesc.byteLength >= 112) && !(typeof pResViewDesc === 'number' && pResViewDesc >= 0 && Number.isSafeInteger(pResViewDesc)) && pResViewDesc !== null) rawCovers('cuTexObjectGetResourceViewDesc', 'pResViewDesc', pResViewDesc, 112, 1);
   return (cuTexObjectGetResourceViewDesc$ ??= binder.native('cuTexObjectGetResourceViewDesc'))(pResViewDesc, texObject);
@@ -54,7 +54,7 @@ let cuTexObjectGetTextureDesc$: NativeFunction | undefined;
  * @param pTexDesc `CUDA_TEXTURE_DESC *`, out: bytes of a `CUDA_TEXTURE_DESC_st`
  * @param texObject `CUtexObject`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetTextureDesc(pTexDesc: T.Pointer, texObject: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(pTexDesc) && pTexDesc.byteLength >= 104) && !(typeof pTexDesc === 'number' && pTexDesc >= 0 && Number.isSafeInteger(pTexDesc)) && pTexDesc !== null) rawCovers('cuTexObjectGetTextureDesc', 'pTexDesc', pTexDesc, 104, 1);
   return (cuTexObjectGetTextureDesc$ ??= binder.native('cuTexObjectGetTextureDesc'))(pTexDesc, texObject);
@@ -63,7 +63,7 @@ let cuTexRefCreate$: NativeFunction | undefined;
 /** `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 12.6
  * @param pTexRef `CUtexref *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefCreate(pTexRef: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pTexRef) && pTexRef.byteLength >= 8 && (((pTexRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pTexRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pTexRef === 'number' && pTexRef >= 0 && Number.isSafeInteger(pTexRef)) && pTexRef !== null) rawCovers('cuTexRefCreate', 'pTexRef', pTexRef, 8, 8);
@@ -73,7 +73,7 @@ let cuTexRefDestroy$: NativeFunction | undefined;
 /** `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 12.6
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefDestroy(hTexRef: T.CUtexref): T.CUresult {
   return (cuTexRefDestroy$ ??= binder.native('cuTexRefDestroy'))(hTexRef);
@@ -83,7 +83,7 @@ let cuTexRefGetAddress$: NativeFunction | undefined;
  * @param pdptr `CUdeviceptr *`, out: a typed array of one element
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetAddress(pdptr: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
   if (!(ArrayBuffer.isView(pdptr) && pdptr.byteLength >= 8 && (((pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pdptr === 'number' && pdptr >= 0 && Number.isSafeInteger(pdptr)) && pdptr !== null) rawCovers('cuTexRefGetAddress', 'pdptr', pdptr, 8, 8);
@@ -95,7 +95,7 @@ let cuTexRefGetAddressMode$: NativeFunction | undefined;
  * @param hTexRef `CUtexref`
  * @param dim `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetAddressMode(pam: T.Pointer, hTexRef: T.CUtexref, dim: number): T.CUresult {
   if (!(ArrayBuffer.isView(pam) && pam.byteLength >= 4 && (((pam as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pam as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pam === 'number' && pam >= 0 && Number.isSafeInteger(pam)) && pam !== null) rawCovers('cuTexRefGetAddressMode', 'pam', pam, 4, 4);
@@ -106,7 +106,7 @@ let cuTexRefGetArray$: NativeFunction | undefined;
  * @param phArray `CUarray *`, out: a typed array of one element
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetArray(phArray: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
   if (!(ArrayBuffer.isView(phArray) && phArray.byteLength >= 8 && (((phArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phArray === 'number' && phArray >= 0 && Number.isSafeInteger(phArray)) && phArray !== null) rawCovers('cuTexRefGetArray', 'phArray', phArray, 8, 8);
@@ -117,7 +117,7 @@ let cuTexRefGetBorderColor$: NativeFunction | undefined;
  * @param pBorderColor `float *`, out: an array of `4` elements
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetBorderColor(pBorderColor: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
   if (!(ArrayBuffer.isView(pBorderColor) && pBorderColor.byteLength >= 4 && (((pBorderColor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pBorderColor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pBorderColor === 'number' && pBorderColor >= 0 && Number.isSafeInteger(pBorderColor)) && pBorderColor !== null) rawCovers('cuTexRefGetBorderColor', 'pBorderColor', pBorderColor, 4, 4);
@@ -128,7 +128,7 @@ let cuTexRefGetFilterMode$: NativeFunction | undefined;
  * @param pfm `CUfilter_mode *`, out: a typed array of one element
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFilterMode(pfm: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
   if (!(ArrayBuffer.isView(pfm) && pfm.byteLength >= 4 && (((pfm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pfm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pfm === 'number' && pfm >= 0 && Number.isSafeInteger(pfm)) && pfm !== null) rawCovers('cuTexRefGetFilterMode', 'pfm', pfm, 4, 4);
@@ -139,7 +139,7 @@ let cuTexRefGetFlags$: NativeFunction | undefined;
  * @param pFlags `unsigned int *`, out: a typed array of one element
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFlags(pFlags: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
   if (!(ArrayBuffer.isView(pFlags) && pFlags.byteLength >= 4 && (((pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pFlags === 'number' && pFlags >= 0 && Number.isSafeInteger(pFlags)) && pFlags !== null) rawCovers('cuTexRefGetFlags', 'pFlags', pFlags, 4, 4);
@@ -151,7 +151,7 @@ let cuTexRefGetFormat$: NativeFunction | undefined;
  * @param pNumChannels `int *`, out: a typed array of one element
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFormat(pFormat: T.Pointer, pNumChannels: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
   if (!(ArrayBuffer.isView(pFormat) && pFormat.byteLength >= 4 && (((pFormat as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pFormat as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pFormat === 'number' && pFormat >= 0 && Number.isSafeInteger(pFormat)) && pFormat !== null) rawCovers('cuTexRefGetFormat', 'pFormat', pFormat, 4, 4);
@@ -163,7 +163,7 @@ let cuTexRefGetMaxAnisotropy$: NativeFunction | undefined;
  * @param pmaxAniso `int *`, out: a typed array of one element
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMaxAnisotropy(pmaxAniso: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
   if (!(ArrayBuffer.isView(pmaxAniso) && pmaxAniso.byteLength >= 4 && (((pmaxAniso as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pmaxAniso as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pmaxAniso === 'number' && pmaxAniso >= 0 && Number.isSafeInteger(pmaxAniso)) && pmaxAniso !== null) rawCovers('cuTexRefGetMaxAnisotropy', 'pmaxAniso', pmaxAniso, 4, 4);
@@ -174,7 +174,7 @@ let cuTexRefGetMipmapFilterMode$: NativeFunction | undefined;
  * @param pfm `CUfilter_mode *`, out: a typed array of one element
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapFilterMode(pfm: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
   if (!(ArrayBuffer.isView(pfm) && pfm.byteLength >= 4 && (((pfm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pfm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pfm === 'number' && pfm >= 0 && Number.isSafeInteger(pfm)) && pfm !== null) rawCovers('cuTexRefGetMipmapFilterMode', 'pfm', pfm, 4, 4);
@@ -185,7 +185,7 @@ let cuTexRefGetMipmapLevelBias$: NativeFunction | undefined;
  * @param pbias `float *`, out: a typed array of one element
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapLevelBias(pbias: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
   if (!(ArrayBuffer.isView(pbias) && pbias.byteLength >= 4 && (((pbias as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pbias as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pbias === 'number' && pbias >= 0 && Number.isSafeInteger(pbias)) && pbias !== null) rawCovers('cuTexRefGetMipmapLevelBias', 'pbias', pbias, 4, 4);
@@ -197,7 +197,7 @@ let cuTexRefGetMipmapLevelClamp$: NativeFunction | undefined;
  * @param pmaxMipmapLevelClamp `float *`, out: a typed array of one element
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: T.Pointer, pmaxMipmapLevelClamp: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
   if (!(ArrayBuffer.isView(pminMipmapLevelClamp) && pminMipmapLevelClamp.byteLength >= 4 && (((pminMipmapLevelClamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pminMipmapLevelClamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pminMipmapLevelClamp === 'number' && pminMipmapLevelClamp >= 0 && Number.isSafeInteger(pminMipmapLevelClamp)) && pminMipmapLevelClamp !== null) rawCovers('cuTexRefGetMipmapLevelClamp', 'pminMipmapLevelClamp', pminMipmapLevelClamp, 4, 4);
@@ -209,7 +209,7 @@ let cuTexRefGetMipmappedArray$: NativeFunction | undefined;
  * @param phMipmappedArray `CUmipmappedArray *`, out: a typed array of one element
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmappedArray(phMipmappedArray: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
   if (!(ArrayBuffer.isView(phMipmappedArray) && phMipmappedArray.byteLength >= 8 && (((phMipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phMipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phMipmappedArray === 'number' && phMipmappedArray >= 0 && Number.isSafeInteger(phMipmappedArray)) && phMipmappedArray !== null) rawCovers('cuTexRefGetMipmappedArray', 'phMipmappedArray', phMipmappedArray, 8, 8);
@@ -222,7 +222,7 @@ let cuTexRefSetAddress$: NativeFunction | undefined;
  * @param dptr `CUdeviceptr`
  * @param bytes `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddress(ByteOffset: T.Pointer, hTexRef: T.CUtexref, dptr: T.CUdeviceptr, bytes: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(ByteOffset) && ByteOffset.byteLength >= 8 && (((ByteOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ByteOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ByteOffset === 'number' && ByteOffset >= 0 && Number.isSafeInteger(ByteOffset)) && ByteOffset !== null) rawCovers('cuTexRefSetAddress', 'ByteOffset', ByteOffset, 8, 8);
@@ -235,7 +235,7 @@ let cuTexRefSetAddress2D$: NativeFunction | undefined;
  * @param dptr `CUdeviceptr`
  * @param Pitch `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 4.1. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 4.1. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddress2D(hTexRef: T.CUtexref, desc: T.Pointer, dptr: T.CUdeviceptr, Pitch: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(desc) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cuTexRefSetAddress2D', 'desc', desc, 0, 1);
@@ -247,7 +247,7 @@ let cuTexRefSetAddressMode$: NativeFunction | undefined;
  * @param dim `int`
  * @param am `CUaddress_mode`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddressMode(hTexRef: T.CUtexref, dim: number, am: T.CUaddress_mode): T.CUresult {
   return (cuTexRefSetAddressMode$ ??= binder.native('cuTexRefSetAddressMode'))(hTexRef, dim, am);
@@ -258,7 +258,7 @@ let cuTexRefSetArray$: NativeFunction | undefined;
  * @param hArray `CUarray`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetArray(hTexRef: T.CUtexref, hArray: T.CUarray, Flags: number): T.CUresult {
   return (cuTexRefSetArray$ ??= binder.native('cuTexRefSetArray'))(hTexRef, hArray, Flags);
@@ -268,7 +268,7 @@ let cuTexRefSetBorderColor$: NativeFunction | undefined;
  * @param hTexRef `CUtexref`
  * @param pBorderColor `float *`, array
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetBorderColor(hTexRef: T.CUtexref, pBorderColor: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pBorderColor) && pBorderColor.byteLength >= 4 && (((pBorderColor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pBorderColor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pBorderColor === 'number' && pBorderColor >= 0 && Number.isSafeInteger(pBorderColor)) && pBorderColor !== null) rawCovers('cuTexRefSetBorderColor', 'pBorderColor', pBorderColor, 4, 4);
@@ -279,7 +279,7 @@ let cuTexRefSetFilterMode$: NativeFunction | undefined;
  * @param hTexRef `CUtexref`
  * @param fm `CUfilter_mode`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFilterMode(hTexRef: T.CUtexref, fm: T.CUfilter_mode): T.CUresult {
   return (cuTexRefSetFilterMode$ ??= binder.native('cuTexRefSetFilterMode'))(hTexRef, fm);
@@ -289,7 +289,7 @@ let cuTexRefSetFlags$: NativeFunction | undefined;
  * @param hTexRef `CUtexref`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFlags(hTexRef: T.CUtexref, Flags: number): T.CUresult {
   return (cuTexRefSetFlags$ ??= binder.native('cuTexRefSetFlags'))(hTexRef, Flags);
@@ -300,7 +300,7 @@ let cuTexRefSetFormat$: NativeFunction | undefined;
  * @param fmt `CUarray_format`
  * @param NumPackedComponents `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFormat(hTexRef: T.CUtexref, fmt: T.CUarray_format, NumPackedComponents: number): T.CUresult {
   return (cuTexRefSetFormat$ ??= binder.native('cuTexRefSetFormat'))(hTexRef, fmt, NumPackedComponents);
@@ -310,7 +310,7 @@ let cuTexRefSetMaxAnisotropy$: NativeFunction | undefined;
  * @param hTexRef `CUtexref`
  * @param maxAniso `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref, maxAniso: number): T.CUresult {
   return (cuTexRefSetMaxAnisotropy$ ??= binder.native('cuTexRefSetMaxAnisotropy'))(hTexRef, maxAniso);
@@ -320,7 +320,7 @@ let cuTexRefSetMipmapFilterMode$: NativeFunction | undefined;
  * @param hTexRef `CUtexref`
  * @param fm `CUfilter_mode`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref, fm: T.CUfilter_mode): T.CUresult {
   return (cuTexRefSetMipmapFilterMode$ ??= binder.native('cuTexRefSetMipmapFilterMode'))(hTexRef, fm);
@@ -330,7 +330,7 @@ let cuTexRefSetMipmapLevelBias$: NativeFunction | undefined;
  * @param hTexRef `CUtexref`
  * @param bias `float`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapLevelBias(hTexRef: T.CUtexref, bias: number): T.CUresult {
   return (cuTexRefSetMipmapLevelBias$ ??= binder.native('cuTexRefSetMipmapLevelBias'))(hTexRef, bias);
@@ -341,7 +341,7 @@ let cuTexRefSetMipmapLevelClamp$: NativeFunction | undefined;
  * @param minMipmapLevelClamp `float`
  * @param maxMipmapLevelClamp `float`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapLevelClamp(hTexRef: T.CUtexref, minMipmapLevelClamp: number, maxMipmapLevelClamp: number): T.CUresult {
   return (cuTexRefSetMipmapLevelClamp$ ??= binder.native('cuTexRefSetMipmapLevelClamp'))(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
@@ -352,7 +352,7 @@ let cuTexRefSetMipmappedArray$: NativeFunction | undefined;
  * @param hMipmappedArray `CUmipmappedArray`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmappedArray(hTexRef: T.CUtexref, hMipmappedArray: T.CUmipmappedArray, Flags: number): T.CUresult {
   return (cuTexRefSetMipmappedArray$ ??= binder.native('cuTexRefSetMipmappedArray'))(hTexRef, hMipmappedArray, Flags);

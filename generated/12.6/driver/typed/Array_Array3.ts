@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuArray3DCreate$: typeof cuArray3DCreate | undefined;
-/** `CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `CudaArray.create` (objects layer). `CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pAllocateArray in `const CUDA_ARRAY3D_DESCRIPTOR *`: a `CUDA_ARRAY3D_DESCRIPTOR_st` object or its bytes.
  * @returns the value of `pHandle`: out `CUarray *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!CudaArray.create | CudaArray.create} (objects layer) */
 export function cuArray3DCreate(pAllocateArray: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array): T.CUarray {
   return (cuArray3DCreate$ ??= bind$cuArray3DCreate())(pAllocateArray);
@@ -36,10 +36,10 @@ function bind$cuArray3DCreate(): typeof cuArray3DCreate {
   };
 }
 let cuArray3DGetDescriptor$c: NativeFunction | undefined;
-/** `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hArray in `CUarray`.
  * @returns the value of `pArrayDescriptor`: out `CUDA_ARRAY3D_DESCRIPTOR_st`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArray3DGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY3D_DESCRIPTOR_st {
   const pArrayDescriptor$ = new Uint8Array(40);
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cuArray3DGetDescriptor', 'hArray', hArray, true) as typeof hArray;
@@ -48,10 +48,10 @@ export function cuArray3DGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY3D
   return decodeRecord<T.CUDA_ARRAY3D_DESCRIPTOR_st>(records.CUDA_ARRAY3D_DESCRIPTOR_st(), pArrayDescriptor$);
 }
 let cuArrayCreate$: typeof cuArrayCreate | undefined;
-/** `CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pAllocateArray in `const CUDA_ARRAY_DESCRIPTOR *`: a `CUDA_ARRAY_DESCRIPTOR_st` object or its bytes.
  * @returns the value of `pHandle`: out `CUarray *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayCreate(pAllocateArray: T.CUDA_ARRAY_DESCRIPTOR_st | Uint8Array): T.CUarray {
   return (cuArrayCreate$ ??= bind$cuArrayCreate())(pAllocateArray);
 }
@@ -74,19 +74,19 @@ function bind$cuArrayCreate(): typeof cuArrayCreate {
   };
 }
 let cuArrayDestroy$c: NativeFunction | undefined;
-/** `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hArray in `CUarray`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayDestroy(hArray: T.CUarray | null): void {
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cuArrayDestroy', 'hArray', hArray, true) as typeof hArray;
   const status = (cuArrayDestroy$c ??= binder.native('cuArrayDestroy'))(hArray);
   if (status !== 0) throw fail('cuArrayDestroy', status);
 }
 let cuArrayGetDescriptor$c: NativeFunction | undefined;
-/** `CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hArray in `CUarray`.
  * @returns the value of `pArrayDescriptor`: out `CUDA_ARRAY_DESCRIPTOR_st`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY_DESCRIPTOR_st {
   const pArrayDescriptor$ = new Uint8Array(24);
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cuArrayGetDescriptor', 'hArray', hArray, true) as typeof hArray;
@@ -95,11 +95,11 @@ export function cuArrayGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY_DES
   return decodeRecord<T.CUDA_ARRAY_DESCRIPTOR_st>(records.CUDA_ARRAY_DESCRIPTOR_st(), pArrayDescriptor$);
 }
 let cuArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `CUarray`.
  * @param device in `CUdevice`.
  * @returns the value of `memoryRequirements`: out `CUDA_ARRAY_MEMORY_REQUIREMENTS_st`.
- * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetMemoryRequirements(array: T.CUarray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cuArrayGetMemoryRequirements', 'array', array, true) as typeof array;
@@ -109,11 +109,11 @@ export function cuArrayGetMemoryRequirements(array: T.CUarray | null, device: nu
   return decodeRecord<T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st>(records.CUDA_ARRAY_MEMORY_REQUIREMENTS_st(), memoryRequirements$);
 }
 let cuArrayGetPlane$: typeof cuArrayGetPlane | undefined;
-/** `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hArray in `CUarray`.
  * @param planeIdx in `unsigned int`.
  * @returns the value of `pPlaneArray`: out `CUarray *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetPlane(hArray: T.CUarray | null, planeIdx: number): T.CUarray {
   return (cuArrayGetPlane$ ??= bind$cuArrayGetPlane())(hArray, planeIdx);
 }
@@ -137,10 +137,10 @@ function bind$cuArrayGetPlane(): typeof cuArrayGetPlane {
   };
 }
 let cuArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `CUarray`.
  * @returns the value of `sparseProperties`: out `CUDA_ARRAY_SPARSE_PROPERTIES_st`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetSparseProperties(array: T.CUarray | null): T.CUDA_ARRAY_SPARSE_PROPERTIES_st {
   const sparseProperties$ = new Uint8Array(48);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cuArrayGetSparseProperties', 'array', array, true) as typeof array;

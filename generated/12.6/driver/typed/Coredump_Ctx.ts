@@ -9,12 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuCoredumpGetAttribute$: typeof cuCoredumpGetAttribute | undefined;
-/** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_COREDUMP`. `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   return (cuCoredumpGetAttribute$ ??= bind$cuCoredumpGetAttribute())(attrib, value, size);
 }
@@ -39,12 +39,12 @@ function bind$cuCoredumpGetAttribute(): typeof cuCoredumpGetAttribute {
   };
 }
 let cuCoredumpGetAttributeGlobal$: typeof cuCoredumpGetAttributeGlobal | undefined;
-/** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_COREDUMP`. `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   return (cuCoredumpGetAttributeGlobal$ ??= bind$cuCoredumpGetAttributeGlobal())(attrib, value, size);
 }
@@ -69,12 +69,12 @@ function bind$cuCoredumpGetAttributeGlobal(): typeof cuCoredumpGetAttributeGloba
   };
 }
 let cuCoredumpSetAttribute$: typeof cuCoredumpSetAttribute | undefined;
-/** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_COREDUMP`. `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   return (cuCoredumpSetAttribute$ ??= bind$cuCoredumpSetAttribute())(attrib, value, size);
 }
@@ -99,12 +99,12 @@ function bind$cuCoredumpSetAttribute(): typeof cuCoredumpSetAttribute {
   };
 }
 let cuCoredumpSetAttributeGlobal$: typeof cuCoredumpSetAttributeGlobal | undefined;
-/** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_COREDUMP`. `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   return (cuCoredumpSetAttributeGlobal$ ??= bind$cuCoredumpSetAttributeGlobal())(attrib, value, size);
 }
@@ -129,10 +129,10 @@ function bind$cuCoredumpSetAttributeGlobal(): typeof cuCoredumpSetAttributeGloba
   };
 }
 let cuCtxAttach$: typeof cuCtxAttach | undefined;
-/** `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxAttach(flags: number): T.CUcontext {
   return (cuCtxAttach$ ??= bind$cuCtxAttach())(flags);
@@ -156,11 +156,11 @@ function bind$cuCtxAttach(): typeof cuCtxAttach {
   };
 }
 let cuCtxCreate$: typeof cuCtxCreate | undefined;
-/** `CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`; wrapped by `Context.create` (objects layer). `CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @param dev in `CUdevice`.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context.create | Context.create} (objects layer) */
 export function cuCtxCreate(flags: number, dev: number): T.CUcontext {
   return (cuCtxCreate$ ??= bind$cuCtxCreate())(flags, dev);
@@ -185,12 +185,12 @@ function bind$cuCtxCreate(): typeof cuCtxCreate {
   };
 }
 let cuCtxCreate_v3$: typeof cuCtxCreate_v3 | undefined;
-/** `CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param paramsArray in array of `struct CUexecAffinityParam_st`; its length is passed as `numParams`.
  * @param flags in `unsigned int`.
  * @param dev in `CUdevice`.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate_v3(paramsArray: readonly (T.CUexecAffinityParam_st)[] | Uint8Array, flags: number, dev: number): T.CUcontext {
   return (cuCtxCreate_v3$ ??= bind$cuCtxCreate_v3())(paramsArray, flags, dev);
 }
@@ -216,11 +216,11 @@ function bind$cuCtxCreate_v3(): typeof cuCtxCreate_v3 {
   };
 }
 let cuCtxCreate_v4$: typeof cuCtxCreate_v4 | undefined;
-/** `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @param dev in `CUdevice`.
  * @returns `{ pctx, ctxCreateParams }`: `pctx`: out `CUcontext *`; `ctxCreateParams`: out `CUctxCreateParams_st`.
- * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate_v4(flags: number, dev: number): { pctx: T.CUcontext; ctxCreateParams: T.CUctxCreateParams_st } {
   return (cuCtxCreate_v4$ ??= bind$cuCtxCreate_v4())(flags, dev);
 }
@@ -240,9 +240,9 @@ function bind$cuCtxCreate_v4(): typeof cuCtxCreate_v4 {
   };
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
-/** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   assertMayBlock('cuCtxDestroy');
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxDestroy', 'ctx', ctx, true) as typeof ctx;
@@ -250,9 +250,9 @@ export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   if (status !== 0) throw fail('cuCtxDestroy', status);
 }
 let cuCtxDetach$c: NativeFunction | undefined;
-/** `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxDetach(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxDetach', 'ctx', ctx, true) as typeof ctx;
@@ -260,19 +260,19 @@ export function cuCtxDetach(ctx: T.CUcontext | null): void {
   if (status !== 0) throw fail('cuCtxDetach', status);
 }
 let cuCtxDisablePeerAccess$c: NativeFunction | undefined;
-/** `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PEER_ACCESS`. `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param peerContext in `CUcontext`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxDisablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
   const status = (cuCtxDisablePeerAccess$c ??= binder.native('cuCtxDisablePeerAccess'))(peerContext);
   if (status !== 0) throw fail('cuCtxDisablePeerAccess', status);
 }
 let cuCtxEnablePeerAccess$c: NativeFunction | undefined;
-/** `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PEER_ACCESS`. `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param peerContext in `CUcontext`.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: number): void {
   if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuCtxEnablePeerAccess', 'Flags', 'u32', Flags);
@@ -280,10 +280,10 @@ export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: nu
   if (status !== 0) throw fail('cuCtxEnablePeerAccess', status);
 }
 let cuCtxFromGreenCtx$: typeof cuCtxFromGreenCtx | undefined;
-/** `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hCtx in `CUgreenCtx`.
  * @returns the value of `pContext`: out `CUcontext *`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxFromGreenCtx(hCtx: T.CUgreenCtx | null): T.CUcontext {
   return (cuCtxFromGreenCtx$ ??= bind$cuCtxFromGreenCtx())(hCtx);
 }
@@ -306,10 +306,10 @@ function bind$cuCtxFromGreenCtx(): typeof cuCtxFromGreenCtx {
   };
 }
 let cuCtxGetApiVersion$: typeof cuCtxGetApiVersion | undefined;
-/** `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
  * @returns the value of `version`: out `unsigned int *`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
   return (cuCtxGetApiVersion$ ??= bind$cuCtxGetApiVersion())(ctx);
 }
@@ -327,9 +327,9 @@ function bind$cuCtxGetApiVersion(): typeof cuCtxGetApiVersion {
   };
 }
 let cuCtxGetCacheConfig$: typeof cuCtxGetCacheConfig | undefined;
-/** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pconfig`: out `CUfunc_cache *`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCacheConfig(): T.CUfunc_cache {
   return (cuCtxGetCacheConfig$ ??= bind$cuCtxGetCacheConfig())();
 }
@@ -346,9 +346,9 @@ function bind$cuCtxGetCacheConfig(): typeof cuCtxGetCacheConfig {
   };
 }
 let cuCtxGetCurrent$: typeof cuCtxGetCurrent | undefined;
-/** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCurrent(): T.CUcontext {
   return (cuCtxGetCurrent$ ??= bind$cuCtxGetCurrent())();
 }
@@ -370,11 +370,11 @@ function bind$cuCtxGetCurrent(): typeof cuCtxGetCurrent {
   };
 }
 let cuCtxGetDevResource$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hCtx in `CUcontext`.
  * @param type in `CUdevResourceType`.
  * @returns the value of `resource`: out `CUdevResource_st`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxGetDevResource(hCtx: T.CUcontext | null, type: T.CUdevResourceType): T.CUdevResource_st {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuCtxGetDevResource', 'hCtx', hCtx, true) as typeof hCtx;
   const resource$ = new Uint8Array(144);
@@ -384,9 +384,9 @@ export function cuCtxGetDevResource(hCtx: T.CUcontext | null, type: T.CUdevResou
   return decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), resource$);
 }
 let cuCtxGetDevice$: typeof cuCtxGetDevice | undefined;
-/** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `device`: out `CUdevice *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice(): number {
   return (cuCtxGetDevice$ ??= bind$cuCtxGetDevice())();
 }
@@ -403,10 +403,10 @@ function bind$cuCtxGetDevice(): typeof cuCtxGetDevice {
   };
 }
 let cuCtxGetExecAffinity$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`; wrapped by `Context.executionAffinity` (objects layer). `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `CUexecAffinityType`.
  * @returns the value of `pExecAffinity`: out `CUexecAffinityParam_st`.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context#executionAffinity | Context.executionAffinity} (objects layer) */
 export function cuCtxGetExecAffinity(type: T.CUexecAffinityType): T.CUexecAffinityParam_st {
   const pExecAffinity$ = new Uint8Array(8);
@@ -416,9 +416,9 @@ export function cuCtxGetExecAffinity(type: T.CUexecAffinityType): T.CUexecAffini
   return decodeRecord<T.CUexecAffinityParam_st>(records.CUexecAffinityParam_st(), pExecAffinity$);
 }
 let cuCtxGetFlags$: typeof cuCtxGetFlags | undefined;
-/** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `flags`: out `unsigned int *`.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetFlags(): number {
   return (cuCtxGetFlags$ ??= bind$cuCtxGetFlags())();
 }
@@ -435,10 +435,10 @@ function bind$cuCtxGetFlags(): typeof cuCtxGetFlags {
   };
 }
 let cuCtxGetId$: typeof cuCtxGetId | undefined;
-/** `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
  * @returns the value of `ctxId`: out `unsigned long long *`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetId(ctx: T.CUcontext | null): bigint {
   return (cuCtxGetId$ ??= bind$cuCtxGetId())(ctx);
 }
@@ -456,10 +456,10 @@ function bind$cuCtxGetId(): typeof cuCtxGetId {
   };
 }
 let cuCtxGetLimit$: typeof cuCtxGetLimit | undefined;
-/** `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param limit in `CUlimit`.
  * @returns the value of `pvalue`: out `size_t *`.
- * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetLimit(limit: T.CUlimit): number {
   return (cuCtxGetLimit$ ??= bind$cuCtxGetLimit())(limit);
 }
@@ -482,9 +482,9 @@ function bind$cuCtxGetLimit(): typeof cuCtxGetLimit {
   };
 }
 let cuCtxGetSharedMemConfig$: typeof cuCtxGetSharedMemConfig | undefined;
-/** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pConfig`: out `CUsharedconfig *`.
- * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxGetSharedMemConfig(): T.CUsharedconfig {
   return (cuCtxGetSharedMemConfig$ ??= bind$cuCtxGetSharedMemConfig())();
@@ -502,9 +502,9 @@ function bind$cuCtxGetSharedMemConfig(): typeof cuCtxGetSharedMemConfig {
   };
 }
 let cuCtxGetStreamPriorityRange$: typeof cuCtxGetStreamPriorityRange | undefined;
-/** `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`; wrapped by `Stream.priorityRange` (objects layer). `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ leastPriority, greatestPriority }`: `leastPriority`: out `int *`; `greatestPriority`: out `int *`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Stream.priorityRange | Stream.priorityRange} (objects layer) */
 export function cuCtxGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   return (cuCtxGetStreamPriorityRange$ ??= bind$cuCtxGetStreamPriorityRange())();
@@ -523,9 +523,9 @@ function bind$cuCtxGetStreamPriorityRange(): typeof cuCtxGetStreamPriorityRange 
   };
 }
 let cuCtxPopCurrent$: typeof cuCtxPopCurrent | undefined;
-/** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPopCurrent(): T.CUcontext {
   return (cuCtxPopCurrent$ ??= bind$cuCtxPopCurrent())();
 }
@@ -547,19 +547,19 @@ function bind$cuCtxPopCurrent(): typeof cuCtxPopCurrent {
   };
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPushCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxPushCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxPushCurrent$c ??= binder.native('cuCtxPushCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxPushCurrent', status);
 }
 let cuCtxRecordEvent$c: NativeFunction | undefined;
-/** `CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hCtx in `CUcontext`.
  * @param hEvent in `CUevent`.
- * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxRecordEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuCtxRecordEvent', 'hEvent', hEvent, true) as typeof hEvent;
@@ -567,44 +567,44 @@ export function cuCtxRecordEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | n
   if (status !== 0) throw fail('cuCtxRecordEvent', status);
 }
 let cuCtxResetPersistingL2Cache$c: NativeFunction | undefined;
-/** `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+/** API group `CUDA_CTX`. `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxResetPersistingL2Cache(): void {
   const status = (cuCtxResetPersistingL2Cache$c ??= binder.native('cuCtxResetPersistingL2Cache'))();
   if (status !== 0) throw fail('cuCtxResetPersistingL2Cache', status);
 }
 let cuCtxSetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param config in `CUfunc_cache`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCacheConfig(config: T.CUfunc_cache): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetCacheConfig', 'config', 'i32', config);
   const status = (cuCtxSetCacheConfig$c ??= binder.native('cuCtxSetCacheConfig'))(config);
   if (status !== 0) throw fail('cuCtxSetCacheConfig', status);
 }
 let cuCtxSetCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxSetCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxSetCurrent$c ??= binder.native('cuCtxSetCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxSetCurrent', status);
 }
 let cuCtxSetFlags$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxSetFlags', 'flags', 'u32', flags);
   const status = (cuCtxSetFlags$c ??= binder.native('cuCtxSetFlags'))(flags);
   if (status !== 0) throw fail('cuCtxSetFlags', status);
 }
 let cuCtxSetLimit$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param limit in `CUlimit`.
  * @param value in `size_t`.
- * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxSetLimit', 'limit', 'i32', limit);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuCtxSetLimit', 'value', value, false);
@@ -612,9 +612,9 @@ export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
   if (status !== 0) throw fail('cuCtxSetLimit', status);
 }
 let cuCtxSetSharedMemConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX_DEPRECATED`. `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param config in `CUsharedconfig`.
- * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuCtxSetSharedMemConfig', 'config', 'i32', config);
@@ -622,8 +622,8 @@ export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): void {
   if (status !== 0) throw fail('cuCtxSetSharedMemConfig', status);
 }
 let cuCtxSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
+/** API group `CUDA_CTX`; wrapped by `Context.synchronize` (objects layer). `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context#synchronize | Context.synchronize} (objects layer) */
 export function cuCtxSynchronize(): void {
   assertMayBlock('cuCtxSynchronize');
@@ -631,10 +631,10 @@ export function cuCtxSynchronize(): void {
   if (status !== 0) throw fail('cuCtxSynchronize', status);
 }
 let cuCtxWaitEvent$c: NativeFunction | undefined;
-/** `CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CTX`. `CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hCtx in `CUcontext`.
  * @param hEvent in `CUevent`.
- * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxWaitEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuCtxWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;

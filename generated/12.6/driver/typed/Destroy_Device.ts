@@ -9,28 +9,28 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuDestroyExternalMemory$c: NativeFunction | undefined;
-/** `CUresult cuDestroyExternalMemory(CUexternalMemory extMem)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXTRES_INTEROP`. `CUresult cuDestroyExternalMemory(CUexternalMemory extMem)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `CUexternalMemory`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuDestroyExternalMemory(extMem: T.CUexternalMemory | null): void {
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cuDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
   const status = (cuDestroyExternalMemory$c ??= binder.native('cuDestroyExternalMemory'))(extMem);
   if (status !== 0) throw fail('cuDestroyExternalMemory', status);
 }
 let cuDestroyExternalSemaphore$c: NativeFunction | undefined;
-/** `CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXTRES_INTEROP`. `CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSem in `CUexternalSemaphore`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuDestroyExternalSemaphore(extSem: T.CUexternalSemaphore | null): void {
   if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || Math.floor(extSem) !== extSem) extSem = addressArg('cuDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
   const status = (cuDestroyExternalSemaphore$c ??= binder.native('cuDestroyExternalSemaphore'))(extSem);
   if (status !== 0) throw fail('cuDestroyExternalSemaphore', status);
 }
 let cuDevResourceGenerateDesc$: typeof cuDevResourceGenerateDesc | undefined;
-/** `CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resources in array of `struct CUdevResource_st`; its length is passed as `nbResources`.
  * @returns the value of `phDesc`: out `CUdevResourceDesc *`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuDevResourceGenerateDesc(resources: readonly (T.CUdevResource_st)[] | Uint8Array): T.CUdevResourceDesc {
   return (cuDevResourceGenerateDesc$ ??= bind$cuDevResourceGenerateDesc())(resources);
 }
@@ -54,12 +54,12 @@ function bind$cuDevResourceGenerateDesc(): typeof cuDevResourceGenerateDesc {
   };
 }
 let cuDevSmResourceSplitByCount$: typeof cuDevSmResourceSplitByCount | undefined;
-/** `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`; wrapped by `SmResource.split` (objects layer). `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param input in `const CUdevResource *`: a `CUdevResource_st` object or its bytes.
  * @param useFlags in `unsigned int`.
  * @param minCount in `unsigned int`.
  * @returns `{ result, remaining }`: `result`: out array of `struct CUdevResource_st`: its length asked first through `nbGroups` (capacity/count pair); `remaining`: out `CUdevResource_st`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
  * @see {@link cuda-ts/objects!SmResource#split | SmResource.split} (objects layer) */
 export function cuDevSmResourceSplitByCount(input: T.CUdevResource_st | Uint8Array, useFlags: number, minCount: number): { result_: T.CUdevResource_st[]; remaining: T.CUdevResource_st } {
   return (cuDevSmResourceSplitByCount$ ??= bind$cuDevSmResourceSplitByCount())(input, useFlags, minCount);
@@ -89,11 +89,11 @@ function bind$cuDevSmResourceSplitByCount(): typeof cuDevSmResourceSplitByCount 
   };
 }
 let cuDeviceCanAccessPeer$: typeof cuDeviceCanAccessPeer | undefined;
-/** `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PEER_ACCESS`. `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @param peerDev in `CUdevice`.
  * @returns the value of `canAccessPeer`: out `int *`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceCanAccessPeer(dev: number, peerDev: number): number {
   return (cuDeviceCanAccessPeer$ ??= bind$cuDeviceCanAccessPeer())(dev, peerDev);
 }
@@ -112,10 +112,10 @@ function bind$cuDeviceCanAccessPeer(): typeof cuDeviceCanAccessPeer {
   };
 }
 let cuDeviceComputeCapability$: typeof cuDeviceComputeCapability | undefined;
-/** `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE_DEPRECATED`. `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuDeviceComputeCapability(dev: number): { major: number; minor: number } {
   return (cuDeviceComputeCapability$ ??= bind$cuDeviceComputeCapability())(dev);
@@ -135,10 +135,10 @@ function bind$cuDeviceComputeCapability(): typeof cuDeviceComputeCapability {
   };
 }
 let cuDeviceGet$: typeof cuDeviceGet | undefined;
-/** `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`. `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ordinal in `int`.
  * @returns the value of `device`: out `CUdevice *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGet(ordinal: number): number {
   return (cuDeviceGet$ ??= bind$cuDeviceGet())(ordinal);
 }
@@ -156,11 +156,11 @@ function bind$cuDeviceGet(): typeof cuDeviceGet {
   };
 }
 let cuDeviceGetAttribute$: typeof cuDeviceGetAttribute | undefined;
-/** `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`; wrapped by `Device.attribute` (objects layer). `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUdevice_attribute`.
  * @param dev in `CUdevice`.
  * @returns the value of `pi`: out `int *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#attribute | Device.attribute} (objects layer) */
 export function cuDeviceGetAttribute(attrib: T.CUdevice_attribute, dev: number): number {
   return (cuDeviceGetAttribute$ ??= bind$cuDeviceGetAttribute())(attrib, dev);
@@ -180,10 +180,10 @@ function bind$cuDeviceGetAttribute(): typeof cuDeviceGetAttribute {
   };
 }
 let cuDeviceGetByPCIBusId$: typeof cuDeviceGetByPCIBusId | undefined;
-/** `CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciBusId in string (`const char *`).
  * @returns the value of `dev`: out `CUdevice *`.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceGetByPCIBusId(pciBusId: string): number {
   return (cuDeviceGetByPCIBusId$ ??= bind$cuDeviceGetByPCIBusId())(pciBusId);
 }
@@ -201,9 +201,9 @@ function bind$cuDeviceGetByPCIBusId(): typeof cuDeviceGetByPCIBusId {
   };
 }
 let cuDeviceGetCount$: typeof cuDeviceGetCount | undefined;
-/** `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`; wrapped by `Device.count` (objects layer). `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `count`: out `int *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device.count | Device.count} (objects layer) */
 export function cuDeviceGetCount(): number {
   return (cuDeviceGetCount$ ??= bind$cuDeviceGetCount())();
@@ -221,10 +221,10 @@ function bind$cuDeviceGetCount(): typeof cuDeviceGetCount {
   };
 }
 let cuDeviceGetDefaultMemPool$: typeof cuDeviceGetDefaultMemPool | undefined;
-/** `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`; wrapped by `MemoryPool.default` (objects layer). `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `pool_out`: out `CUmemoryPool *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!MemoryPool.default | MemoryPool.default} (objects layer) */
 export function cuDeviceGetDefaultMemPool(dev: number): T.CUmemoryPool {
   return (cuDeviceGetDefaultMemPool$ ??= bind$cuDeviceGetDefaultMemPool())(dev);
@@ -248,11 +248,11 @@ function bind$cuDeviceGetDefaultMemPool(): typeof cuDeviceGetDefaultMemPool {
   };
 }
 let cuDeviceGetDevResource$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param type in `CUdevResourceType`.
  * @returns the value of `resource`: out `CUdevResource_st`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuDeviceGetDevResource(device: number, type: T.CUdevResourceType): T.CUdevResource_st {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceGetDevResource', 'device', 'i32', device);
   const resource$ = new Uint8Array(144);
@@ -262,11 +262,11 @@ export function cuDeviceGetDevResource(device: number, type: T.CUdevResourceType
   return decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), resource$);
 }
 let cuDeviceGetExecAffinitySupport$: typeof cuDeviceGetExecAffinitySupport | undefined;
-/** `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`. `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `CUexecAffinityType`.
  * @param dev in `CUdevice`.
  * @returns the value of `pi`: out `int *`.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetExecAffinitySupport(type: T.CUexecAffinityType, dev: number): number {
   return (cuDeviceGetExecAffinitySupport$ ??= bind$cuDeviceGetExecAffinitySupport())(type, dev);
 }
@@ -285,11 +285,11 @@ function bind$cuDeviceGetExecAffinitySupport(): typeof cuDeviceGetExecAffinitySu
   };
 }
 let cuDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
- * @param attr in `CUgraphMem_attribute`.
+ * @param attr in `CUgraphMem_attribute`: the attribute that types `value`.
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuDeviceGetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute): bigint {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceGetGraphMemAttribute', 'device', 'i32', device);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuDeviceGetGraphMemAttribute', 'attr', 'i32', attr);
@@ -300,10 +300,10 @@ export function cuDeviceGetGraphMemAttribute(device: number, attr: T.CUgraphMem_
   return attrDecode(attr as number, value$);
 }
 let cuDeviceGetLuid$: typeof cuDeviceGetLuid | undefined;
-/** `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`; wrapped by `Device.luid` (objects layer). `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns `{ luid, deviceNodeMask }`: `luid`: out array of `u8`, `8` long; `deviceNodeMask`: out `unsigned int *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#luid | Device.luid} (objects layer) */
 export function cuDeviceGetLuid(dev: number): { luid: Uint8Array; deviceNodeMask: number } {
   return (cuDeviceGetLuid$ ??= bind$cuDeviceGetLuid())(dev);
@@ -323,10 +323,10 @@ function bind$cuDeviceGetLuid(): typeof cuDeviceGetLuid {
   };
 }
 let cuDeviceGetMemPool$: typeof cuDeviceGetMemPool | undefined;
-/** `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`. `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `pool`: out `CUmemoryPool *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetMemPool(dev: number): T.CUmemoryPool {
   return (cuDeviceGetMemPool$ ??= bind$cuDeviceGetMemPool())(dev);
 }
@@ -349,11 +349,11 @@ function bind$cuDeviceGetMemPool(): typeof cuDeviceGetMemPool {
   };
 }
 let cuDeviceGetName$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param len in `int`.
+/** API group `CUDA_DEVICE`; wrapped by `Device.name` (objects layer). `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param len in `int`: capacity of `name` in bytes.
  * @param dev in `CUdevice`.
  * @returns the value of `name`: out text (`char *`, length `len`).
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#name | Device.name} (objects layer) */
 export function cuDeviceGetName(len: number, dev: number): string {
   if (typeof len !== 'number' || (len | 0) !== len) throw intError('cuDeviceGetName', 'len', 'i32', len);
@@ -364,11 +364,11 @@ export function cuDeviceGetName(len: number, dev: number): string {
   return textFrom(name$);
 }
 let cuDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`. `CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param nvSciSyncAttrList in/out `void *`: address or host buffer.
  * @param dev in `CUdevice`.
  * @param flags in `int`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, dev: number, flags: number): void {
   pointerArg('cuDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetNvSciSyncAttributes', 'dev', 'i32', dev);
@@ -377,12 +377,12 @@ export function cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, dev
   if (status !== 0) throw fail('cuDeviceGetNvSciSyncAttributes', status);
 }
 let cuDeviceGetP2PAttribute$: typeof cuDeviceGetP2PAttribute | undefined;
-/** `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PEER_ACCESS`. `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUdevice_P2PAttribute`.
  * @param srcDevice in `CUdevice`.
  * @param dstDevice in `CUdevice`.
  * @returns the value of `value`: out `int *`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceGetP2PAttribute(attrib: T.CUdevice_P2PAttribute, srcDevice: number, dstDevice: number): number {
   return (cuDeviceGetP2PAttribute$ ??= bind$cuDeviceGetP2PAttribute())(attrib, srcDevice, dstDevice);
 }
@@ -402,11 +402,11 @@ function bind$cuDeviceGetP2PAttribute(): typeof cuDeviceGetP2PAttribute {
   };
 }
 let cuDeviceGetPCIBusId$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param len in `int`.
+/** API group `CUDA_MEM`; wrapped by `Device.pciBusId` (objects layer). `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param len in `int`: capacity of `pciBusId` in bytes.
  * @param dev in `CUdevice`.
  * @returns the value of `pciBusId`: out text (`char *`, length `len`).
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Device#pciBusId | Device.pciBusId} (objects layer) */
 export function cuDeviceGetPCIBusId(len: number, dev: number): string {
   if (typeof len !== 'number' || (len | 0) !== len) throw intError('cuDeviceGetPCIBusId', 'len', 'i32', len);
@@ -417,10 +417,10 @@ export function cuDeviceGetPCIBusId(len: number, dev: number): string {
   return textFrom(pciBusId$);
 }
 let cuDeviceGetProperties$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE_DEPRECATED`. `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `prop`: out `CUdevprop_st`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuDeviceGetProperties(dev: number): T.CUdevprop_st {
   const prop$ = new Uint8Array(56);
@@ -430,12 +430,12 @@ export function cuDeviceGetProperties(dev: number): T.CUdevprop_st {
   return decodeRecord<T.CUdevprop_st>(records.CUdevprop_st(), prop$);
 }
 let cuDeviceGetTexture1DLinearMaxWidth$: typeof cuDeviceGetTexture1DLinearMaxWidth | undefined;
-/** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`. `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param format in `CUarray_format`.
  * @param numChannels in `unsigned int`.
  * @param dev in `CUdevice`.
  * @returns the value of `maxWidthInElements`: out `size_t *`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetTexture1DLinearMaxWidth(format: T.CUarray_format, numChannels: number, dev: number): number {
   return (cuDeviceGetTexture1DLinearMaxWidth$ ??= bind$cuDeviceGetTexture1DLinearMaxWidth())(format, numChannels, dev);
 }
@@ -460,10 +460,10 @@ function bind$cuDeviceGetTexture1DLinearMaxWidth(): typeof cuDeviceGetTexture1DL
   };
 }
 let cuDeviceGetUuid$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`; wrapped by `Device.uuid` (objects layer). `CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `uuid`: out `CUuuid_st`.
- * @remarks Since CUDA 9.2 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @remarks Since CUDA 9.2 (cudaTypedefs.h). [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#uuid | Device.uuid} (objects layer) */
 export function cuDeviceGetUuid(dev: number): T.CUuuid_st {
   const uuid$ = new Uint8Array(16);
@@ -473,10 +473,10 @@ export function cuDeviceGetUuid(dev: number): T.CUuuid_st {
   return decodeRecord<T.CUuuid_st>(records.CUuuid_st(), uuid$);
 }
 let cuDeviceGetUuid_v2$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`. `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `uuid`: out `CUuuid_st`.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetUuid_v2(dev: number): T.CUuuid_st {
   const uuid$ = new Uint8Array(16);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetUuid_v2', 'dev', 'i32', dev);
@@ -485,19 +485,19 @@ export function cuDeviceGetUuid_v2(dev: number): T.CUuuid_st {
   return decodeRecord<T.CUuuid_st>(records.CUuuid_st(), uuid$);
 }
 let cuDeviceGraphMemTrim$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuDeviceGraphMemTrim(device: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceGraphMemTrim', 'device', 'i32', device);
   const status = (cuDeviceGraphMemTrim$c ??= binder.native('cuDeviceGraphMemTrim'))(device);
   if (status !== 0) throw fail('cuDeviceGraphMemTrim', status);
 }
 let cuDevicePrimaryCtxGetState$: typeof cuDevicePrimaryCtxGetState | undefined;
-/** `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PRIMARY_CTX`. `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns `{ flags, active }`: `flags`: out `unsigned int *`; `active`: out `int *`.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxGetState(dev: number): { flags: number; active: number } {
   return (cuDevicePrimaryCtxGetState$ ??= bind$cuDevicePrimaryCtxGetState())(dev);
 }
@@ -516,18 +516,18 @@ function bind$cuDevicePrimaryCtxGetState(): typeof cuDevicePrimaryCtxGetState {
   };
 }
 let cuDevicePrimaryCtxRelease$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PRIMARY_CTX`. `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxRelease(dev: number): void {
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRelease', 'dev', 'i32', dev);
   const status = (cuDevicePrimaryCtxRelease$c ??= binder.native('cuDevicePrimaryCtxRelease'))(dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxRelease', status);
 }
 let cuDevicePrimaryCtxReset$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PRIMARY_CTX`. `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxReset(dev: number): void {
   assertMayBlock('cuDevicePrimaryCtxReset');
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxReset', 'dev', 'i32', dev);
@@ -535,10 +535,10 @@ export function cuDevicePrimaryCtxReset(dev: number): void {
   if (status !== 0) throw fail('cuDevicePrimaryCtxReset', status);
 }
 let cuDevicePrimaryCtxRetain$: typeof cuDevicePrimaryCtxRetain | undefined;
-/** `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PRIMARY_CTX`; wrapped by `Context.primary` (objects layer). `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html).
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html).
  * @see {@link cuda-ts/objects!Context.primary | Context.primary} (objects layer) */
 export function cuDevicePrimaryCtxRetain(dev: number): T.CUcontext {
   return (cuDevicePrimaryCtxRetain$ ??= bind$cuDevicePrimaryCtxRetain())(dev);
@@ -562,10 +562,10 @@ function bind$cuDevicePrimaryCtxRetain(): typeof cuDevicePrimaryCtxRetain {
   };
 }
 let cuDevicePrimaryCtxSetFlags$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PRIMARY_CTX`. `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): void {
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxSetFlags', 'dev', 'i32', dev);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuDevicePrimaryCtxSetFlags', 'flags', 'u32', flags);
@@ -573,12 +573,12 @@ export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): void {
   if (status !== 0) throw fail('cuDevicePrimaryCtxSetFlags', status);
 }
 let cuDeviceRegisterAsyncNotification$: typeof cuDeviceRegisterAsyncNotification | undefined;
-/** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 12.6 Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 12.6 Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param callbackFunc in C callback `CUasyncCallback`.
  * @param userData in/out `void *`: address or host buffer.
  * @returns the value of `callback`: out `CUasyncCallbackHandle *`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer): T.CUasyncCallbackHandle {
   return (cuDeviceRegisterAsyncNotification$ ??= bind$cuDeviceRegisterAsyncNotification())(device, callbackFunc, userData);
 }
@@ -603,11 +603,11 @@ function bind$cuDeviceRegisterAsyncNotification(): typeof cuDeviceRegisterAsyncN
   };
 }
 let cuDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
-/** `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
- * @param attr in `CUgraphMem_attribute`.
+ * @param attr in `CUgraphMem_attribute`: the attribute that types `value`.
  * @param value in value typed by `attr`: its type follows the attribute.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuDeviceSetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute, value: T.Int64): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceSetGraphMemAttribute', 'device', 'i32', device);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuDeviceSetGraphMemAttribute', 'attr', 'i32', attr);
@@ -617,10 +617,10 @@ export function cuDeviceSetGraphMemAttribute(device: number, attr: T.CUgraphMem_
   function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 0: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 1: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 2: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 3: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cuDeviceSetGraphMemAttribute: attr ${a} has no known value type`); } }
 }
 let cuDeviceSetMemPool$c: NativeFunction | undefined;
-/** `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`. `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @param pool in `CUmemoryPool`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool | null): void {
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceSetMemPool', 'dev', 'i32', dev);
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuDeviceSetMemPool', 'pool', pool, true) as typeof pool;
@@ -628,10 +628,10 @@ export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool | null): vo
   if (status !== 0) throw fail('cuDeviceSetMemPool', status);
 }
 let cuDeviceTotalMem$: typeof cuDeviceTotalMem | undefined;
-/** `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`; wrapped by `Device.totalMemory` (objects layer). `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `bytes`: out `size_t *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#totalMemory | Device.totalMemory} (objects layer) */
 export function cuDeviceTotalMem(dev: number): number {
   return (cuDeviceTotalMem$ ??= bind$cuDeviceTotalMem())(dev);
@@ -655,10 +655,10 @@ function bind$cuDeviceTotalMem(): typeof cuDeviceTotalMem {
   };
 }
 let cuDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
-/** `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param callback in `CUasyncCallbackHandle`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceUnregisterAsyncNotification(device: number, callback: T.CUasyncCallbackHandle | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceUnregisterAsyncNotification', 'device', 'i32', device);
   if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || Math.floor(callback) !== callback) callback = addressArg('cuDeviceUnregisterAsyncNotification', 'callback', callback, true) as typeof callback;

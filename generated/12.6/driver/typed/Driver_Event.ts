@@ -9,9 +9,9 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuDriverGetVersion$: typeof cuDriverGetVersion | undefined;
-/** `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VERSION`. `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `driverVersion`: out `int *`.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VERSION`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VERSION.html). */
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VERSION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VERSION.html). */
 export function cuDriverGetVersion(): number {
   return (cuDriverGetVersion$ ??= bind$cuDriverGetVersion())();
 }
@@ -28,10 +28,10 @@ function bind$cuDriverGetVersion(): typeof cuDriverGetVersion {
   };
 }
 let cuEventCreate$: typeof cuEventCreate | undefined;
-/** `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EVENT`; wrapped by `Event.create` (objects layer). `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param Flags in `unsigned int`.
  * @returns the value of `phEvent`: out `CUevent *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event.create | Event.create} (objects layer) */
 export function cuEventCreate(Flags: number): T.CUevent {
   return (cuEventCreate$ ??= bind$cuEventCreate())(Flags);
@@ -55,20 +55,20 @@ function bind$cuEventCreate(): typeof cuEventCreate {
   };
 }
 let cuEventDestroy$c: NativeFunction | undefined;
-/** `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EVENT`. `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hEvent in `CUevent`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventDestroy(hEvent: T.CUevent | null): void {
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuEventDestroy', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuEventDestroy$c ??= binder.native('cuEventDestroy'))(hEvent);
   if (status !== 0) throw fail('cuEventDestroy', status);
 }
 let cuEventElapsedTime$: typeof cuEventElapsedTime | undefined;
-/** `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EVENT`; wrapped by `Event.elapsedSince` (objects layer). `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStart in `CUevent`.
  * @param hEnd in `CUevent`.
  * @returns the value of `pMilliseconds`: out `float *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event#elapsedSince | Event.elapsedSince} (objects layer) */
 export function cuEventElapsedTime(hStart: T.CUevent | null, hEnd: T.CUevent | null): number {
   return (cuEventElapsedTime$ ??= bind$cuEventElapsedTime())(hStart, hEnd);
@@ -88,9 +88,9 @@ function bind$cuEventElapsedTime(): typeof cuEventElapsedTime {
   };
 }
 let cuEventQuery$c: NativeFunction | undefined;
-/** `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EVENT`; wrapped by `Event.query` (objects layer). `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.
  * @param hEvent in `CUevent`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event#query | Event.query} (objects layer) */
 export function cuEventQuery(hEvent: T.CUevent | null): T.CUresult {
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuEventQuery', 'hEvent', hEvent, true) as typeof hEvent;
@@ -99,10 +99,10 @@ export function cuEventQuery(hEvent: T.CUevent | null): T.CUresult {
   return status;
 }
 let cuEventRecord$c: NativeFunction | undefined;
-/** `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EVENT`; wrapped by `Event.record` (objects layer). `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hEvent in `CUevent`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event#record | Event.record} (objects layer) */
 export function cuEventRecord(hEvent: T.CUevent | null, hStream: T.CUstream | null): void {
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuEventRecord', 'hEvent', hEvent, true) as typeof hEvent;
@@ -111,11 +111,11 @@ export function cuEventRecord(hEvent: T.CUevent | null, hStream: T.CUstream | nu
   if (status !== 0) throw fail('cuEventRecord', status);
 }
 let cuEventRecordWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EVENT`. `CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hEvent in `CUevent`.
  * @param hStream in `CUstream`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventRecordWithFlags(hEvent: T.CUevent | null, hStream: T.CUstream | null, flags: number): void {
   if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuEventRecordWithFlags', 'hEvent', hEvent, true) as typeof hEvent;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuEventRecordWithFlags', 'hStream', hStream, true) as typeof hStream;
@@ -124,9 +124,9 @@ export function cuEventRecordWithFlags(hEvent: T.CUevent | null, hStream: T.CUst
   if (status !== 0) throw fail('cuEventRecordWithFlags', status);
 }
 let cuEventSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EVENT`; wrapped by `Event.synchronize` (objects layer). `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hEvent in `CUevent`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event#synchronize | Event.synchronize} (objects layer) */
 export function cuEventSynchronize(hEvent: T.CUevent | null): void {
   assertMayBlock('cuEventSynchronize');

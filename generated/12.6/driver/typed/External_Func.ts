@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuExternalMemoryGetMappedBuffer$: typeof cuExternalMemoryGetMappedBuffer | undefined;
-/** `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXTRES_INTEROP`. `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `CUexternalMemory`.
  * @param bufferDesc in `const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *`: a `CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st` object or its bytes.
  * @returns the value of `devPtr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedBuffer(extMem: T.CUexternalMemory | null, bufferDesc: T.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st | Uint8Array): T.CUdeviceptr {
   return (cuExternalMemoryGetMappedBuffer$ ??= bind$cuExternalMemoryGetMappedBuffer())(extMem, bufferDesc);
 }
@@ -37,11 +37,11 @@ function bind$cuExternalMemoryGetMappedBuffer(): typeof cuExternalMemoryGetMappe
   };
 }
 let cuExternalMemoryGetMappedMipmappedArray$: typeof cuExternalMemoryGetMappedMipmappedArray | undefined;
-/** `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXTRES_INTEROP`. `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `CUexternalMemory`.
  * @param mipmapDesc in `const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *`: a `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st` object or its bytes.
  * @returns the value of `mipmap`: out `CUmipmappedArray *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedMipmappedArray(extMem: T.CUexternalMemory | null, mipmapDesc: T.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st | Uint8Array): T.CUmipmappedArray {
   return (cuExternalMemoryGetMappedMipmappedArray$ ??= bind$cuExternalMemoryGetMappedMipmappedArray())(extMem, mipmapDesc);
 }
@@ -65,10 +65,10 @@ function bind$cuExternalMemoryGetMappedMipmappedArray(): typeof cuExternalMemory
   };
 }
 let cuFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
-/** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DEVICE`. `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param target in `CUflushGPUDirectRDMAWritesTarget`.
  * @param scope in `CUflushGPUDirectRDMAWritesScope`.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesTarget, scope: T.CUflushGPUDirectRDMAWritesScope): void {
   if (typeof target !== 'number' || (target | 0) !== target) throw intError('cuFlushGPUDirectRDMAWrites', 'target', 'i32', target);
   if (typeof scope !== 'number' || (scope | 0) !== scope) throw intError('cuFlushGPUDirectRDMAWrites', 'scope', 'i32', scope);
@@ -76,11 +76,11 @@ export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesT
   if (status !== 0) throw fail('cuFlushGPUDirectRDMAWrites', status);
 }
 let cuFuncGetAttribute$: typeof cuFuncGetAttribute | undefined;
-/** `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`; wrapped by `Kernel.attribute` (objects layer). `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUfunction_attribute`.
  * @param hfunc in `CUfunction`.
  * @returns the value of `pi`: out `int *`.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html).
  * @see {@link cuda-ts/objects!Kernel#attribute | Kernel.attribute} (objects layer) */
 export function cuFuncGetAttribute(attrib: T.CUfunction_attribute, hfunc: T.CUfunction | null): number {
   return (cuFuncGetAttribute$ ??= bind$cuFuncGetAttribute())(attrib, hfunc);
@@ -100,10 +100,10 @@ function bind$cuFuncGetAttribute(): typeof cuFuncGetAttribute {
   };
 }
 let cuFuncGetModule$: typeof cuFuncGetModule | undefined;
-/** `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`. `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @returns the value of `hmod`: out `CUmodule *`.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetModule(hfunc: T.CUfunction | null): T.CUmodule {
   return (cuFuncGetModule$ ??= bind$cuFuncGetModule())(hfunc);
 }
@@ -126,10 +126,10 @@ function bind$cuFuncGetModule(): typeof cuFuncGetModule {
   };
 }
 let cuFuncGetName$: typeof cuFuncGetName | undefined;
-/** `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`. `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @returns the value of `name`: out `const char **`.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetName(hfunc: T.CUfunction | null): string | null {
   return (cuFuncGetName$ ??= bind$cuFuncGetName())(hfunc);
 }
@@ -147,11 +147,11 @@ function bind$cuFuncGetName(): typeof cuFuncGetName {
   };
 }
 let cuFuncGetParamInfo$: typeof cuFuncGetParamInfo | undefined;
-/** `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`. `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param paramIndex in `size_t`.
  * @returns `{ paramOffset, paramSize }`: `paramOffset`: out `size_t *`; `paramSize`: out `size_t *`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetParamInfo(func: T.CUfunction | null, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
   return (cuFuncGetParamInfo$ ??= bind$cuFuncGetParamInfo())(func, paramIndex);
 }
@@ -171,10 +171,10 @@ function bind$cuFuncGetParamInfo(): typeof cuFuncGetParamInfo {
   };
 }
 let cuFuncIsLoaded$: typeof cuFuncIsLoaded | undefined;
-/** `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`. `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param function_ in `CUfunction`.
  * @returns the value of `state`: out `CUfunctionLoadingState *`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncIsLoaded(function_: T.CUfunction | null): T.CUfunctionLoadingState {
   return (cuFuncIsLoaded$ ??= bind$cuFuncIsLoaded())(function_);
 }
@@ -192,20 +192,20 @@ function bind$cuFuncIsLoaded(): typeof cuFuncIsLoaded {
   };
 }
 let cuFuncLoad$c: NativeFunction | undefined;
-/** `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`. `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param function_ in `CUfunction`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncLoad(function_: T.CUfunction | null): void {
   if (typeof function_ !== 'number' || !(function_ >= 0 && function_ <= 9007199254740991) || Math.floor(function_) !== function_) function_ = addressArg('cuFuncLoad', 'function', function_, true) as typeof function_;
   const status = (cuFuncLoad$c ??= binder.native('cuFuncLoad'))(function_);
   if (status !== 0) throw fail('cuFuncLoad', status);
 }
 let cuFuncSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`; wrapped by `Kernel.setAttribute` (objects layer). `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param attrib in `CUfunction_attribute`.
  * @param value in `int`.
- * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
+ * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html).
  * @see {@link cuda-ts/objects!Kernel#setAttribute | Kernel.setAttribute} (objects layer) */
 export function cuFuncSetAttribute(hfunc: T.CUfunction | null, attrib: T.CUfunction_attribute, value: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncSetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
@@ -215,12 +215,12 @@ export function cuFuncSetAttribute(hfunc: T.CUfunction | null, attrib: T.CUfunct
   if (status !== 0) throw fail('cuFuncSetAttribute', status);
 }
 let cuFuncSetBlockShape$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param x in `int`.
  * @param y in `int`.
  * @param z in `int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetBlockShape(hfunc: T.CUfunction | null, x: number, y: number, z: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncSetBlockShape', 'hfunc', hfunc, true) as typeof hfunc;
@@ -231,10 +231,10 @@ export function cuFuncSetBlockShape(hfunc: T.CUfunction | null, x: number, y: nu
   if (status !== 0) throw fail('cuFuncSetBlockShape', status);
 }
 let cuFuncSetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`. `CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param config in `CUfunc_cache`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncSetCacheConfig(hfunc: T.CUfunction | null, config: T.CUfunc_cache): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncSetCacheConfig', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuFuncSetCacheConfig', 'config', 'i32', config);
@@ -242,10 +242,10 @@ export function cuFuncSetCacheConfig(hfunc: T.CUfunction | null, config: T.CUfun
   if (status !== 0) throw fail('cuFuncSetCacheConfig', status);
 }
 let cuFuncSetSharedMemConfig$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param config in `CUsharedconfig`.
- * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction | null, config: T.CUsharedconfig): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncSetSharedMemConfig', 'hfunc', hfunc, true) as typeof hfunc;
@@ -254,10 +254,10 @@ export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction | null, config: T.C
   if (status !== 0) throw fail('cuFuncSetSharedMemConfig', status);
 }
 let cuFuncSetSharedSize$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @param bytes in `unsigned int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetSharedSize(hfunc: T.CUfunction | null, bytes: number): void {
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncSetSharedSize', 'hfunc', hfunc, true) as typeof hfunc;

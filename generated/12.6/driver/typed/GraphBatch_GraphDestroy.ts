@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuGraphBatchMemOpNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `nodeParams_out`: out `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st`.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphBatchMemOpNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams_out$ = new Uint8Array(32);
@@ -21,10 +21,10 @@ export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode | null): T.C
   return decodeRecord<T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st>(records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams_out$);
 }
 let cuGraphBatchMemOpNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` object or its bytes.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphBatchMemOpNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphBatchMemOpNodeSetParams', 'nodeParams', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams, false);
@@ -32,10 +32,10 @@ export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode | null, node
   if (status !== 0) throw fail('cuGraphBatchMemOpNodeSetParams', status);
 }
 let cuGraphChildGraphNodeGetGraph$: typeof cuGraphChildGraphNodeGetGraph | undefined;
-/** `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `phGraph`: out `CUgraph *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode | null): T.CUgraph {
   return (cuGraphChildGraphNodeGetGraph$ ??= bind$cuGraphChildGraphNodeGetGraph())(hNode);
 }
@@ -58,10 +58,10 @@ function bind$cuGraphChildGraphNodeGetGraph(): typeof cuGraphChildGraphNodeGetGr
   };
 }
 let cuGraphClone$: typeof cuGraphClone | undefined;
-/** `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`; wrapped by `Graph.clone` (objects layer). `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param originalGraph in `CUgraph`.
  * @returns the value of `phGraphClone`: out `CUgraph *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#clone | Graph.clone} (objects layer) */
 export function cuGraphClone(originalGraph: T.CUgraph | null): T.CUgraph {
   return (cuGraphClone$ ??= bind$cuGraphClone())(originalGraph);
@@ -85,13 +85,13 @@ function bind$cuGraphClone(): typeof cuGraphClone {
   };
 }
 let cuGraphConditionalHandleCreate$: typeof cuGraphConditionalHandleCreate | undefined;
-/** `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param ctx in `CUcontext`.
  * @param defaultLaunchValue in `unsigned int`.
  * @param flags in `unsigned int`.
  * @returns the value of `pHandle_out`: out `CUgraphConditionalHandle *`.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphConditionalHandleCreate(hGraph: T.CUgraph | null, ctx: T.CUcontext | null, defaultLaunchValue: number, flags: number): bigint {
   return (cuGraphConditionalHandleCreate$ ??= bind$cuGraphConditionalHandleCreate())(hGraph, ctx, defaultLaunchValue, flags);
 }
@@ -112,10 +112,10 @@ function bind$cuGraphConditionalHandleCreate(): typeof cuGraphConditionalHandleC
   };
 }
 let cuGraphCreate$: typeof cuGraphCreate | undefined;
-/** `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`; wrapped by `Graph.create` (objects layer). `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `phGraph`: out `CUgraph *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph.create | Graph.create} (objects layer) */
 export function cuGraphCreate(flags: number): T.CUgraph {
   return (cuGraphCreate$ ??= bind$cuGraphCreate())(flags);
@@ -139,11 +139,11 @@ function bind$cuGraphCreate(): typeof cuGraphCreate {
   };
 }
 let cuGraphDebugDotPrint$c: NativeFunction | undefined;
-/** `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`; wrapped by `Graph.writeDot` (objects layer). `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param path in string (`const char *`).
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#writeDot | Graph.writeDot} (objects layer) */
 export function cuGraphDebugDotPrint(hGraph: T.CUgraph | null, path: string, flags: number): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphDebugDotPrint', 'hGraph', hGraph, true) as typeof hGraph;
@@ -153,18 +153,18 @@ export function cuGraphDebugDotPrint(hGraph: T.CUgraph | null, path: string, fla
   if (status !== 0) throw fail('cuGraphDebugDotPrint', status);
 }
 let cuGraphDestroy$c: NativeFunction | undefined;
-/** `CUresult cuGraphDestroy(CUgraph hGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphDestroy(CUgraph hGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphDestroy(hGraph: T.CUgraph | null): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphDestroy', 'hGraph', hGraph, true) as typeof hGraph;
   const status = (cuGraphDestroy$c ??= binder.native('cuGraphDestroy'))(hGraph);
   if (status !== 0) throw fail('cuGraphDestroy', status);
 }
 let cuGraphDestroyNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphDestroyNode(CUgraphNode hNode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphDestroyNode(CUgraphNode hNode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphDestroyNode(hNode: T.CUgraphNode | null): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphDestroyNode', 'hNode', hNode, true) as typeof hNode;
   const status = (cuGraphDestroyNode$c ??= binder.native('cuGraphDestroyNode'))(hNode);

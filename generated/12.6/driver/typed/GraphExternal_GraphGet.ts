@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuGraphExternalSemaphoresSignalNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `params_out`: out `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExternalSemaphoresSignalNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
@@ -21,10 +21,10 @@ export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNod
   return decodeRecord<T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st>(records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), params_out$);
 }
 let cuGraphExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExternalSemaphoresSignalNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), nodeParams, false);
@@ -32,10 +32,10 @@ export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNod
   if (status !== 0) throw fail('cuGraphExternalSemaphoresSignalNodeSetParams', status);
 }
 let cuGraphExternalSemaphoresWaitNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `params_out`: out `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExternalSemaphoresWaitNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
@@ -44,10 +44,10 @@ export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode 
   return decodeRecord<T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st>(records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), params_out$);
 }
 let cuGraphExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExternalSemaphoresWaitNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), nodeParams, false);
@@ -55,10 +55,10 @@ export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode 
   if (status !== 0) throw fail('cuGraphExternalSemaphoresWaitNodeSetParams', status);
 }
 let cuGraphGetEdges$: typeof cuGraphGetEdges | undefined;
-/** `CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @returns `{ from, to }`: `from`: out array of `CUgraphNode`: its length asked first through `numEdges` (capacity/count pair); `to`: out array of `CUgraphNode`: its length asked first through `numEdges` (capacity/count pair).
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetEdges(hGraph: T.CUgraph | null): { from: T.CUgraphNode[]; to: T.CUgraphNode[] } {
   return (cuGraphGetEdges$ ??= bind$cuGraphGetEdges())(hGraph);
 }
@@ -85,11 +85,11 @@ function bind$cuGraphGetEdges(): typeof cuGraphGetEdges {
   };
 }
 let cuGraphGetEdges_v2$: typeof cuGraphGetEdges_v2 | undefined;
-/** `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param numEdges in/out `size_t *`: address or host buffer.
  * @returns `{ from, to, edgeData }`: `from`: out `CUgraphNode *`; `to`: out `CUgraphNode *`; `edgeData`: out `CUgraphEdgeData_st`.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetEdges_v2(hGraph: T.CUgraph | null, numEdges: T.Pointer): { from: T.CUgraphNode; to: T.CUgraphNode; edgeData: T.CUgraphEdgeData_st } {
   return (cuGraphGetEdges_v2$ ??= bind$cuGraphGetEdges_v2())(hGraph, numEdges);
 }
@@ -110,10 +110,10 @@ function bind$cuGraphGetEdges_v2(): typeof cuGraphGetEdges_v2 {
   };
 }
 let cuGraphGetNodes$: typeof cuGraphGetNodes | undefined;
-/** `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`; wrapped by `Graph.nodes` (objects layer). `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @returns the value of `nodes`: out array of `CUgraphNode`: its length asked first through `numNodes` (capacity/count pair).
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#nodes | Graph.nodes} (objects layer) */
 export function cuGraphGetNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
   return (cuGraphGetNodes$ ??= bind$cuGraphGetNodes())(hGraph);
@@ -140,10 +140,10 @@ function bind$cuGraphGetNodes(): typeof cuGraphGetNodes {
   };
 }
 let cuGraphGetRootNodes$: typeof cuGraphGetRootNodes | undefined;
-/** `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @returns the value of `rootNodes`: out array of `CUgraphNode`: its length asked first through `numRootNodes` (capacity/count pair).
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetRootNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
   return (cuGraphGetRootNodes$ ??= bind$cuGraphGetRootNodes())(hGraph);
 }

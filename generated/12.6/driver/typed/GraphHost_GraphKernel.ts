@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuGraphHostNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `nodeParams`: out `CUDA_HOST_NODE_PARAMS_st`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphHostNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_HOST_NODE_PARAMS_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphHostNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(16);
@@ -21,10 +21,10 @@ export function cuGraphHostNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_HO
   return decodeRecord<T.CUDA_HOST_NODE_PARAMS_st>(records.CUDA_HOST_NODE_PARAMS_st(), nodeParams$);
 }
 let cuGraphHostNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_HOST_NODE_PARAMS *`: a `CUDA_HOST_NODE_PARAMS_st` object or its bytes.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphHostNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphHostNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphHostNodeSetParams', 'nodeParams', records.CUDA_HOST_NODE_PARAMS_st(), nodeParams, false);
@@ -32,11 +32,11 @@ export function cuGraphHostNodeSetParams(hNode: T.CUgraphNode | null, nodeParams
   if (status !== 0) throw fail('cuGraphHostNodeSetParams', status);
 }
 let cuGraphInstantiateWithFlags$: typeof cuGraphInstantiateWithFlags | undefined;
-/** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`; wrapped by `Graph.instantiate` (objects layer). `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param flags in `unsigned long long`.
  * @returns the value of `phGraphExec`: out `CUgraphExec *`.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#instantiate | Graph.instantiate} (objects layer) */
 export function cuGraphInstantiateWithFlags(hGraph: T.CUgraph | null, flags: T.Int64): T.CUgraphExec {
   return (cuGraphInstantiateWithFlags$ ??= bind$cuGraphInstantiateWithFlags())(hGraph, flags);
@@ -61,11 +61,11 @@ function bind$cuGraphInstantiateWithFlags(): typeof cuGraphInstantiateWithFlags 
   };
 }
 let cuGraphInstantiateWithParams$: typeof cuGraphInstantiateWithParams | undefined;
-/** `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param instantiateParams in/out `CUDA_GRAPH_INSTANTIATE_PARAMS_st`: fields given here in, the record the call fills returned.
  * @returns `{ phGraphExec, instantiateParams }`: `phGraphExec`: out `CUgraphExec *`; `instantiateParams`: in/out `CUDA_GRAPH_INSTANTIATE_PARAMS_st`: fields given here in, the record the call fills returned.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphInstantiateWithParams(hGraph: T.CUgraph | null, instantiateParams?: Partial<T.CUDA_GRAPH_INSTANTIATE_PARAMS_st> | Uint8Array): { phGraphExec: T.CUgraphExec; instantiateParams: T.CUDA_GRAPH_INSTANTIATE_PARAMS_st } {
   return (cuGraphInstantiateWithParams$ ??= bind$cuGraphInstantiateWithParams())(hGraph, instantiateParams);
 }
@@ -85,10 +85,10 @@ function bind$cuGraphInstantiateWithParams(): typeof cuGraphInstantiateWithParam
   };
 }
 let cuGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in `CUgraphNode`.
  * @param src in `CUgraphNode`.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: T.CUgraphNode | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuGraphKernelNodeCopyAttributes', 'dst', dst, true) as typeof dst;
   if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cuGraphKernelNodeCopyAttributes', 'src', src, true) as typeof src;
@@ -96,11 +96,11 @@ export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: 
   if (status !== 0) throw fail('cuGraphKernelNodeCopyAttributes', status);
 }
 let cuGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param attr in `CUkernelNodeAttrID`.
  * @returns the value of `value_out`: out `CUlaunchAttributeValue_union`.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID): T.CUlaunchAttributeValue_union {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
@@ -110,10 +110,10 @@ export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr:
   return decodeRecord<T.CUlaunchAttributeValue_union>(records.CUlaunchAttributeValue_union(), value_out$);
 }
 let cuGraphKernelNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `nodeParams`: out `CUDA_KERNEL_NODE_PARAMS_v2_st`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_KERNEL_NODE_PARAMS_v2_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphKernelNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(72);
@@ -122,11 +122,11 @@ export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_
   return decodeRecord<T.CUDA_KERNEL_NODE_PARAMS_v2_st>(records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams$);
 }
 let cuGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param attr in `CUkernelNodeAttrID`.
  * @param value in `const CUkernelNodeAttrValue *`: a `CUlaunchAttributeValue_union` object or its bytes.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
@@ -135,10 +135,10 @@ export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr:
   if (status !== 0) throw fail('cuGraphKernelNodeSetAttribute', status);
 }
 let cuGraphKernelNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_v2_st` object or its bytes.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphKernelNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphKernelNodeSetParams', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams, false);

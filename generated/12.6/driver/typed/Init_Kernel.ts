@@ -9,28 +9,28 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuInit$c: NativeFunction | undefined;
-/** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_INITIALIZE`. `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_INITIALIZE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__INITIALIZE.html). */
 export function cuInit(Flags: number): void {
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuInit', 'Flags', 'u32', Flags);
   const status = (cuInit$c ??= binder.native('cuInit'))(Flags);
   if (status !== 0) throw fail('cuInit', status);
 }
 let cuIpcCloseMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuIpcCloseMemHandle', 'dptr', dptr, false) as typeof dptr;
   const status = (cuIpcCloseMemHandle$c ??= binder.native('cuIpcCloseMemHandle'))(dptr);
   if (status !== 0) throw fail('cuIpcCloseMemHandle', status);
 }
 let cuIpcGetEventHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `Event.ipcHandle` (objects layer). `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param event in `CUevent`.
  * @returns the value of `pHandle`: out `CUipcEventHandle_st`.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Event#ipcHandle | Event.ipcHandle} (objects layer) */
 export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
   const pHandle$ = new Uint8Array(64);
@@ -40,10 +40,10 @@ export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
   return pHandle$;
 }
 let cuIpcGetMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
  * @returns the value of `pHandle`: out `CUipcMemHandle_st`.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
   const pHandle$ = new Uint8Array(64);
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuIpcGetMemHandle', 'dptr', dptr, false) as typeof dptr;
@@ -52,10 +52,10 @@ export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
   return pHandle$;
 }
 let cuIpcOpenEventHandle$: typeof cuIpcOpenEventHandle | undefined;
-/** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `Event.fromIpcHandle` (objects layer). `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `CUipcEventHandle_st` by value.
  * @returns the value of `phEvent`: out `CUevent *`.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Event.fromIpcHandle | Event.fromIpcHandle} (objects layer) */
 export function cuIpcOpenEventHandle(handle: T.CUipcEventHandle_st): T.CUevent {
   return (cuIpcOpenEventHandle$ ??= bind$cuIpcOpenEventHandle())(handle);
@@ -79,11 +79,11 @@ function bind$cuIpcOpenEventHandle(): typeof cuIpcOpenEventHandle {
   };
 }
 let cuIpcOpenMemHandle$: typeof cuIpcOpenMemHandle | undefined;
-/** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `CUipcMemHandle_st` by value.
  * @param Flags in `unsigned int`.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 4.1 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.1 (cudaTypedefs.h); this ABI since CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): T.CUdeviceptr {
   return (cuIpcOpenMemHandle$ ??= bind$cuIpcOpenMemHandle())(handle, Flags);
 }
@@ -107,12 +107,12 @@ function bind$cuIpcOpenMemHandle(): typeof cuIpcOpenMemHandle {
   };
 }
 let cuKernelGetAttribute$: typeof cuKernelGetAttribute | undefined;
-/** `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUfunction_attribute`.
  * @param kernel in `CUkernel`.
  * @param dev in `CUdevice`.
  * @returns the value of `pi`: out `int *`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetAttribute(attrib: T.CUfunction_attribute, kernel: T.CUkernel | null, dev: number): number {
   return (cuKernelGetAttribute$ ??= bind$cuKernelGetAttribute())(attrib, kernel, dev);
 }
@@ -132,10 +132,10 @@ function bind$cuKernelGetAttribute(): typeof cuKernelGetAttribute {
   };
 }
 let cuKernelGetFunction$: typeof cuKernelGetFunction | undefined;
-/** `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param kernel in `CUkernel`.
  * @returns the value of `pFunc`: out `CUfunction *`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetFunction(kernel: T.CUkernel | null): T.CUfunction {
   return (cuKernelGetFunction$ ??= bind$cuKernelGetFunction())(kernel);
 }
@@ -158,10 +158,10 @@ function bind$cuKernelGetFunction(): typeof cuKernelGetFunction {
   };
 }
 let cuKernelGetLibrary$: typeof cuKernelGetLibrary | undefined;
-/** `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param kernel in `CUkernel`.
  * @returns the value of `pLib`: out `CUlibrary *`.
- * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetLibrary(kernel: T.CUkernel | null): T.CUlibrary {
   return (cuKernelGetLibrary$ ??= bind$cuKernelGetLibrary())(kernel);
 }
@@ -184,10 +184,10 @@ function bind$cuKernelGetLibrary(): typeof cuKernelGetLibrary {
   };
 }
 let cuKernelGetName$: typeof cuKernelGetName | undefined;
-/** `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUkernel`.
  * @returns the value of `name`: out `const char **`.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetName(hfunc: T.CUkernel | null): string | null {
   return (cuKernelGetName$ ??= bind$cuKernelGetName())(hfunc);
 }
@@ -205,11 +205,11 @@ function bind$cuKernelGetName(): typeof cuKernelGetName {
   };
 }
 let cuKernelGetParamInfo$: typeof cuKernelGetParamInfo | undefined;
-/** `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param kernel in `CUkernel`.
  * @param paramIndex in `size_t`.
  * @returns `{ paramOffset, paramSize }`: `paramOffset`: out `size_t *`; `paramSize`: out `size_t *`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetParamInfo(kernel: T.CUkernel | null, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
   return (cuKernelGetParamInfo$ ??= bind$cuKernelGetParamInfo())(kernel, paramIndex);
 }
@@ -229,12 +229,12 @@ function bind$cuKernelGetParamInfo(): typeof cuKernelGetParamInfo {
   };
 }
 let cuKernelSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUfunction_attribute`.
  * @param val in `int`.
  * @param kernel in `CUkernel`.
  * @param dev in `CUdevice`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelSetAttribute(attrib: T.CUfunction_attribute, val: number, kernel: T.CUkernel | null, dev: number): void {
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuKernelSetAttribute', 'attrib', 'i32', attrib);
   if (typeof val !== 'number' || (val | 0) !== val) throw intError('cuKernelSetAttribute', 'val', 'i32', val);
@@ -244,11 +244,11 @@ export function cuKernelSetAttribute(attrib: T.CUfunction_attribute, val: number
   if (status !== 0) throw fail('cuKernelSetAttribute', status);
 }
 let cuKernelSetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param kernel in `CUkernel`.
  * @param config in `CUfunc_cache`.
  * @param dev in `CUdevice`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelSetCacheConfig(kernel: T.CUkernel | null, config: T.CUfunc_cache, dev: number): void {
   if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || Math.floor(kernel) !== kernel) kernel = addressArg('cuKernelSetCacheConfig', 'kernel', kernel, true) as typeof kernel;
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuKernelSetCacheConfig', 'config', 'i32', config);

@@ -9,9 +9,9 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuLaunch$c: NativeFunction | undefined;
-/** `CUresult cuLaunch(CUfunction f)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuLaunch(CUfunction f)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param f in `CUfunction`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunch(f: T.CUfunction | null): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunch', 'f', f, true) as typeof f;
@@ -19,7 +19,7 @@ export function cuLaunch(f: T.CUfunction | null): void {
   if (status !== 0) throw fail('cuLaunch', status);
 }
 let cuLaunchCooperativeKernel$c: NativeFunction | undefined;
-/** `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`. `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param f in `CUfunction`.
  * @param gridDimX in `unsigned int`.
  * @param gridDimY in `unsigned int`.
@@ -30,7 +30,7 @@ let cuLaunchCooperativeKernel$c: NativeFunction | undefined;
  * @param sharedMemBytes in `unsigned int`.
  * @param hStream in `CUstream`.
  * @param kernelParams in/out `void **`: address or host buffer, or null.
- * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchCooperativeKernel(f: T.CUfunction | null, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream | null, kernelParams: T.Pointer): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunchCooperativeKernel', 'f', f, true) as typeof f;
   if (typeof gridDimX !== 'number' || (gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchCooperativeKernel', 'gridDimX', 'u32', gridDimX);
@@ -46,10 +46,10 @@ export function cuLaunchCooperativeKernel(f: T.CUfunction | null, gridDimX: numb
   if (status !== 0) throw fail('cuLaunchCooperativeKernel', status);
 }
 let cuLaunchCooperativeKernelMultiDevice$c: NativeFunction | undefined;
-/** `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`. `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param launchParamsList in array of `struct CUDA_LAUNCH_PARAMS_st`; its length is passed as `numDevices`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
+ * @remarks Since CUDA 9.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunchCooperativeKernelMultiDevice(launchParamsList: readonly (T.CUDA_LAUNCH_PARAMS_st)[] | Uint8Array, flags: number): void {
   const launchParamsList$ = recordArrayArg('cuLaunchCooperativeKernelMultiDevice', 'launchParamsList', records.CUDA_LAUNCH_PARAMS_st(), launchParamsList, false);
@@ -59,11 +59,11 @@ export function cuLaunchCooperativeKernelMultiDevice(launchParamsList: readonly 
   if (status !== 0) throw fail('cuLaunchCooperativeKernelMultiDevice', status);
 }
 let cuLaunchGrid$c: NativeFunction | undefined;
-/** `CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param f in `CUfunction`.
  * @param grid_width in `int`.
  * @param grid_height in `int`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunchGrid(f: T.CUfunction | null, grid_width: number, grid_height: number): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunchGrid', 'f', f, true) as typeof f;
@@ -73,12 +73,12 @@ export function cuLaunchGrid(f: T.CUfunction | null, grid_width: number, grid_he
   if (status !== 0) throw fail('cuLaunchGrid', status);
 }
 let cuLaunchGridAsync$c: NativeFunction | undefined;
-/** `CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC_DEPRECATED`. `CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param f in `CUfunction`.
  * @param grid_width in `int`.
  * @param grid_height in `int`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunchGridAsync(f: T.CUfunction | null, grid_width: number, grid_height: number, hStream: T.CUstream | null): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunchGridAsync', 'f', f, true) as typeof f;
@@ -89,11 +89,11 @@ export function cuLaunchGridAsync(f: T.CUfunction | null, grid_width: number, gr
   if (status !== 0) throw fail('cuLaunchGridAsync', status);
 }
 let cuLaunchHostFunc$c: NativeFunction | undefined;
-/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`; wrapped by `Stream.launchHostFunc` (objects layer). `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param fn in C callback `CUhostFn`.
  * @param userData in/out `void *`: address or host buffer.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html).
  * @see {@link cuda-ts/objects!Stream#launchHostFunc | Stream.launchHostFunc} (objects layer) */
 export function cuLaunchHostFunc(hStream: T.CUstream | null, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuLaunchHostFunc', 'hStream', hStream, true) as typeof hStream;
@@ -108,7 +108,7 @@ export function cuLaunchHostFunc(hStream: T.CUstream | null, fn: T.Pointer | JsC
   }
 }
 let cuLaunchKernel$c: NativeFunction | undefined;
-/** `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`. `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param f in `CUfunction`.
  * @param gridDimX in `unsigned int`.
  * @param gridDimY in `unsigned int`.
@@ -120,7 +120,7 @@ let cuLaunchKernel$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @param kernelParams in/out `void **`: address or host buffer, or null.
  * @param extra in/out `void **`: address or host buffer, or null.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchKernel(f: T.CUfunction | null, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream | null, kernelParams: T.Pointer, extra: T.Pointer): void {
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunchKernel', 'f', f, true) as typeof f;
   if (typeof gridDimX !== 'number' || (gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchKernel', 'gridDimX', 'u32', gridDimX);
@@ -137,12 +137,13 @@ export function cuLaunchKernel(f: T.CUfunction | null, gridDimX: number, gridDim
   if (status !== 0) throw fail('cuLaunchKernel', status);
 }
 let cuLaunchKernelEx$c: NativeFunction | undefined;
-/** `CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXEC`; wrapped by `launch` (objects layer). `CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @param f in `CUfunction`.
  * @param kernelParams in/out `void **`: address or host buffer, or null.
  * @param extra in/out `void **`: address or host buffer, or null.
- * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
+ * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXEC.html).
+ * @see {@link cuda-ts/objects!launch | launch} (objects layer) */
 export function cuLaunchKernelEx(config: T.CUlaunchConfig_st | Uint8Array, f: T.CUfunction | null, kernelParams: T.Pointer, extra: T.Pointer): void {
   const config$ = recordArg('cuLaunchKernelEx', 'config', records.CUlaunchConfig_st(), config, false);
   if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunchKernelEx', 'f', f, true) as typeof f;

@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuLibraryEnumerateKernels$c: NativeFunction | undefined;
-/** `CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param numKernels in `unsigned int`.
+/** API group `CUDA_LIBRARY`. `CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param numKernels in `unsigned int`: length of `kernels`.
  * @param lib in `CUlibrary`.
  * @returns the value of `kernels`: out array of `CUkernel`, `numKernels` long.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryEnumerateKernels(numKernels: number, lib: T.CUlibrary | null): T.CUkernel[] {
   if (typeof numKernels !== 'number' || (numKernels >>> 0) !== numKernels) throw intError('cuLibraryEnumerateKernels', 'numKernels', 'u32', numKernels);
   if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || Math.floor(lib) !== lib) lib = addressArg('cuLibraryEnumerateKernels', 'lib', lib, true) as typeof lib;
@@ -23,11 +23,11 @@ export function cuLibraryEnumerateKernels(numKernels: number, lib: T.CUlibrary |
   return Array.from(kernels$.subarray(0, Number(numKernels)), (x) => Number(x) as T.CUkernel);
 }
 let cuLibraryGetGlobal$: typeof cuLibraryGetGlobal | undefined;
-/** `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `CUlibrary`.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetGlobal(library: T.CUlibrary | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   return (cuLibraryGetGlobal$ ??= bind$cuLibraryGetGlobal())(library, name);
 }
@@ -47,11 +47,11 @@ function bind$cuLibraryGetGlobal(): typeof cuLibraryGetGlobal {
   };
 }
 let cuLibraryGetKernel$: typeof cuLibraryGetKernel | undefined;
-/** `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `CUlibrary`.
  * @param name in string (`const char *`).
  * @returns the value of `pKernel`: out `CUkernel *`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetKernel(library: T.CUlibrary | null, name: string): T.CUkernel {
   return (cuLibraryGetKernel$ ??= bind$cuLibraryGetKernel())(library, name);
 }
@@ -75,10 +75,10 @@ function bind$cuLibraryGetKernel(): typeof cuLibraryGetKernel {
   };
 }
 let cuLibraryGetKernelCount$: typeof cuLibraryGetKernelCount | undefined;
-/** `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param lib in `CUlibrary`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetKernelCount(lib: T.CUlibrary | null): number {
   return (cuLibraryGetKernelCount$ ??= bind$cuLibraryGetKernelCount())(lib);
 }
@@ -96,11 +96,11 @@ function bind$cuLibraryGetKernelCount(): typeof cuLibraryGetKernelCount {
   };
 }
 let cuLibraryGetManaged$: typeof cuLibraryGetManaged | undefined;
-/** `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `CUlibrary`.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetManaged(library: T.CUlibrary | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   return (cuLibraryGetManaged$ ??= bind$cuLibraryGetManaged())(library, name);
 }
@@ -120,10 +120,10 @@ function bind$cuLibraryGetManaged(): typeof cuLibraryGetManaged {
   };
 }
 let cuLibraryGetModule$: typeof cuLibraryGetModule | undefined;
-/** `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `CUlibrary`.
  * @returns the value of `pMod`: out `CUmodule *`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetModule(library: T.CUlibrary | null): T.CUmodule {
   return (cuLibraryGetModule$ ??= bind$cuLibraryGetModule())(library);
 }
@@ -146,11 +146,11 @@ function bind$cuLibraryGetModule(): typeof cuLibraryGetModule {
   };
 }
 let cuLibraryGetUnifiedFunction$: typeof cuLibraryGetUnifiedFunction | undefined;
-/** `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `CUlibrary`.
  * @param symbol in string (`const char *`).
  * @returns the value of `fptr`: out `void **`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetUnifiedFunction(library: T.CUlibrary | null, symbol: string): number {
   return (cuLibraryGetUnifiedFunction$ ??= bind$cuLibraryGetUnifiedFunction())(library, symbol);
 }
@@ -174,14 +174,14 @@ function bind$cuLibraryGetUnifiedFunction(): typeof cuLibraryGetUnifiedFunction 
   };
 }
 let cuLibraryLoadData$: typeof cuLibraryLoadData | undefined;
-/** `CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param code in `const void *`: address or host buffer.
  * @param jitOptions in array of `CUjit_option`; its length is passed as `numJitOptions`.
  * @param jitOptionsValues in array of address; its length is passed as `numJitOptions`.
  * @param libraryOptions in array of `CUlibraryOption`; its length is passed as `numLibraryOptions`.
  * @param libraryOptionValues in array of address; its length is passed as `numLibraryOptions`.
  * @returns the value of `library`: out `CUlibrary *`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.CUjit_option)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.CUlibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlibrary {
   return (cuLibraryLoadData$ ??= bind$cuLibraryLoadData())(code, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues);
 }
@@ -210,14 +210,14 @@ function bind$cuLibraryLoadData(): typeof cuLibraryLoadData {
   };
 }
 let cuLibraryLoadFromFile$: typeof cuLibraryLoadFromFile | undefined;
-/** `CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param fileName in string (`const char *`).
  * @param jitOptions in array of `CUjit_option`; its length is passed as `numJitOptions`.
  * @param jitOptionsValues in array of address; its length is passed as `numJitOptions`.
  * @param libraryOptions in array of `CUlibraryOption`; its length is passed as `numLibraryOptions`.
  * @param libraryOptionValues in array of address; its length is passed as `numLibraryOptions`.
  * @returns the value of `library`: out `CUlibrary *`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.CUjit_option)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.CUlibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlibrary {
   return (cuLibraryLoadFromFile$ ??= bind$cuLibraryLoadFromFile())(fileName, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues);
 }
@@ -246,9 +246,9 @@ function bind$cuLibraryLoadFromFile(): typeof cuLibraryLoadFromFile {
   };
 }
 let cuLibraryUnload$c: NativeFunction | undefined;
-/** `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LIBRARY`. `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `CUlibrary`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryUnload(library: T.CUlibrary | null): void {
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cuLibraryUnload', 'library', library, true) as typeof library;
   const status = (cuLibraryUnload$c ??= binder.native('cuLibraryUnload'))(library);

@@ -9,15 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuLinkAddData$c: NativeFunction | undefined;
-/** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param state in `CUlinkState`.
  * @param type in `CUjitInputType`.
  * @param data in/out `void *`: address or host buffer covering `size` bytes.
- * @param size in `size_t`.
+ * @param size in `size_t`: size of `data` in bytes.
  * @param name in string (`const char *`); null allowed.
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
  * @param optionValues in array of address; its length is passed as `numOptions`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | null, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkAddData', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddData', 'type', 'i32', type);
@@ -32,13 +32,13 @@ export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputTyp
   if (status !== 0) throw fail('cuLinkAddData', status);
 }
 let cuLinkAddFile$c: NativeFunction | undefined;
-/** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param state in `CUlinkState`.
  * @param type in `CUjitInputType`.
  * @param path in string (`const char *`).
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
  * @param optionValues in array of address; its length is passed as `numOptions`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputType, path: string, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkAddFile', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddFile', 'type', 'i32', type);
@@ -50,10 +50,10 @@ export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputTyp
   if (status !== 0) throw fail('cuLinkAddFile', status);
 }
 let cuLinkComplete$: typeof cuLinkComplete | undefined;
-/** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`; wrapped by `Linker.complete` (objects layer). `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param state in `CUlinkState`.
  * @returns `{ cubinOut, sizeOut }`: `cubinOut`: out `void **`; `sizeOut`: out `size_t *`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Linker#complete | Linker.complete} (objects layer) */
 export function cuLinkComplete(state: T.CUlinkState | null): { cubinOut: number; sizeOut: number } {
   return (cuLinkComplete$ ??= bind$cuLinkComplete())(state);
@@ -73,11 +73,11 @@ function bind$cuLinkComplete(): typeof cuLinkComplete {
   };
 }
 let cuLinkCreate$: typeof cuLinkCreate | undefined;
-/** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
  * @param optionValues in array of address; its length is passed as `numOptions`.
  * @returns the value of `stateOut`: out `CUlinkState *`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkCreate(options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlinkState {
   return (cuLinkCreate$ ??= bind$cuLinkCreate())(options, optionValues);
 }
@@ -102,19 +102,19 @@ function bind$cuLinkCreate(): typeof cuLinkCreate {
   };
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
-/** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param state in `CUlinkState`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkDestroy(state: T.CUlinkState | null): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkDestroy', 'state', state, true) as typeof state;
   const status = (cuLinkDestroy$c ??= binder.native('cuLinkDestroy'))(state);
   if (status !== 0) throw fail('cuLinkDestroy', status);
 }
 let cuMemAddressFree$c: NativeFunction | undefined;
-/** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in `CUdeviceptr`.
  * @param size in `size_t`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemAddressFree', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemAddressFree', 'size', size, false);
@@ -122,13 +122,13 @@ export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (status !== 0) throw fail('cuMemAddressFree', status);
 }
 let cuMemAddressReserve$: typeof cuMemAddressReserve | undefined;
-/** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param alignment in `size_t`.
  * @param addr in `CUdeviceptr`.
  * @param flags in `unsigned long long`.
  * @returns the value of `ptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUdeviceptr {
   return (cuMemAddressReserve$ ??= bind$cuMemAddressReserve())(size, alignment, addr, flags);
 }
@@ -154,12 +154,12 @@ function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
   };
 }
 let cuMemAdvise$c: NativeFunction | undefined;
-/** `CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`; wrapped by `ManagedBuffer.advise` (objects layer). `CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `CUdeviceptr`.
  * @param count in `size_t`.
  * @param advice in `CUmem_advise`.
  * @param device in `CUdevice`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#advise | ManagedBuffer.advise} (objects layer) */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, device: number): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemAdvise', 'devPtr', devPtr, false) as typeof devPtr;
@@ -170,12 +170,12 @@ export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUm
   if (status !== 0) throw fail('cuMemAdvise', status);
 }
 let cuMemAdvise_v2$c: NativeFunction | undefined;
-/** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`. `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `CUdeviceptr`.
  * @param count in `size_t`.
  * @param advice in `CUmem_advise`.
  * @param location in `CUmemLocation_st` by value.
- * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemAdvise_v2(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemAdvise_v2', 'devPtr', devPtr, false) as typeof devPtr;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemAdvise_v2', 'count', count, false);
@@ -185,10 +185,11 @@ export function cuMemAdvise_v2(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.
   if (status !== 0) throw fail('cuMemAdvise_v2', status);
 }
 let cuMemAlloc$: typeof cuMemAlloc | undefined;
-/** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `DeviceBuffer.alloc` (objects layer). `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!DeviceBuffer.alloc | DeviceBuffer.alloc} (objects layer) */
 export function cuMemAlloc(bytesize: T.Int64): T.CUdeviceptr {
   return (cuMemAlloc$ ??= bind$cuMemAlloc())(bytesize);
 }
@@ -211,11 +212,11 @@ function bind$cuMemAlloc(): typeof cuMemAlloc {
   };
 }
 let cuMemAllocAsync$: typeof cuMemAllocAsync | undefined;
-/** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param hStream in `CUstream`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): T.CUdeviceptr {
   return (cuMemAllocAsync$ ??= bind$cuMemAllocAsync())(bytesize, hStream);
 }
@@ -239,12 +240,12 @@ function bind$cuMemAllocAsync(): typeof cuMemAllocAsync {
   };
 }
 let cuMemAllocFromPoolAsync$: typeof cuMemAllocFromPoolAsync | undefined;
-/** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param pool in `CUmemoryPool`.
  * @param hStream in `CUstream`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool | null, hStream: T.CUstream | null): T.CUdeviceptr {
   return (cuMemAllocFromPoolAsync$ ??= bind$cuMemAllocFromPoolAsync())(bytesize, pool, hStream);
 }
@@ -269,10 +270,10 @@ function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
   };
 }
 let cuMemAllocHost$: typeof cuMemAllocHost | undefined;
-/** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @returns the value of `pp`: out `void **`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(bytesize: T.Int64): number {
   return (cuMemAllocHost$ ??= bind$cuMemAllocHost())(bytesize);
 }
@@ -295,11 +296,11 @@ function bind$cuMemAllocHost(): typeof cuMemAllocHost {
   };
 }
 let cuMemAllocManaged$: typeof cuMemAllocManaged | undefined;
-/** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `ManagedBuffer.alloc` (objects layer). `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!ManagedBuffer.alloc | ManagedBuffer.alloc} (objects layer) */
 export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdeviceptr {
   return (cuMemAllocManaged$ ??= bind$cuMemAllocManaged())(bytesize, flags);
@@ -324,12 +325,12 @@ function bind$cuMemAllocManaged(): typeof cuMemAllocManaged {
   };
 }
 let cuMemAllocPitch$: typeof cuMemAllocPitch | undefined;
-/** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param WidthInBytes in `size_t`.
  * @param Height in `size_t`.
  * @param ElementSizeBytes in `unsigned int`.
  * @returns `{ dptr, pPitch }`: `dptr`: out `CUdeviceptr *`; `pPitch`: out `size_t *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): { dptr: T.CUdeviceptr; pPitch: number } {
   return (cuMemAllocPitch$ ??= bind$cuMemAllocPitch())(WidthInBytes, Height, ElementSizeBytes);
 }
@@ -350,12 +351,12 @@ function bind$cuMemAllocPitch(): typeof cuMemAllocPitch {
   };
 }
 let cuMemCreate$: typeof cuMemCreate | undefined;
-/** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
  * @param flags in `unsigned long long`.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint8Array, flags: T.Int64): bigint {
   return (cuMemCreate$ ??= bind$cuMemCreate())(size, prop, flags);
 }
@@ -375,12 +376,12 @@ function bind$cuMemCreate(): typeof cuMemCreate {
   };
 }
 let cuMemExportToShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param shareableHandle out `void *`: address or host buffer.
  * @param handle in `CUmemGenericAllocationHandle`.
  * @param handleType in `CUmemAllocationHandleType`.
  * @param flags in `unsigned long long`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, true);
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemExportToShareableHandle', 'handle', handle, false);
@@ -390,9 +391,9 @@ export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle:
   if (status !== 0) throw fail('cuMemExportToShareableHandle', status);
 }
 let cuMemFree$c: NativeFunction | undefined;
-/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFree(dptr: T.CUdeviceptr): void {
   assertMayBlock('cuMemFree');
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemFree', 'dptr', dptr, false) as typeof dptr;
@@ -400,10 +401,10 @@ export function cuMemFree(dptr: T.CUdeviceptr): void {
   if (status !== 0) throw fail('cuMemFree', status);
 }
 let cuMemFreeAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemFreeAsync', 'dptr', dptr, false) as typeof dptr;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemFreeAsync', 'hStream', hStream, true) as typeof hStream;
@@ -411,9 +412,9 @@ export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null):
   if (status !== 0) throw fail('cuMemFreeAsync', status);
 }
 let cuMemFreeHost$c: NativeFunction | undefined;
-/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFreeHost(p: T.Pointer): void {
   assertMayBlock('cuMemFreeHost');
   pointerArg('cuMemFreeHost', 'p', p, true);
@@ -421,11 +422,11 @@ export function cuMemFreeHost(p: T.Pointer): void {
   if (status !== 0) throw fail('cuMemFreeHost', status);
 }
 let cuMemGetAccess$: typeof cuMemGetAccess | undefined;
-/** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param location in `const CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
  * @param ptr in `CUdeviceptr`.
  * @returns the value of `flags`: out `unsigned long long *`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T.CUdeviceptr): bigint {
   return (cuMemGetAccess$ ??= bind$cuMemGetAccess())(location, ptr);
 }
@@ -444,10 +445,10 @@ function bind$cuMemGetAccess(): typeof cuMemGetAccess {
   };
 }
 let cuMemGetAddressRange$: typeof cuMemGetAddressRange | undefined;
-/** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
  * @returns `{ pbase, psize }`: `pbase`: out `CUdeviceptr *`; `psize`: out `size_t *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdeviceptr; psize: number } {
   return (cuMemGetAddressRange$ ??= bind$cuMemGetAddressRange())(dptr);
 }
@@ -466,11 +467,11 @@ function bind$cuMemGetAddressRange(): typeof cuMemGetAddressRange {
   };
 }
 let cuMemGetAllocationGranularity$: typeof cuMemGetAllocationGranularity | undefined;
-/** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
  * @param option in `CUmemAllocationGranularity_flags`.
  * @returns the value of `granularity`: out `size_t *`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | Uint8Array, option: T.CUmemAllocationGranularity_flags): number {
   return (cuMemGetAllocationGranularity$ ??= bind$cuMemGetAllocationGranularity())(prop, option);
 }
@@ -494,10 +495,10 @@ function bind$cuMemGetAllocationGranularity(): typeof cuMemGetAllocationGranular
   };
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `CUmemGenericAllocationHandle`.
  * @returns the value of `prop`: out `CUmemAllocationProp_st`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmemAllocationProp_st {
   const prop$ = new Uint8Array(32);
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemGetAllocationPropertiesFromHandle', 'handle', handle, false);
@@ -506,13 +507,13 @@ export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmem
   return decodeRecord<T.CUmemAllocationProp_st>(records.CUmemAllocationProp_st(), prop$);
 }
 let cuMemGetHandleForAddressRange$: typeof cuMemGetHandleForAddressRange | undefined;
-/** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
  * @param size in `size_t`.
  * @param handleType in `CUmemRangeHandleType`.
  * @param flags in `unsigned long long`.
  * @returns the value of `handle`: out `void *`.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetHandleForAddressRange(dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): number {
   return (cuMemGetHandleForAddressRange$ ??= bind$cuMemGetHandleForAddressRange())(dptr, size, handleType, flags);
 }
@@ -533,9 +534,9 @@ function bind$cuMemGetHandleForAddressRange(): typeof cuMemGetHandleForAddressRa
   };
 }
 let cuMemGetInfo$: typeof cuMemGetInfo | undefined;
-/** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `Context.memoryInfo` (objects layer). `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ free, total }`: `free`: out `size_t *`; `total`: out `size_t *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Context#memoryInfo | Context.memoryInfo} (objects layer) */
 export function cuMemGetInfo(): { free: number; total: number } {
   return (cuMemGetInfo$ ??= bind$cuMemGetInfo())();
@@ -554,11 +555,11 @@ function bind$cuMemGetInfo(): typeof cuMemGetInfo {
   };
 }
 let cuMemHostAlloc$: typeof cuMemHostAlloc | undefined;
-/** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `PinnedHostBuffer.alloc` (objects layer). `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param Flags in `unsigned int`.
  * @returns the value of `pp`: out `void **`.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer.alloc | PinnedHostBuffer.alloc} (objects layer) */
 export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
   return (cuMemHostAlloc$ ??= bind$cuMemHostAlloc())(bytesize, Flags);
@@ -583,11 +584,11 @@ function bind$cuMemHostAlloc(): typeof cuMemHostAlloc {
   };
 }
 let cuMemHostGetDevicePointer$: typeof cuMemHostGetDevicePointer | undefined;
-/** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `PinnedHostBuffer.devicePointer` (objects layer). `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
  * @param Flags in `unsigned int`.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer#devicePointer | PinnedHostBuffer.devicePointer} (objects layer) */
 export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdeviceptr {
   return (cuMemHostGetDevicePointer$ ??= bind$cuMemHostGetDevicePointer())(p, Flags);
@@ -612,10 +613,10 @@ function bind$cuMemHostGetDevicePointer(): typeof cuMemHostGetDevicePointer {
   };
 }
 let cuMemHostGetFlags$: typeof cuMemHostGetFlags | undefined;
-/** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
  * @returns the value of `pFlags`: out `unsigned int *`.
- * @remarks Since CUDA 2.3 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.3 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetFlags(p: T.Pointer): number {
   return (cuMemHostGetFlags$ ??= bind$cuMemHostGetFlags())(p);
 }
@@ -633,11 +634,11 @@ function bind$cuMemHostGetFlags(): typeof cuMemHostGetFlags {
   };
 }
 let cuMemHostRegister$c: NativeFunction | undefined;
-/** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
  * @param bytesize in `size_t`.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): void {
   pointerArg('cuMemHostRegister', 'p', p, true);
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemHostRegister', 'bytesize', bytesize, false);
@@ -646,20 +647,20 @@ export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number
   if (status !== 0) throw fail('cuMemHostRegister', status);
 }
 let cuMemHostUnregister$c: NativeFunction | undefined;
-/** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostUnregister(p: T.Pointer): void {
   pointerArg('cuMemHostUnregister', 'p', p, true);
   const status = (cuMemHostUnregister$c ??= binder.native('cuMemHostUnregister'))(p);
   if (status !== 0) throw fail('cuMemHostUnregister', status);
 }
 let cuMemImportFromShareableHandle$: typeof cuMemImportFromShareableHandle | undefined;
-/** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param osHandle in/out `void *`: address or host buffer.
  * @param shHandleType in `CUmemAllocationHandleType`.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): bigint {
   return (cuMemImportFromShareableHandle$ ??= bind$cuMemImportFromShareableHandle())(osHandle, shHandleType);
 }
@@ -678,13 +679,13 @@ function bind$cuMemImportFromShareableHandle(): typeof cuMemImportFromShareableH
   };
 }
 let cuMemMap$c: NativeFunction | undefined;
-/** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in `CUdeviceptr`.
  * @param size in `size_t`.
  * @param offset in `size_t`.
  * @param handle in `CUmemGenericAllocationHandle`.
  * @param flags in `unsigned long long`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemMap', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemMap', 'size', size, false);
@@ -695,10 +696,10 @@ export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, han
   if (status !== 0) throw fail('cuMemMap', status);
 }
 let cuMemMapArrayAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mapInfoList in array of `struct CUarrayMapInfo_st`; its length is passed as `count`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[] | Uint8Array, hStream: T.CUstream | null): void {
   const mapInfoList$ = recordArrayArg('cuMemMapArrayAsync', 'mapInfoList', records.CUarrayMapInfo_st(), mapInfoList, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemMapArrayAsync', 'hStream', hStream, true) as typeof hStream;
@@ -707,10 +708,10 @@ export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[]
   if (status !== 0) throw fail('cuMemMapArrayAsync', status);
 }
 let cuMemPoolCreate$: typeof cuMemPoolCreate | undefined;
-/** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`; wrapped by `MemoryPool.create` (objects layer). `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param poolProps in `const CUmemPoolProps *`: a `CUmemPoolProps_st` object or its bytes.
  * @returns the value of `pool`: out `CUmemoryPool *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
  * @see {@link cuda-ts/objects!MemoryPool.create | MemoryPool.create} (objects layer) */
 export function cuMemPoolCreate(poolProps: T.CUmemPoolProps_st | Uint8Array): T.CUmemoryPool {
   return (cuMemPoolCreate$ ??= bind$cuMemPoolCreate())(poolProps);
@@ -734,19 +735,19 @@ function bind$cuMemPoolCreate(): typeof cuMemPoolCreate {
   };
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pool in `CUmemoryPool`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolDestroy(pool: T.CUmemoryPool | null): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolDestroy', 'pool', pool, true) as typeof pool;
   const status = (cuMemPoolDestroy$c ??= binder.native('cuMemPoolDestroy'))(pool);
   if (status !== 0) throw fail('cuMemPoolDestroy', status);
 }
 let cuMemPoolExportPointer$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in `CUdeviceptr`.
  * @returns the value of `shareData_out`: out `CUmemPoolPtrExportData_st`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
   const shareData_out$ = new Uint8Array(64);
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemPoolExportPointer', 'ptr', ptr, false) as typeof ptr;
@@ -755,12 +756,12 @@ export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
   return shareData_out$;
 }
 let cuMemPoolExportToShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle_out out `void *`: address or host buffer.
  * @param pool in `CUmemoryPool`.
  * @param handleType in `CUmemAllocationHandleType`.
  * @param flags in `unsigned long long`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool | null, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemPoolExportToShareableHandle', 'handle_out', handle_out, true);
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolExportToShareableHandle', 'pool', pool, true) as typeof pool;
@@ -770,11 +771,11 @@ export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.
   if (status !== 0) throw fail('cuMemPoolExportToShareableHandle', status);
 }
 let cuMemPoolGetAccess$: typeof cuMemPoolGetAccess | undefined;
-/** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `CUmemoryPool`.
  * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
  * @returns the value of `flags`: out `CUmemAccess_flags *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null, location: T.CUmemLocation_st | Uint8Array): T.CUmemAccess_flags {
   return (cuMemPoolGetAccess$ ??= bind$cuMemPoolGetAccess())(memPool, location);
 }
@@ -793,11 +794,11 @@ function bind$cuMemPoolGetAccess(): typeof cuMemPoolGetAccess {
   };
 }
 let cuMemPoolGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pool in `CUmemoryPool`.
- * @param attr in `CUmemPool_attribute`.
+ * @param attr in `CUmemPool_attribute`: the attribute that types `value`.
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute): number | bigint {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolGetAttribute', 'pool', pool, true) as typeof pool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolGetAttribute', 'attr', 'i32', attr);
@@ -808,12 +809,12 @@ export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
   return attrDecode(attr as number, value$);
 }
 let cuMemPoolImportFromShareableHandle$: typeof cuMemPoolImportFromShareableHandle | undefined;
-/** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in/out `void *`: address or host buffer.
  * @param handleType in `CUmemAllocationHandleType`.
  * @param flags in `unsigned long long`.
  * @returns the value of `pool_out`: out `CUmemoryPool *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUmemoryPool {
   return (cuMemPoolImportFromShareableHandle$ ??= bind$cuMemPoolImportFromShareableHandle())(handle, handleType, flags);
 }
@@ -838,11 +839,11 @@ function bind$cuMemPoolImportFromShareableHandle(): typeof cuMemPoolImportFromSh
   };
 }
 let cuMemPoolImportPointer$: typeof cuMemPoolImportPointer | undefined;
-/** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pool in `CUmemoryPool`.
  * @param shareData in `CUmemPoolPtrExportData *`: a `CUmemPoolPtrExportData_st` object or its bytes.
  * @returns the value of `ptr_out`: out `CUdeviceptr *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null, shareData: T.CUmemPoolPtrExportData_st | Uint8Array): T.CUdeviceptr {
   return (cuMemPoolImportPointer$ ??= bind$cuMemPoolImportPointer())(pool, shareData);
 }
@@ -866,10 +867,10 @@ function bind$cuMemPoolImportPointer(): typeof cuMemPoolImportPointer {
   };
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pool in `CUmemoryPool`.
  * @param map in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolSetAccess', 'pool', pool, true) as typeof pool;
   const map$ = recordArrayArg('cuMemPoolSetAccess', 'map', records.CUmemAccessDesc_st(), map, false);
@@ -878,11 +879,11 @@ export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T
   if (status !== 0) throw fail('cuMemPoolSetAccess', status);
 }
 let cuMemPoolSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pool in `CUmemoryPool`.
- * @param attr in `CUmemPool_attribute`.
+ * @param attr in `CUmemPool_attribute`: the attribute that types `value`.
  * @param value in value typed by `attr`: its type follows the attribute.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute, value: number | T.Int64): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolSetAttribute', 'pool', pool, true) as typeof pool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolSetAttribute', 'attr', 'i32', attr);
@@ -892,10 +893,10 @@ export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
   function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 1: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 2: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 3: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 4: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 5: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 6: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 7: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 8: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cuMemPoolSetAttribute: attr ${a} has no known value type`); } }
 }
 let cuMemPoolTrimTo$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`; wrapped by `MemoryPool.trim` (objects layer). `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pool in `CUmemoryPool`.
  * @param minBytesToKeep in `size_t`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
  * @see {@link cuda-ts/objects!MemoryPool#trim | MemoryPool.trim} (objects layer) */
 export function cuMemPoolTrimTo(pool: T.CUmemoryPool | null, minBytesToKeep: T.Int64): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolTrimTo', 'pool', pool, true) as typeof pool;
@@ -904,12 +905,12 @@ export function cuMemPoolTrimTo(pool: T.CUmemoryPool | null, minBytesToKeep: T.I
   if (status !== 0) throw fail('cuMemPoolTrimTo', status);
 }
 let cuMemPrefetchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`; wrapped by `ManagedBuffer.prefetch` (objects layer). `CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `CUdeviceptr`.
  * @param count in `size_t`.
  * @param dstDevice in `CUdevice`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#prefetch | ManagedBuffer.prefetch} (objects layer) */
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDevice: number, hStream: T.CUstream | null): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemPrefetchAsync', 'devPtr', devPtr, false) as typeof devPtr;
@@ -920,13 +921,13 @@ export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDev
   if (status !== 0) throw fail('cuMemPrefetchAsync', status);
 }
 let cuMemPrefetchAsync_v2$c: NativeFunction | undefined;
-/** `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`. `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `CUdeviceptr`.
  * @param count in `size_t`.
  * @param location in `CUmemLocation_st` by value.
  * @param flags in `unsigned int`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemPrefetchAsync_v2(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream | null): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemPrefetchAsync_v2', 'devPtr', devPtr, false) as typeof devPtr;
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemPrefetchAsync_v2', 'count', count, false);
@@ -937,13 +938,13 @@ export function cuMemPrefetchAsync_v2(devPtr: T.CUdeviceptr, count: T.Int64, loc
   if (status !== 0) throw fail('cuMemPrefetchAsync_v2', status);
 }
 let cuMemRangeGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`. `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param data in/out `void *`: address or host buffer covering `dataSize` bytes.
- * @param dataSize in `size_t`.
+ * @param dataSize in `size_t`: size of `data` in bytes.
  * @param attribute in `CUmem_range_attribute`.
  * @param devPtr in `CUdeviceptr`.
  * @param count in `size_t`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): void {
   if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
   pointerArg('cuMemRangeGetAttribute', 'data', data, false, dataSize);
@@ -955,13 +956,13 @@ export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attri
   if (status !== 0) throw fail('cuMemRangeGetAttribute', status);
 }
 let cuMemRangeGetAttributes$c: NativeFunction | undefined;
-/** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`. `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param data in/out `void **`: address or host buffer.
  * @param dataSizes in array of `size_t`; its length is passed as `numAttributes`.
  * @param attributes in array of `CUmem_range_attribute`; its length is passed as `numAttributes`.
  * @param devPtr in `CUdeviceptr`.
  * @param count in `size_t`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.Int64)[] | BigUint64Array, attributes: readonly (T.CUmem_range_attribute)[] | Int32Array, devPtr: T.CUdeviceptr, count: T.Int64): void {
   pointerArg('cuMemRangeGetAttributes', 'data', data, false);
   const dataSizes$ = scalarArrayArg('cuMemRangeGetAttributes', 'dataSizes', 'u64', dataSizes, false);
@@ -973,19 +974,19 @@ export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.
   if (status !== 0) throw fail('cuMemRangeGetAttributes', status);
 }
 let cuMemRelease$c: NativeFunction | undefined;
-/** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `CUmemGenericAllocationHandle`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRelease(handle: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemRelease', 'handle', handle, false);
   const status = (cuMemRelease$c ??= binder.native('cuMemRelease'))(handle);
   if (status !== 0) throw fail('cuMemRelease', status);
 }
 let cuMemRetainAllocationHandle$: typeof cuMemRetainAllocationHandle | undefined;
-/** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param addr in/out `void *`: address or host buffer.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
   return (cuMemRetainAllocationHandle$ ??= bind$cuMemRetainAllocationHandle())(addr);
 }
@@ -1003,11 +1004,11 @@ function bind$cuMemRetainAllocationHandle(): typeof cuMemRetainAllocationHandle 
   };
 }
 let cuMemSetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in `CUdeviceptr`.
  * @param size in `size_t`.
  * @param desc in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemSetAccess', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemSetAccess', 'size', size, false);
@@ -1017,10 +1018,10 @@ export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly
   if (status !== 0) throw fail('cuMemSetAccess', status);
 }
 let cuMemUnmap$c: NativeFunction | undefined;
-/** `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in `CUdeviceptr`.
  * @param size in `size_t`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemUnmap(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemUnmap', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemUnmap', 'size', size, false);

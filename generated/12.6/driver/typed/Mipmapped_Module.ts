@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuMipmappedArrayCreate$: typeof cuMipmappedArrayCreate | undefined;
-/** `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pMipmappedArrayDesc in `const CUDA_ARRAY3D_DESCRIPTOR *`: a `CUDA_ARRAY3D_DESCRIPTOR_st` object or its bytes.
  * @param numMipmapLevels in `unsigned int`.
  * @returns the value of `pHandle`: out `CUmipmappedArray *`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayCreate(pMipmappedArrayDesc: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array, numMipmapLevels: number): T.CUmipmappedArray {
   return (cuMipmappedArrayCreate$ ??= bind$cuMipmappedArrayCreate())(pMipmappedArrayDesc, numMipmapLevels);
 }
@@ -37,20 +37,20 @@ function bind$cuMipmappedArrayCreate(): typeof cuMipmappedArrayCreate {
   };
 }
 let cuMipmappedArrayDestroy$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hMipmappedArray in `CUmipmappedArray`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray | null): void {
   if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || Math.floor(hMipmappedArray) !== hMipmappedArray) hMipmappedArray = addressArg('cuMipmappedArrayDestroy', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
   const status = (cuMipmappedArrayDestroy$c ??= binder.native('cuMipmappedArrayDestroy'))(hMipmappedArray);
   if (status !== 0) throw fail('cuMipmappedArrayDestroy', status);
 }
 let cuMipmappedArrayGetLevel$: typeof cuMipmappedArrayGetLevel | undefined;
-/** `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hMipmappedArray in `CUmipmappedArray`.
  * @param level in `unsigned int`.
  * @returns the value of `pLevelArray`: out `CUarray *`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetLevel(hMipmappedArray: T.CUmipmappedArray | null, level: number): T.CUarray {
   return (cuMipmappedArrayGetLevel$ ??= bind$cuMipmappedArrayGetLevel())(hMipmappedArray, level);
 }
@@ -74,11 +74,11 @@ function bind$cuMipmappedArrayGetLevel(): typeof cuMipmappedArrayGetLevel {
   };
 }
 let cuMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mipmap in `CUmipmappedArray`.
  * @param device in `CUdevice`.
  * @returns the value of `memoryRequirements`: out `CUDA_ARRAY_MEMORY_REQUIREMENTS_st`.
- * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetMemoryRequirements(mipmap: T.CUmipmappedArray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || Math.floor(mipmap) !== mipmap) mipmap = addressArg('cuMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
@@ -88,10 +88,10 @@ export function cuMipmappedArrayGetMemoryRequirements(mipmap: T.CUmipmappedArray
   return decodeRecord<T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st>(records.CUDA_ARRAY_MEMORY_REQUIREMENTS_st(), memoryRequirements$);
 }
 let cuMipmappedArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mipmap in `CUmipmappedArray`.
  * @returns the value of `sparseProperties`: out `CUDA_ARRAY_SPARSE_PROPERTIES_st`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetSparseProperties(mipmap: T.CUmipmappedArray | null): T.CUDA_ARRAY_SPARSE_PROPERTIES_st {
   const sparseProperties$ = new Uint8Array(48);
   if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || Math.floor(mipmap) !== mipmap) mipmap = addressArg('cuMipmappedArrayGetSparseProperties', 'mipmap', mipmap, true) as typeof mipmap;
@@ -100,11 +100,11 @@ export function cuMipmappedArrayGetSparseProperties(mipmap: T.CUmipmappedArray |
   return decodeRecord<T.CUDA_ARRAY_SPARSE_PROPERTIES_st>(records.CUDA_ARRAY_SPARSE_PROPERTIES_st(), sparseProperties$);
 }
 let cuModuleEnumerateFunctions$c: NativeFunction | undefined;
-/** `CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @param numFunctions in `unsigned int`.
+/** API group `CUDA_MODULE`. `CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @param numFunctions in `unsigned int`: length of `functions`.
  * @param mod in `CUmodule`.
  * @returns the value of `functions`: out array of `CUfunction`, `numFunctions` long.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleEnumerateFunctions(numFunctions: number, mod: T.CUmodule | null): T.CUfunction[] {
   if (typeof numFunctions !== 'number' || (numFunctions >>> 0) !== numFunctions) throw intError('cuModuleEnumerateFunctions', 'numFunctions', 'u32', numFunctions);
   if (typeof mod !== 'number' || !(mod >= 0 && mod <= 9007199254740991) || Math.floor(mod) !== mod) mod = addressArg('cuModuleEnumerateFunctions', 'mod', mod, true) as typeof mod;
@@ -114,11 +114,11 @@ export function cuModuleEnumerateFunctions(numFunctions: number, mod: T.CUmodule
   return Array.from(functions$.subarray(0, Number(numFunctions)), (x) => Number(x) as T.CUfunction);
 }
 let cuModuleGetFunction$: typeof cuModuleGetFunction | undefined;
-/** `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`; wrapped by `Module.kernel` (objects layer). `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hmod in `CUmodule`.
  * @param name in string (`const char *`).
  * @returns the value of `hfunc`: out `CUfunction *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Module#kernel | Module.kernel} (objects layer) */
 export function cuModuleGetFunction(hmod: T.CUmodule | null, name: string): T.CUfunction {
   return (cuModuleGetFunction$ ??= bind$cuModuleGetFunction())(hmod, name);
@@ -143,10 +143,10 @@ function bind$cuModuleGetFunction(): typeof cuModuleGetFunction {
   };
 }
 let cuModuleGetFunctionCount$: typeof cuModuleGetFunctionCount | undefined;
-/** `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mod in `CUmodule`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetFunctionCount(mod: T.CUmodule | null): number {
   return (cuModuleGetFunctionCount$ ??= bind$cuModuleGetFunctionCount())(mod);
 }
@@ -164,11 +164,11 @@ function bind$cuModuleGetFunctionCount(): typeof cuModuleGetFunctionCount {
   };
 }
 let cuModuleGetGlobal$: typeof cuModuleGetGlobal | undefined;
-/** `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`; wrapped by `Module.global` (objects layer). `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hmod in `CUmodule`.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Module#global | Module.global} (objects layer) */
 export function cuModuleGetGlobal(hmod: T.CUmodule | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   return (cuModuleGetGlobal$ ??= bind$cuModuleGetGlobal())(hmod, name);
@@ -189,9 +189,9 @@ function bind$cuModuleGetGlobal(): typeof cuModuleGetGlobal {
   };
 }
 let cuModuleGetLoadingMode$: typeof cuModuleGetLoadingMode | undefined;
-/** `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `mode`: out `CUmoduleLoadingMode *`.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetLoadingMode(): T.CUmoduleLoadingMode {
   return (cuModuleGetLoadingMode$ ??= bind$cuModuleGetLoadingMode())();
 }
@@ -208,11 +208,11 @@ function bind$cuModuleGetLoadingMode(): typeof cuModuleGetLoadingMode {
   };
 }
 let cuModuleGetSurfRef$: typeof cuModuleGetSurfRef | undefined;
-/** `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE_DEPRECATED`. `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hmod in `CUmodule`.
  * @param name in string (`const char *`).
  * @returns the value of `pSurfRef`: out `CUsurfref *`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE__DEPRECATED.html).
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuModuleGetSurfRef(hmod: T.CUmodule | null, name: string): T.CUsurfref {
   return (cuModuleGetSurfRef$ ??= bind$cuModuleGetSurfRef())(hmod, name);
@@ -237,11 +237,11 @@ function bind$cuModuleGetSurfRef(): typeof cuModuleGetSurfRef {
   };
 }
 let cuModuleGetTexRef$: typeof cuModuleGetTexRef | undefined;
-/** `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE_DEPRECATED`. `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hmod in `CUmodule`.
  * @param name in string (`const char *`).
  * @returns the value of `pTexRef`: out `CUtexref *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuModuleGetTexRef(hmod: T.CUmodule | null, name: string): T.CUtexref {
   return (cuModuleGetTexRef$ ??= bind$cuModuleGetTexRef())(hmod, name);
@@ -266,10 +266,10 @@ function bind$cuModuleGetTexRef(): typeof cuModuleGetTexRef {
   };
 }
 let cuModuleLoad$: typeof cuModuleLoad | undefined;
-/** `CUresult cuModuleLoad(CUmodule *module, const char *fname)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuModuleLoad(CUmodule *module, const char *fname)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param fname in string (`const char *`).
  * @returns the value of `module`: out `CUmodule *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoad(fname: string): T.CUmodule {
   return (cuModuleLoad$ ??= bind$cuModuleLoad())(fname);
 }
@@ -292,10 +292,10 @@ function bind$cuModuleLoad(): typeof cuModuleLoad {
   };
 }
 let cuModuleLoadData$: typeof cuModuleLoadData | undefined;
-/** `CUresult cuModuleLoadData(CUmodule *module, const void *image)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuModuleLoadData(CUmodule *module, const void *image)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param image in `const void *`: address or host buffer.
  * @returns the value of `module`: out `CUmodule *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoadData(image: T.Pointer): T.CUmodule {
   return (cuModuleLoadData$ ??= bind$cuModuleLoadData())(image);
 }
@@ -318,12 +318,12 @@ function bind$cuModuleLoadData(): typeof cuModuleLoadData {
   };
 }
 let cuModuleLoadDataEx$: typeof cuModuleLoadDataEx | undefined;
-/** `CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`; wrapped by `Module.load` (objects layer). `CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param image in `const void *`: address or host buffer.
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
  * @param optionValues in array of address; its length is passed as `numOptions`.
  * @returns the value of `module`: out `CUmodule *`.
- * @remarks Since CUDA 2.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
+ * @remarks Since CUDA 2.1 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Module.load | Module.load} (objects layer) */
 export function cuModuleLoadDataEx(image: T.Pointer, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUmodule {
   return (cuModuleLoadDataEx$ ??= bind$cuModuleLoadDataEx())(image, options, optionValues);
@@ -350,10 +350,10 @@ function bind$cuModuleLoadDataEx(): typeof cuModuleLoadDataEx {
   };
 }
 let cuModuleLoadFatBinary$: typeof cuModuleLoadFatBinary | undefined;
-/** `CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param fatCubin in `const void *`: address or host buffer.
  * @returns the value of `module`: out `CUmodule *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoadFatBinary(fatCubin: T.Pointer): T.CUmodule {
   return (cuModuleLoadFatBinary$ ??= bind$cuModuleLoadFatBinary())(fatCubin);
 }
@@ -376,9 +376,9 @@ function bind$cuModuleLoadFatBinary(): typeof cuModuleLoadFatBinary {
   };
 }
 let cuModuleUnload$c: NativeFunction | undefined;
-/** `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hmod in `CUmodule`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleUnload(hmod: T.CUmodule | null): void {
   if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || Math.floor(hmod) !== hmod) hmod = addressArg('cuModuleUnload', 'hmod', hmod, true) as typeof hmod;
   const status = (cuModuleUnload$c ??= binder.native('cuModuleUnload'))(hmod);

@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuProfilerInitialize$c: NativeFunction | undefined;
-/** `CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_PROFILER_DEPRECATED`. `CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param configFile in string (`const char *`).
  * @param outputFile in string (`const char *`).
  * @param outputMode in `CUoutput_mode`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DRIVER`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER.html).
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PROFILER_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PROFILER__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuProfilerInitialize(configFile: string, outputFile: string, outputMode: T.CUoutput_mode): void {
   if (typeof configFile === 'string' ? configFile.includes('\0') : true) cstringArg('cuProfilerInitialize', 'configFile', configFile, false);
@@ -23,25 +23,25 @@ export function cuProfilerInitialize(configFile: string, outputFile: string, out
   if (status !== 0) throw fail('cuProfilerInitialize', status);
 }
 let cuProfilerStart$c: NativeFunction | undefined;
-/** `CUresult cuProfilerStart(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_DRIVER`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER.html). */
+/** API group `CUDA_PROFILER`. `CUresult cuProfilerStart(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PROFILER`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PROFILER.html). */
 export function cuProfilerStart(): void {
   const status = (cuProfilerStart$c ??= binder.native('cuProfilerStart'))();
   if (status !== 0) throw fail('cuProfilerStart', status);
 }
 let cuProfilerStop$c: NativeFunction | undefined;
-/** `CUresult cuProfilerStop(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PROFILER`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PROFILER.html). */
+/** API group `CUDA_PROFILER`. `CUresult cuProfilerStop(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PROFILER`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__PROFILER.html). */
 export function cuProfilerStop(): void {
   const status = (cuProfilerStop$c ??= binder.native('cuProfilerStop'))();
   if (status !== 0) throw fail('cuProfilerStop', status);
 }
 let cuSignalExternalSemaphoresAsync$c: NativeFunction | undefined;
-/** `CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_EXTRES_INTEROP`. `CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSemArray in array of `CUexternalSemaphore`; its length is passed as `numExtSems`.
  * @param paramsArray in array of `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st`; its length is passed as `numExtSems`.
  * @param stream in `CUstream`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuSignalExternalSemaphoresAsync(extSemArray: readonly (T.CUexternalSemaphore)[] | BigUint64Array, paramsArray: readonly (T.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st)[] | Uint8Array, stream: T.CUstream | null): void {
   const extSemArray$ = scalarArrayArg('cuSignalExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
   const paramsArray$ = recordArrayArg('cuSignalExternalSemaphoresAsync', 'paramsArray', records.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st(), paramsArray, false);
@@ -51,12 +51,12 @@ export function cuSignalExternalSemaphoresAsync(extSemArray: readonly (T.CUexter
   if (status !== 0) throw fail('cuSignalExternalSemaphoresAsync', status);
 }
 let cuStreamAddCallback$c: NativeFunction | undefined;
-/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param callback in C callback `CUstreamCallback`.
  * @param userData in/out `void *`: address or host buffer.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAddCallback(hStream: T.CUstream | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamAddCallback', 'hStream', hStream, true) as typeof hStream;
   if (typeof callback !== 'function') callbackArg('cuStreamAddCallback', 'callback', callback, true);
@@ -71,12 +71,12 @@ export function cuStreamAddCallback(hStream: T.CUstream | null, callback: T.Poin
   }
 }
 let cuStreamAttachMemAsync$c: NativeFunction | undefined;
-/** `CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param dptr in `CUdeviceptr`.
  * @param length in `size_t`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAttachMemAsync(hStream: T.CUstream | null, dptr: T.CUdeviceptr, length: T.Int64, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamAttachMemAsync', 'hStream', hStream, true) as typeof hStream;
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuStreamAttachMemAsync', 'dptr', dptr, false) as typeof dptr;
@@ -86,11 +86,11 @@ export function cuStreamAttachMemAsync(hStream: T.CUstream | null, dptr: T.CUdev
   if (status !== 0) throw fail('cuStreamAttachMemAsync', status);
 }
 let cuStreamBatchMemOp$c: NativeFunction | undefined;
-/** `CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEMOP`. `CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `CUstream`.
  * @param paramArray in array of `struct CUstreamBatchMemOpParams_union`; its length is passed as `count`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamBatchMemOp(stream: T.CUstream | null, paramArray: readonly (T.CUstreamBatchMemOpParams_union)[] | Uint8Array, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamBatchMemOp', 'stream', stream, true) as typeof stream;
   const paramArray$ = recordArrayArg('cuStreamBatchMemOp', 'paramArray', records.CUstreamBatchMemOpParams_union(), paramArray, false);
@@ -100,10 +100,10 @@ export function cuStreamBatchMemOp(stream: T.CUstream | null, paramArray: readon
   if (status !== 0) throw fail('cuStreamBatchMemOp', status);
 }
 let cuStreamBeginCapture$c: NativeFunction | undefined;
-/** `CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`; wrapped by `Stream.beginCapture` (objects layer). `CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param mode in `CUstreamCaptureMode`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 10.1. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 10.1. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#beginCapture | Stream.beginCapture} (objects layer) */
 export function cuStreamBeginCapture(hStream: T.CUstream | null, mode: T.CUstreamCaptureMode): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamBeginCapture', 'hStream', hStream, true) as typeof hStream;
@@ -112,13 +112,13 @@ export function cuStreamBeginCapture(hStream: T.CUstream | null, mode: T.CUstrea
   if (status !== 0) throw fail('cuStreamBeginCapture', status);
 }
 let cuStreamBeginCaptureToGraph$c: NativeFunction | undefined;
-/** `CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; null allowed; its length is passed as `numDependencies`.
  * @param dependencyData in array of `struct CUgraphEdgeData_st`; null allowed; its length is passed as `numDependencies`.
  * @param mode in `CUstreamCaptureMode`.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamBeginCaptureToGraph(hStream: T.CUstream | null, hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array | null, dependencyData: readonly (T.CUgraphEdgeData_st)[] | Uint8Array | null, mode: T.CUstreamCaptureMode): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamBeginCaptureToGraph', 'hStream', hStream, true) as typeof hStream;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuStreamBeginCaptureToGraph', 'hGraph', hGraph, true) as typeof hGraph;
@@ -130,10 +130,10 @@ export function cuStreamBeginCaptureToGraph(hStream: T.CUstream | null, hGraph: 
   if (status !== 0) throw fail('cuStreamBeginCaptureToGraph', status);
 }
 let cuStreamCopyAttributes$c: NativeFunction | undefined;
-/** `CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in `CUstream`.
  * @param src in `CUstream`.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCopyAttributes(dst: T.CUstream | null, src: T.CUstream | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuStreamCopyAttributes', 'dst', dst, true) as typeof dst;
   if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cuStreamCopyAttributes', 'src', src, true) as typeof src;
@@ -141,10 +141,10 @@ export function cuStreamCopyAttributes(dst: T.CUstream | null, src: T.CUstream |
   if (status !== 0) throw fail('cuStreamCopyAttributes', status);
 }
 let cuStreamCreate$: typeof cuStreamCreate | undefined;
-/** `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param Flags in `unsigned int`.
  * @returns the value of `phStream`: out `CUstream *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCreate(Flags: number): T.CUstream {
   return (cuStreamCreate$ ??= bind$cuStreamCreate())(Flags);
 }
@@ -167,11 +167,11 @@ function bind$cuStreamCreate(): typeof cuStreamCreate {
   };
 }
 let cuStreamCreateWithPriority$: typeof cuStreamCreateWithPriority | undefined;
-/** `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`; wrapped by `Stream.create` (objects layer). `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @param priority in `int`.
  * @returns the value of `phStream`: out `CUstream *`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream.create | Stream.create} (objects layer) */
 export function cuStreamCreateWithPriority(flags: number, priority: number): T.CUstream {
   return (cuStreamCreateWithPriority$ ??= bind$cuStreamCreateWithPriority())(flags, priority);
@@ -196,19 +196,19 @@ function bind$cuStreamCreateWithPriority(): typeof cuStreamCreateWithPriority {
   };
 }
 let cuStreamDestroy$c: NativeFunction | undefined;
-/** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamDestroy(hStream: T.CUstream | null): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamDestroy', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamDestroy$c ??= binder.native('cuStreamDestroy'))(hStream);
   if (status !== 0) throw fail('cuStreamDestroy', status);
 }
 let cuStreamEndCapture$: typeof cuStreamEndCapture | undefined;
-/** `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `phGraph`: out `CUgraph *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamEndCapture(hStream: T.CUstream | null): T.CUgraph {
   return (cuStreamEndCapture$ ??= bind$cuStreamEndCapture())(hStream);
 }
@@ -231,11 +231,11 @@ function bind$cuStreamEndCapture(): typeof cuStreamEndCapture {
   };
 }
 let cuStreamGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param attr in `CUstreamAttrID`.
  * @returns the value of `value_out`: out `CUlaunchAttributeValue_union`.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID): T.CUlaunchAttributeValue_union {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuStreamGetAttribute', 'attr', 'i32', attr);
@@ -245,10 +245,10 @@ export function cuStreamGetAttribute(hStream: T.CUstream | null, attr: T.CUstrea
   return decodeRecord<T.CUlaunchAttributeValue_union>(records.CUlaunchAttributeValue_union(), value_out$);
 }
 let cuStreamGetCaptureInfo$: typeof cuStreamGetCaptureInfo | undefined;
-/** `CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out }`: `captureStatus_out`: out `CUstreamCaptureStatus *`; `id_out`: out `cuuint64_t *`; `graph_out`: out `CUgraph *`; `dependencies_out`: out `const CUgraphNode **`; `numDependencies_out`: out `size_t *`.
- * @remarks Since CUDA 10.1 (cudaTypedefs.h); this ABI since CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 10.1 (cudaTypedefs.h); this ABI since CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCaptureInfo(hStream: T.CUstream | null): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number; numDependencies_out: number } {
   return (cuStreamGetCaptureInfo$ ??= bind$cuStreamGetCaptureInfo())(hStream);
 }
@@ -270,11 +270,11 @@ function bind$cuStreamGetCaptureInfo(): typeof cuStreamGetCaptureInfo {
   };
 }
 let cuStreamGetCaptureInfo_v3$: typeof cuStreamGetCaptureInfo_v3 | undefined;
-/** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param edgeData_out in/out `const CUgraphEdgeData **`: address or host buffer, or null.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out }`: `captureStatus_out`: out `CUstreamCaptureStatus *`; `id_out`: out `cuuint64_t *`; `graph_out`: out `CUgraph *`; `dependencies_out`: out array of address: its length asked first through `numDependencies_out` (capacity/count pair).
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCaptureInfo_v3(hStream: T.CUstream | null, edgeData_out: T.Pointer): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number[] } {
   return (cuStreamGetCaptureInfo_v3$ ??= bind$cuStreamGetCaptureInfo_v3())(hStream, edgeData_out);
 }
@@ -304,10 +304,10 @@ function bind$cuStreamGetCaptureInfo_v3(): typeof cuStreamGetCaptureInfo_v3 {
   };
 }
 let cuStreamGetCtx$: typeof cuStreamGetCtx | undefined;
-/** `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `pctx`: out `CUcontext *`.
- * @remarks Since CUDA 9.2 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 9.2 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCtx(hStream: T.CUstream | null): T.CUcontext {
   return (cuStreamGetCtx$ ??= bind$cuStreamGetCtx())(hStream);
 }
@@ -330,10 +330,10 @@ function bind$cuStreamGetCtx(): typeof cuStreamGetCtx {
   };
 }
 let cuStreamGetCtx_v2$: typeof cuStreamGetCtx_v2 | undefined;
-/** `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns `{ pCtx, pGreenCtx }`: `pCtx`: out `CUcontext *`; `pGreenCtx`: out `CUgreenCtx *`.
- * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCtx_v2(hStream: T.CUstream | null): { pCtx: T.CUcontext; pGreenCtx: T.CUgreenCtx } {
   return (cuStreamGetCtx_v2$ ??= bind$cuStreamGetCtx_v2())(hStream);
 }
@@ -352,10 +352,10 @@ function bind$cuStreamGetCtx_v2(): typeof cuStreamGetCtx_v2 {
   };
 }
 let cuStreamGetFlags$: typeof cuStreamGetFlags | undefined;
-/** `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `flags`: out `unsigned int *`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetFlags(hStream: T.CUstream | null): number {
   return (cuStreamGetFlags$ ??= bind$cuStreamGetFlags())(hStream);
 }
@@ -373,10 +373,10 @@ function bind$cuStreamGetFlags(): typeof cuStreamGetFlags {
   };
 }
 let cuStreamGetGreenCtx$: typeof cuStreamGetGreenCtx | undefined;
-/** `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GREEN_CONTEXTS`. `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `phCtx`: out `CUgreenCtx *`.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuStreamGetGreenCtx(hStream: T.CUstream | null): T.CUgreenCtx {
   return (cuStreamGetGreenCtx$ ??= bind$cuStreamGetGreenCtx())(hStream);
 }
@@ -399,10 +399,10 @@ function bind$cuStreamGetGreenCtx(): typeof cuStreamGetGreenCtx {
   };
 }
 let cuStreamGetId$: typeof cuStreamGetId | undefined;
-/** `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `streamId`: out `unsigned long long *`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetId(hStream: T.CUstream | null): bigint {
   return (cuStreamGetId$ ??= bind$cuStreamGetId())(hStream);
 }
@@ -420,10 +420,10 @@ function bind$cuStreamGetId(): typeof cuStreamGetId {
   };
 }
 let cuStreamGetPriority$: typeof cuStreamGetPriority | undefined;
-/** `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`; wrapped by `Stream.priority` (objects layer). `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `priority`: out `int *`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#priority | Stream.priority} (objects layer) */
 export function cuStreamGetPriority(hStream: T.CUstream | null): number {
   return (cuStreamGetPriority$ ??= bind$cuStreamGetPriority())(hStream);
@@ -442,10 +442,10 @@ function bind$cuStreamGetPriority(): typeof cuStreamGetPriority {
   };
 }
 let cuStreamIsCapturing$: typeof cuStreamIsCapturing | undefined;
-/** `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `captureStatus`: out `CUstreamCaptureStatus *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamIsCapturing(hStream: T.CUstream | null): T.CUstreamCaptureStatus {
   return (cuStreamIsCapturing$ ??= bind$cuStreamIsCapturing())(hStream);
 }
@@ -463,9 +463,9 @@ function bind$cuStreamIsCapturing(): typeof cuStreamIsCapturing {
   };
 }
 let cuStreamQuery$c: NativeFunction | undefined;
-/** `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamQuery(hStream: T.CUstream | null): T.CUresult {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamQuery', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamQuery$c ??= binder.native('cuStreamQuery'))(hStream);
@@ -473,11 +473,11 @@ export function cuStreamQuery(hStream: T.CUstream | null): T.CUresult {
   return status;
 }
 let cuStreamSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param attr in `CUstreamAttrID`.
  * @param value in `const CUstreamAttrValue *`: a `CUlaunchAttributeValue_union` object or its bytes.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamSetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuStreamSetAttribute', 'attr', 'i32', attr);
@@ -486,9 +486,9 @@ export function cuStreamSetAttribute(hStream: T.CUstream | null, attr: T.CUstrea
   if (status !== 0) throw fail('cuStreamSetAttribute', status);
 }
 let cuStreamSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`; wrapped by `Stream.synchronize` (objects layer). `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#synchronize | Stream.synchronize} (objects layer) */
 export function cuStreamSynchronize(hStream: T.CUstream | null): void {
   assertMayBlock('cuStreamSynchronize');
@@ -497,11 +497,11 @@ export function cuStreamSynchronize(hStream: T.CUstream | null): void {
   if (status !== 0) throw fail('cuStreamSynchronize', status);
 }
 let cuStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
-/** `CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamUpdateCaptureDependencies', 'hStream', hStream, true) as typeof hStream;
   const dependencies$ = scalarArrayArg('cuStreamUpdateCaptureDependencies', 'dependencies', 'address', dependencies, false);
@@ -511,12 +511,12 @@ export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream | null, de
   if (status !== 0) throw fail('cuStreamUpdateCaptureDependencies', status);
 }
 let cuStreamUpdateCaptureDependencies_v2$c: NativeFunction | undefined;
-/** `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`. `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param dependencyData in array of `struct CUgraphEdgeData_st`; null allowed; its length is passed as `numDependencies`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
+ * @remarks Since CUDA 12.3 (cudaTypedefs.h), driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: readonly (T.CUgraphEdgeData_st)[] | Uint8Array | null, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamUpdateCaptureDependencies_v2', 'hStream', hStream, true) as typeof hStream;
   const dependencies$ = scalarArrayArg('cuStreamUpdateCaptureDependencies_v2', 'dependencies', 'address', dependencies, false);
@@ -527,11 +527,11 @@ export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream | null,
   if (status !== 0) throw fail('cuStreamUpdateCaptureDependencies_v2', status);
 }
 let cuStreamWaitEvent$c: NativeFunction | undefined;
-/** `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_STREAM`; wrapped by `Stream.wait` (objects layer). `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param hEvent in `CUevent`.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#wait | Stream.wait} (objects layer) */
 export function cuStreamWaitEvent(hStream: T.CUstream | null, hEvent: T.CUevent | null, Flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamWaitEvent', 'hStream', hStream, true) as typeof hStream;
@@ -541,12 +541,12 @@ export function cuStreamWaitEvent(hStream: T.CUstream | null, hEvent: T.CUevent 
   if (status !== 0) throw fail('cuStreamWaitEvent', status);
 }
 let cuStreamWaitValue32$c: NativeFunction | undefined;
-/** `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEMOP`. `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `CUstream`.
  * @param addr in `CUdeviceptr`.
  * @param value in `cuuint32_t`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWaitValue32', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWaitValue32', 'addr', addr, false) as typeof addr;
@@ -556,12 +556,12 @@ export function cuStreamWaitValue32(stream: T.CUstream | null, addr: T.CUdevicep
   if (status !== 0) throw fail('cuStreamWaitValue32', status);
 }
 let cuStreamWaitValue64$c: NativeFunction | undefined;
-/** `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEMOP`. `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `CUstream`.
  * @param addr in `CUdeviceptr`.
  * @param value in `cuuint64_t`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 9.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 9.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWaitValue64', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWaitValue64', 'addr', addr, false) as typeof addr;
@@ -571,12 +571,12 @@ export function cuStreamWaitValue64(stream: T.CUstream | null, addr: T.CUdevicep
   if (status !== 0) throw fail('cuStreamWaitValue64', status);
 }
 let cuStreamWriteValue32$c: NativeFunction | undefined;
-/** `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEMOP`. `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `CUstream`.
  * @param addr in `CUdeviceptr`.
  * @param value in `cuuint32_t`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWriteValue32', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWriteValue32', 'addr', addr, false) as typeof addr;
@@ -586,12 +586,12 @@ export function cuStreamWriteValue32(stream: T.CUstream | null, addr: T.CUdevice
   if (status !== 0) throw fail('cuStreamWriteValue32', status);
 }
 let cuStreamWriteValue64$c: NativeFunction | undefined;
-/** `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEMOP`. `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `CUstream`.
  * @param addr in `CUdeviceptr`.
  * @param value in `cuuint64_t`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 9.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
+ * @remarks Since CUDA 9.0 (cudaTypedefs.h); this ABI since CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWriteValue64', 'stream', stream, true) as typeof stream;
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWriteValue64', 'addr', addr, false) as typeof addr;

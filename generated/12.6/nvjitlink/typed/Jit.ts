@@ -13,8 +13,9 @@ let nvJitLinkAddData$c: NativeFunction | undefined;
  * @param handle in `nvJitLinkHandle`.
  * @param inputType in `nvJitLinkInputType`.
  * @param data in `const void *`: address or host buffer covering `size` bytes.
- * @param size in `size_t`.
- * @param name in string (`const char *`). */
+ * @param size in `size_t`: size of `data` in bytes.
+ * @param name in string (`const char *`).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkAddData(handle: T.nvJitLinkHandle | null, inputType: T.nvJitLinkInputType, data: T.Pointer, size: T.Int64, name: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkAddData', 'handle', handle, true) as typeof handle;
   if (typeof inputType !== 'number' || (inputType | 0) !== inputType) throw intError('nvJitLinkAddData', 'inputType', 'i32', inputType);
@@ -29,7 +30,8 @@ let nvJitLinkAddFile$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkAddFile_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
  * @param inputType in `nvJitLinkInputType`.
- * @param fileName in string (`const char *`). */
+ * @param fileName in string (`const char *`).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkAddFile(handle: T.nvJitLinkHandle | null, inputType: T.nvJitLinkInputType, fileName: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkAddFile', 'handle', handle, true) as typeof handle;
   if (typeof inputType !== 'number' || (inputType | 0) !== inputType) throw intError('nvJitLinkAddFile', 'inputType', 'i32', inputType);
@@ -39,7 +41,8 @@ export function nvJitLinkAddFile(handle: T.nvJitLinkHandle | null, inputType: T.
 }
 let nvJitLinkComplete$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkComplete_12_6(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
- * @param handle in `nvJitLinkHandle`. */
+ * @param handle in `nvJitLinkHandle`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkComplete(handle: T.nvJitLinkHandle | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkComplete', 'handle', handle, true) as typeof handle;
   const status = (nvJitLinkComplete$c ??= binder.native('nvJitLinkComplete'))(handle);
@@ -48,7 +51,8 @@ export function nvJitLinkComplete(handle: T.nvJitLinkHandle | null): void {
 let nvJitLinkCreate$: typeof nvJitLinkCreate | undefined;
 /** `nvJitLinkResult __nvJitLinkCreate_12_6(nvJitLinkHandle *handle, uint32_t numOptions, const char **options)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param options in array of C string; its length is passed as `numOptions`.
- * @returns the value of `handle`: out `nvJitLinkHandle *`. */
+ * @returns the value of `handle`: out `nvJitLinkHandle *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkCreate(options: readonly (string)[]): T.nvJitLinkHandle {
   return (nvJitLinkCreate$ ??= bind$nvJitLinkCreate())(options);
 }
@@ -74,7 +78,8 @@ function bind$nvJitLinkCreate(): typeof nvJitLinkCreate {
 let nvJitLinkDestroy$: typeof nvJitLinkDestroy | undefined;
 /** `nvJitLinkResult __nvJitLinkDestroy_12_6(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in/out `nvJitLinkHandle *`: this value in, the call's value returned.
- * @returns the value of `handle`: in/out `nvJitLinkHandle *`: this value in, the call's value returned. */
+ * @returns the value of `handle`: in/out `nvJitLinkHandle *`: this value in, the call's value returned.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkDestroy(handle: T.nvJitLinkHandle | null): T.nvJitLinkHandle {
   return (nvJitLinkDestroy$ ??= bind$nvJitLinkDestroy())(handle);
 }
@@ -99,7 +104,8 @@ function bind$nvJitLinkDestroy(): typeof nvJitLinkDestroy {
 let nvJitLinkGetErrorLog$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetErrorLog_12_6(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
- * @param log in/out `char *`: address or host buffer. */
+ * @param log in/out `char *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle | null, log: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetErrorLog', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetErrorLog', 'log', log, true);
@@ -109,7 +115,8 @@ export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle | null, log: T.Po
 let nvJitLinkGetErrorLogSize$: typeof nvJitLinkGetErrorLogSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetErrorLogSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
- * @returns the value of `size`: out `size_t *`. */
+ * @returns the value of `size`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetErrorLogSize(handle: T.nvJitLinkHandle | null): number {
   return (nvJitLinkGetErrorLogSize$ ??= bind$nvJitLinkGetErrorLogSize())(handle);
 }
@@ -134,7 +141,8 @@ function bind$nvJitLinkGetErrorLogSize(): typeof nvJitLinkGetErrorLogSize {
 let nvJitLinkGetInfoLog$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetInfoLog_12_6(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
- * @param log in/out `char *`: address or host buffer. */
+ * @param log in/out `char *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle | null, log: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetInfoLog', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetInfoLog', 'log', log, true);
@@ -144,7 +152,8 @@ export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle | null, log: T.Poi
 let nvJitLinkGetInfoLogSize$: typeof nvJitLinkGetInfoLogSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetInfoLogSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
- * @returns the value of `size`: out `size_t *`. */
+ * @returns the value of `size`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetInfoLogSize(handle: T.nvJitLinkHandle | null): number {
   return (nvJitLinkGetInfoLogSize$ ??= bind$nvJitLinkGetInfoLogSize())(handle);
 }
@@ -169,7 +178,8 @@ function bind$nvJitLinkGetInfoLogSize(): typeof nvJitLinkGetInfoLogSize {
 let nvJitLinkGetLinkedCubin$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedCubin_12_6(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
- * @param cubin in/out `void *`: address or host buffer. */
+ * @param cubin in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle | null, cubin: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetLinkedCubin', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetLinkedCubin', 'cubin', cubin, true);
@@ -179,7 +189,8 @@ export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle | null, cubin:
 let nvJitLinkGetLinkedCubinSize$: typeof nvJitLinkGetLinkedCubinSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
- * @returns the value of `size`: out `size_t *`. */
+ * @returns the value of `size`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedCubinSize(handle: T.nvJitLinkHandle | null): number {
   return (nvJitLinkGetLinkedCubinSize$ ??= bind$nvJitLinkGetLinkedCubinSize())(handle);
 }
@@ -204,7 +215,8 @@ function bind$nvJitLinkGetLinkedCubinSize(): typeof nvJitLinkGetLinkedCubinSize 
 let nvJitLinkGetLinkedPtx$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedPtx_12_6(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
- * @param ptx in/out `char *`: address or host buffer. */
+ * @param ptx in/out `char *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle | null, ptx: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetLinkedPtx', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetLinkedPtx', 'ptx', ptx, true);
@@ -214,7 +226,8 @@ export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle | null, ptx: T.P
 let nvJitLinkGetLinkedPtxSize$: typeof nvJitLinkGetLinkedPtxSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_6(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
- * @returns the value of `size`: out `size_t *`. */
+ * @returns the value of `size`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedPtxSize(handle: T.nvJitLinkHandle | null): number {
   return (nvJitLinkGetLinkedPtxSize$ ??= bind$nvJitLinkGetLinkedPtxSize())(handle);
 }
@@ -237,9 +250,9 @@ function bind$nvJitLinkGetLinkedPtxSize(): typeof nvJitLinkGetLinkedPtxSize {
   };
 }
 let nvJitLinkVersion$: typeof nvJitLinkVersion | undefined;
-/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `linking`. `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ major, minor }`: `major`: out `unsigned int *`; `minor`: out `unsigned int *`.
- * @remarks Group `linking`. */
+ * @remarks Group `linking` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvjitlink/index.html). */
 export function nvJitLinkVersion(): { major: number; minor: number } {
   return (nvJitLinkVersion$ ??= bind$nvJitLinkVersion())();
 }

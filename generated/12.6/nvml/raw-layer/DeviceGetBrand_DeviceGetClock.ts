@@ -51,7 +51,7 @@ let nvmlDeviceGetCapabilities$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param caps `nvmlDeviceCapabilities_t *`, in/out: bytes of a `nvmlDeviceCapabilities_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlDeviceGetCapabilities(device: T.nvmlDevice_t, caps: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(caps) && caps.byteLength >= 8) && !(typeof caps === 'number' && caps >= 0 && Number.isSafeInteger(caps)) && caps !== null) rawCovers('nvmlDeviceGetCapabilities', 'caps', caps, 8, 1);
   return (nvmlDeviceGetCapabilities$ ??= binder.native('nvmlDeviceGetCapabilities'))(device, caps);

@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlDeviceResetApplicationsClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null): void {
@@ -18,7 +18,7 @@ export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null)
   if (status !== 0) throw fail('nvmlDeviceResetApplicationsClocks', status);
 }
 let nvmlDeviceResetGpuLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): void {
@@ -27,7 +27,7 @@ export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): v
   if (status !== 0) throw fail('nvmlDeviceResetGpuLockedClocks', status);
 }
 let nvmlDeviceResetMemoryLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t | null): void {
@@ -36,7 +36,7 @@ export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t | null)
   if (status !== 0) throw fail('nvmlDeviceResetMemoryLockedClocks', status);
 }
 let nvmlDeviceResetNvLinkErrorCounters$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
@@ -47,7 +47,7 @@ export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t | null
   if (status !== 0) throw fail('nvmlDeviceResetNvLinkErrorCounters', status);
 }
 let nvmlDeviceResetNvLinkUtilizationCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
@@ -60,7 +60,7 @@ export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t |
   if (status !== 0) throw fail('nvmlDeviceResetNvLinkUtilizationCounter', status);
 }
 let nvmlDeviceSetAPIRestriction$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param apiType in `nvmlRestrictedAPI_t`.
  * @param isRestricted in `nvmlEnableState_t`.
@@ -73,7 +73,7 @@ export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiTy
   if (status !== 0) throw fail('nvmlDeviceSetAPIRestriction', status);
 }
 let nvmlDeviceSetAccountingMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
@@ -84,7 +84,7 @@ export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode:
   if (status !== 0) throw fail('nvmlDeviceSetAccountingMode', status);
 }
 let nvmlDeviceSetApplicationsClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param memClockMHz in `unsigned int`.
  * @param graphicsClockMHz in `unsigned int`.
@@ -97,7 +97,7 @@ export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, m
   if (status !== 0) throw fail('nvmlDeviceSetApplicationsClocks', status);
 }
 let nvmlDeviceSetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param enabled in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -108,7 +108,7 @@ export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | n
   if (status !== 0) throw fail('nvmlDeviceSetAutoBoostedClocksEnabled', status);
 }
 let nvmlDeviceSetClockOffsets$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param info in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `info`: in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
@@ -123,7 +123,7 @@ export function nvmlDeviceSetClockOffsets(device: T.nvmlDevice_t | null, info?: 
   return decodeRecord<T.nvmlClockOffset_v1_t>(records.nvmlClockOffset_v1_t(), info$);
 }
 let nvmlDeviceSetComputeMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlComputeMode_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -134,7 +134,7 @@ export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.
   if (status !== 0) throw fail('nvmlDeviceSetComputeMode', status);
 }
 let nvmlDeviceSetConfComputeUnprotectedMemSize$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param sizeKiB in `unsigned long long`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -145,7 +145,7 @@ export function nvmlDeviceSetConfComputeUnprotectedMemSize(device: T.nvmlDevice_
   if (status !== 0) throw fail('nvmlDeviceSetConfComputeUnprotectedMemSize', status);
 }
 let nvmlDeviceSetCpuAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
@@ -154,7 +154,7 @@ export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
   if (status !== 0) throw fail('nvmlDeviceSetCpuAffinity', status);
 }
 let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param enabled in `nvmlEnableState_t`.
  * @param flags in `unsigned int`.
@@ -167,7 +167,7 @@ export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevic
   if (status !== 0) throw fail('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', status);
 }
 let nvmlDeviceSetDefaultFanSpeed_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -178,7 +178,7 @@ export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, f
   if (status !== 0) throw fail('nvmlDeviceSetDefaultFanSpeed_v2', status);
 }
 let nvmlDeviceSetDriverModel$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param driverModel in `nvmlDriverModel_t`.
  * @param flags in `unsigned int`.
@@ -191,7 +191,7 @@ export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverMo
   if (status !== 0) throw fail('nvmlDeviceSetDriverModel', status);
 }
 let nvmlDeviceSetEccMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param ecc in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -202,7 +202,7 @@ export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlE
   if (status !== 0) throw fail('nvmlDeviceSetEccMode', status);
 }
 let nvmlDeviceSetFanControlPolicy$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @param policy in `nvmlFanControlPolicy_t`.
@@ -215,7 +215,7 @@ export function nvmlDeviceSetFanControlPolicy(device: T.nvmlDevice_t | null, fan
   if (status !== 0) throw fail('nvmlDeviceSetFanControlPolicy', status);
 }
 let nvmlDeviceSetFanSpeed_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @param speed in `unsigned int`.
@@ -228,7 +228,7 @@ export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: num
   if (status !== 0) throw fail('nvmlDeviceSetFanSpeed_v2', status);
 }
 let nvmlDeviceSetGpcClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param offset in `int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -239,7 +239,7 @@ export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offse
   if (status !== 0) throw fail('nvmlDeviceSetGpcClkVfOffset', status);
 }
 let nvmlDeviceSetGpuLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param minGpuClockMHz in `unsigned int`.
  * @param maxGpuClockMHz in `unsigned int`.
@@ -252,7 +252,7 @@ export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minG
   if (status !== 0) throw fail('nvmlDeviceSetGpuLockedClocks', status);
 }
 let nvmlDeviceSetGpuOperationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlGpuOperationMode_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -263,7 +263,7 @@ export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mod
   if (status !== 0) throw fail('nvmlDeviceSetGpuOperationMode', status);
 }
 let nvmlDeviceSetMemClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param offset in `int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -274,7 +274,7 @@ export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offse
   if (status !== 0) throw fail('nvmlDeviceSetMemClkVfOffset', status);
 }
 let nvmlDeviceSetMemoryLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param minMemClockMHz in `unsigned int`.
  * @param maxMemClockMHz in `unsigned int`.
@@ -287,7 +287,7 @@ export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, m
   if (status !== 0) throw fail('nvmlDeviceSetMemoryLockedClocks', status);
 }
 let nvmlDeviceSetMigMode$: typeof nvmlDeviceSetMigMode | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `unsigned int`.
  * @returns the value of `activationStatus`: out `nvmlReturn_t *`.
@@ -310,7 +310,7 @@ function bind$nvmlDeviceSetMigMode(): typeof nvmlDeviceSetMigMode {
   };
 }
 let nvmlDeviceSetNvLinkDeviceLowPowerThreshold$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param info in `nvmlNvLinkPowerThres_t *`: a `nvmlNvLinkPowerThres_st` object or its bytes.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
@@ -321,7 +321,7 @@ export function nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device: T.nvmlDevice_
   if (status !== 0) throw fail('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', status);
 }
 let nvmlDeviceSetNvLinkUtilizationControl$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
@@ -338,7 +338,7 @@ export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | n
   if (status !== 0) throw fail('nvmlDeviceSetNvLinkUtilizationControl', status);
 }
 let nvmlDeviceSetPersistenceMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -349,7 +349,7 @@ export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode
   if (status !== 0) throw fail('nvmlDeviceSetPersistenceMode', status);
 }
 let nvmlDeviceSetPowerManagementLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param limit in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
@@ -360,7 +360,7 @@ export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null,
   if (status !== 0) throw fail('nvmlDeviceSetPowerManagementLimit', status);
 }
 let nvmlDeviceSetPowerManagementLimit_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param powerValue in/out `nvmlPowerValue_v2_t`: fields given here in, the record the call fills returned (version 0x200000c set for you).
  * @returns the value of `powerValue`: in/out `nvmlPowerValue_v2_t`: fields given here in, the record the call fills returned (version 0x200000c set for you).
@@ -375,7 +375,7 @@ export function nvmlDeviceSetPowerManagementLimit_v2(device: T.nvmlDevice_t | nu
   return decodeRecord<T.nvmlPowerValue_v2_t>(records.nvmlPowerValue_v2_t(), powerValue$);
 }
 let nvmlDeviceSetTemperatureThreshold$: typeof nvmlDeviceSetTemperatureThreshold | undefined;
-/** `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param thresholdType in `nvmlTemperatureThresholds_t`.
  * @param temp in/out `int *`: this value in, the call's value returned.
@@ -400,7 +400,7 @@ function bind$nvmlDeviceSetTemperatureThreshold(): typeof nvmlDeviceSetTemperatu
   };
 }
 let nvmlDeviceSetVgpuCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param capability in `nvmlDeviceVgpuCapability_t`.
  * @param state in `nvmlEnableState_t`.
@@ -413,7 +413,7 @@ export function nvmlDeviceSetVgpuCapabilities(device: T.nvmlDevice_t | null, cap
   if (status !== 0) throw fail('nvmlDeviceSetVgpuCapabilities', status);
 }
 let nvmlDeviceSetVgpuHeterogeneousMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param pHeterogeneousMode in `const nvmlVgpuHeterogeneousMode_t *`: a `nvmlVgpuHeterogeneousMode_v1_t` object or its bytes.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
@@ -424,7 +424,7 @@ export function nvmlDeviceSetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null
   if (status !== 0) throw fail('nvmlDeviceSetVgpuHeterogeneousMode', status);
 }
 let nvmlDeviceSetVgpuSchedulerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvml`. `nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param pSchedulerState in `nvmlVgpuSchedulerSetState_t *`: a `nvmlVgpuSchedulerSetState_st` object or its bytes.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
@@ -435,7 +435,7 @@ export function nvmlDeviceSetVgpuSchedulerState(device: T.nvmlDevice_t | null, p
   if (status !== 0) throw fail('nvmlDeviceSetVgpuSchedulerState', status);
 }
 let nvmlDeviceSetVirtualizationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param virtualMode in `nvmlGpuVirtualizationMode_t`.
  * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */

@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlDeviceValidateInforom$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
@@ -18,7 +18,7 @@ export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
   if (status !== 0) throw fail('nvmlDeviceValidateInforom', status);
 }
 let nvmlErrorString$c: NativeFunction | undefined;
-/** `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 12.6
+/** API group `nvmlErrorReporting`. `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 12.6
  * @param result_ in `nvmlReturn_t`.
  * @returns `const char *`
  * @remarks [NVIDIA group `nvmlErrorReporting`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlErrorReporting.html). */
@@ -28,7 +28,7 @@ export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
   return result;
 }
 let nvmlEventSetCreate$: typeof nvmlEventSetCreate | undefined;
-/** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `set`: out `nvmlEventSet_t *`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetCreate(): T.nvmlEventSet_t {
@@ -52,7 +52,7 @@ function bind$nvmlEventSetCreate(): typeof nvmlEventSetCreate {
   };
 }
 let nvmlEventSetFree$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param set in `nvmlEventSet_t`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
@@ -61,7 +61,7 @@ export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
   if (status !== 0) throw fail('nvmlEventSetFree', status);
 }
 let nvmlEventSetWait$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param set in `nvmlEventSet_t`.
  * @param timeoutms in `unsigned int`.
  * @returns the value of `data`: out `nvmlEventData_st`.
@@ -75,7 +75,7 @@ export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number
   return decodeRecord<T.nvmlEventData_st>(records.nvmlEventData_st(), data$);
 }
 let nvmlGetExcludedDeviceCount$: typeof nvmlGetExcludedDeviceCount | undefined;
-/** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlExcludedGpuQueries`. `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `deviceCount`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceCount(): number {
@@ -94,7 +94,7 @@ function bind$nvmlGetExcludedDeviceCount(): typeof nvmlGetExcludedDeviceCount {
   };
 }
 let nvmlGetExcludedDeviceInfoByIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlExcludedGpuQueries`. `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param index in `unsigned int`.
  * @returns the value of `info`: out `nvmlExcludedDeviceInfo_st`.
  * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
@@ -106,7 +106,7 @@ export function nvmlGetExcludedDeviceInfoByIndex(index: number): T.nvmlExcludedD
   return decodeRecord<T.nvmlExcludedDeviceInfo_st>(records.nvmlExcludedDeviceInfo_st(), info$);
 }
 let nvmlGetVgpuCompatibility$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvml`. `nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuMetadata in `nvmlVgpuMetadata_t *`: a `nvmlVgpuMetadata_st` object or its bytes.
  * @param pgpuMetadata in `nvmlVgpuPgpuMetadata_t *`: a `nvmlVgpuPgpuMetadata_st` object or its bytes.
  * @returns the value of `compatibilityInfo`: out `nvmlVgpuPgpuCompatibility_st`.
@@ -120,7 +120,7 @@ export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | U
   return decodeRecord<T.nvmlVgpuPgpuCompatibility_st>(records.nvmlVgpuPgpuCompatibility_st(), compatibilityInfo$);
 }
 let nvmlGetVgpuDriverCapabilities$: typeof nvmlGetVgpuDriverCapabilities | undefined;
-/** `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param capability in `nvmlVgpuDriverCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -141,7 +141,7 @@ function bind$nvmlGetVgpuDriverCapabilities(): typeof nvmlGetVgpuDriverCapabilit
   };
 }
 let nvmlGetVgpuVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvml`. `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ supported, current }`: `supported`: out `nvmlVgpuVersion_st`; `current`: out `nvmlVgpuVersion_st`.
  * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlGetVgpuVersion(): { supported: T.nvmlVgpuVersion_st; current: T.nvmlVgpuVersion_st } {

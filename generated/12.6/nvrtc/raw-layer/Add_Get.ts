@@ -11,7 +11,7 @@ let nvrtcAddNameExpression$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param name_expression `const char *const`
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcAddNameExpression(prog: T.nvrtcProgram, name_expression: string | T.Pointer): T.nvrtcResult {
   if (typeof name_expression === 'string' && name_expression.includes('\0')) cstringArg('nvrtcAddNameExpression', 'name_expression', name_expression, true);
   return (nvrtcAddNameExpression$ ??= binder.native('nvrtcAddNameExpression'))(prog, name_expression);
@@ -22,7 +22,7 @@ let nvrtcCompileProgram$: NativeFunction | undefined;
  * @param numOptions `int`, length of `options`
  * @param options `const char *const *`, array, `numOptions` long
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcCompileProgram(prog: T.nvrtcProgram, numOptions: number, options: T.Pointer): T.nvrtcResult {
   if (!ArrayBuffer.isView(options) && !(typeof options === 'number' && options >= 0 && Number.isSafeInteger(options)) && options !== null) rawCovers('nvrtcCompileProgram', 'options', options, 0, 1);
   return (nvrtcCompileProgram$ ??= binder.native('nvrtcCompileProgram'))(prog, numOptions, options);
@@ -36,7 +36,7 @@ let nvrtcCreateProgram$: NativeFunction | undefined;
  * @param headers `const char *const *`, array, `numHeaders` long
  * @param includeNames `const char *const *`, array, `numHeaders` long
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcCreateProgram(prog: T.Pointer, src: string | T.Pointer, name: string | T.Pointer, numHeaders: number, headers: T.Pointer, includeNames: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(prog) && prog.byteLength >= 8 && (((prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof prog === 'number' && prog >= 0 && Number.isSafeInteger(prog)) && prog !== null) rawCovers('nvrtcCreateProgram', 'prog', prog, 8, 8);
   if (typeof src === 'string' && src.includes('\0')) cstringArg('nvrtcCreateProgram', 'src', src, true);
@@ -49,7 +49,7 @@ let nvrtcDestroyProgram$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 12.6
  * @param prog `nvrtcProgram *`, in/out: a typed array of one element
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcDestroyProgram(prog: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(prog) && prog.byteLength >= 8 && (((prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof prog === 'number' && prog >= 0 && Number.isSafeInteger(prog)) && prog !== null) rawCovers('nvrtcDestroyProgram', 'prog', prog, 8, 8);
   return (nvrtcDestroyProgram$ ??= binder.native('nvrtcDestroyProgram'))(prog);
@@ -59,7 +59,7 @@ let nvrtcGetCUBIN$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param cubin `char *`
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetCUBIN(prog: T.nvrtcProgram, cubin: T.Pointer): T.nvrtcResult {
   if (!ArrayBuffer.isView(cubin) && !(typeof cubin === 'number' && cubin >= 0 && Number.isSafeInteger(cubin)) && cubin !== null) rawCovers('nvrtcGetCUBIN', 'cubin', cubin, 0, 1);
   return (nvrtcGetCUBIN$ ??= binder.native('nvrtcGetCUBIN'))(prog, cubin);
@@ -69,7 +69,7 @@ let nvrtcGetCUBINSize$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param cubinSizeRet `size_t *`, out: a typed array of one element
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetCUBINSize(prog: T.nvrtcProgram, cubinSizeRet: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(cubinSizeRet) && cubinSizeRet.byteLength >= 8 && (((cubinSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cubinSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cubinSizeRet === 'number' && cubinSizeRet >= 0 && Number.isSafeInteger(cubinSizeRet)) && cubinSizeRet !== null) rawCovers('nvrtcGetCUBINSize', 'cubinSizeRet', cubinSizeRet, 8, 8);
   return (nvrtcGetCUBINSize$ ??= binder.native('nvrtcGetCUBINSize'))(prog, cubinSizeRet);
@@ -78,7 +78,7 @@ let nvrtcGetErrorString$: NativeFunction | undefined;
 /** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 12.6
  * @param result `nvrtcResult`
  * @returns `const char *`, as C returns it.
- * @remarks Group `error`. */
+ * @remarks Group `error` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetErrorString(result: T.nvrtcResult): string | null {
   return (nvrtcGetErrorString$ ??= binder.native('nvrtcGetErrorString'))(result);
 }
@@ -87,7 +87,7 @@ let nvrtcGetLTOIR$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param LTOIR `char *`
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation`. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetLTOIR(prog: T.nvrtcProgram, LTOIR: T.Pointer): T.nvrtcResult {
   if (!ArrayBuffer.isView(LTOIR) && !(typeof LTOIR === 'number' && LTOIR >= 0 && Number.isSafeInteger(LTOIR)) && LTOIR !== null) rawCovers('nvrtcGetLTOIR', 'LTOIR', LTOIR, 0, 1);
   return (nvrtcGetLTOIR$ ??= binder.native('nvrtcGetLTOIR'))(prog, LTOIR);
@@ -97,7 +97,7 @@ let nvrtcGetLTOIRSize$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param LTOIRSizeRet `size_t *`, out: a typed array of one element
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation`. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetLTOIRSize(prog: T.nvrtcProgram, LTOIRSizeRet: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(LTOIRSizeRet) && LTOIRSizeRet.byteLength >= 8 && (((LTOIRSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (LTOIRSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof LTOIRSizeRet === 'number' && LTOIRSizeRet >= 0 && Number.isSafeInteger(LTOIRSizeRet)) && LTOIRSizeRet !== null) rawCovers('nvrtcGetLTOIRSize', 'LTOIRSizeRet', LTOIRSizeRet, 8, 8);
   return (nvrtcGetLTOIRSize$ ??= binder.native('nvrtcGetLTOIRSize'))(prog, LTOIRSizeRet);
@@ -108,7 +108,7 @@ let nvrtcGetLoweredName$: NativeFunction | undefined;
  * @param name_expression `const char *const`
  * @param lowered_name `const char **`, out: a typed array of one element
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetLoweredName(prog: T.nvrtcProgram, name_expression: string | T.Pointer, lowered_name: T.Pointer): T.nvrtcResult {
   if (typeof name_expression === 'string' && name_expression.includes('\0')) cstringArg('nvrtcGetLoweredName', 'name_expression', name_expression, true);
   if (!(ArrayBuffer.isView(lowered_name) && lowered_name.byteLength >= 8 && (((lowered_name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lowered_name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof lowered_name === 'number' && lowered_name >= 0 && Number.isSafeInteger(lowered_name)) && lowered_name !== null) rawCovers('nvrtcGetLoweredName', 'lowered_name', lowered_name, 8, 8);
@@ -119,7 +119,7 @@ let nvrtcGetNVVM$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param nvvm `char *`
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`.
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html).
  * @deprecated The headers mark it deprecated. */
 export function nvrtcGetNVVM(prog: T.nvrtcProgram, nvvm: T.Pointer): T.nvrtcResult {
   if (!ArrayBuffer.isView(nvvm) && !(typeof nvvm === 'number' && nvvm >= 0 && Number.isSafeInteger(nvvm)) && nvvm !== null) rawCovers('nvrtcGetNVVM', 'nvvm', nvvm, 0, 1);
@@ -130,7 +130,7 @@ let nvrtcGetNVVMSize$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param nvvmSizeRet `size_t *`, out: a typed array of one element
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`.
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html).
  * @deprecated The headers mark it deprecated. */
 export function nvrtcGetNVVMSize(prog: T.nvrtcProgram, nvvmSizeRet: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(nvvmSizeRet) && nvvmSizeRet.byteLength >= 8 && (((nvvmSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nvvmSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof nvvmSizeRet === 'number' && nvvmSizeRet >= 0 && Number.isSafeInteger(nvvmSizeRet)) && nvvmSizeRet !== null) rawCovers('nvrtcGetNVVMSize', 'nvvmSizeRet', nvvmSizeRet, 8, 8);
@@ -140,7 +140,7 @@ let nvrtcGetNumSupportedArchs$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 12.6
  * @param numArchs `int *`, out: a typed array of one element
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `query`. */
+ * @remarks Group `query` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetNumSupportedArchs(numArchs: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(numArchs) && numArchs.byteLength >= 4 && (((numArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numArchs === 'number' && numArchs >= 0 && Number.isSafeInteger(numArchs)) && numArchs !== null) rawCovers('nvrtcGetNumSupportedArchs', 'numArchs', numArchs, 4, 4);
   return (nvrtcGetNumSupportedArchs$ ??= binder.native('nvrtcGetNumSupportedArchs'))(numArchs);
@@ -150,7 +150,7 @@ let nvrtcGetOptiXIR$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param optixir `char *`
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation`. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetOptiXIR(prog: T.nvrtcProgram, optixir: T.Pointer): T.nvrtcResult {
   if (!ArrayBuffer.isView(optixir) && !(typeof optixir === 'number' && optixir >= 0 && Number.isSafeInteger(optixir)) && optixir !== null) rawCovers('nvrtcGetOptiXIR', 'optixir', optixir, 0, 1);
   return (nvrtcGetOptiXIR$ ??= binder.native('nvrtcGetOptiXIR'))(prog, optixir);
@@ -160,7 +160,7 @@ let nvrtcGetOptiXIRSize$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param optixirSizeRet `size_t *`, out: a typed array of one element
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation`. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetOptiXIRSize(prog: T.nvrtcProgram, optixirSizeRet: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(optixirSizeRet) && optixirSizeRet.byteLength >= 8 && (((optixirSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (optixirSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof optixirSizeRet === 'number' && optixirSizeRet >= 0 && Number.isSafeInteger(optixirSizeRet)) && optixirSizeRet !== null) rawCovers('nvrtcGetOptiXIRSize', 'optixirSizeRet', optixirSizeRet, 8, 8);
   return (nvrtcGetOptiXIRSize$ ??= binder.native('nvrtcGetOptiXIRSize'))(prog, optixirSizeRet);
@@ -170,7 +170,7 @@ let nvrtcGetPTX$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param ptx `char *`
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetPTX(prog: T.nvrtcProgram, ptx: T.Pointer): T.nvrtcResult {
   if (!ArrayBuffer.isView(ptx) && !(typeof ptx === 'number' && ptx >= 0 && Number.isSafeInteger(ptx)) && ptx !== null) rawCovers('nvrtcGetPTX', 'ptx', ptx, 0, 1);
   return (nvrtcGetPTX$ ??= binder.native('nvrtcGetPTX'))(prog, ptx);
@@ -180,7 +180,7 @@ let nvrtcGetPTXSize$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param ptxSizeRet `size_t *`, out: a typed array of one element
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetPTXSize(prog: T.nvrtcProgram, ptxSizeRet: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(ptxSizeRet) && ptxSizeRet.byteLength >= 8 && (((ptxSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptxSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptxSizeRet === 'number' && ptxSizeRet >= 0 && Number.isSafeInteger(ptxSizeRet)) && ptxSizeRet !== null) rawCovers('nvrtcGetPTXSize', 'ptxSizeRet', ptxSizeRet, 8, 8);
   return (nvrtcGetPTXSize$ ??= binder.native('nvrtcGetPTXSize'))(prog, ptxSizeRet);
@@ -190,7 +190,7 @@ let nvrtcGetProgramLog$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param log `char *`
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetProgramLog(prog: T.nvrtcProgram, log: T.Pointer): T.nvrtcResult {
   if (!ArrayBuffer.isView(log) && !(typeof log === 'number' && log >= 0 && Number.isSafeInteger(log)) && log !== null) rawCovers('nvrtcGetProgramLog', 'log', log, 0, 1);
   return (nvrtcGetProgramLog$ ??= binder.native('nvrtcGetProgramLog'))(prog, log);
@@ -200,7 +200,7 @@ let nvrtcGetProgramLogSize$: NativeFunction | undefined;
  * @param prog `nvrtcProgram`
  * @param logSizeRet `size_t *`, out: a typed array of one element
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram, logSizeRet: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(logSizeRet) && logSizeRet.byteLength >= 8 && (((logSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (logSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof logSizeRet === 'number' && logSizeRet >= 0 && Number.isSafeInteger(logSizeRet)) && logSizeRet !== null) rawCovers('nvrtcGetProgramLogSize', 'logSizeRet', logSizeRet, 8, 8);
   return (nvrtcGetProgramLogSize$ ??= binder.native('nvrtcGetProgramLogSize'))(prog, logSizeRet);
@@ -209,7 +209,7 @@ let nvrtcGetSupportedArchs$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 12.6
  * @param supportedArchs `int *`
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `query`. */
+ * @remarks Group `query` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetSupportedArchs(supportedArchs: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(supportedArchs) && supportedArchs.byteLength >= 4 && (((supportedArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (supportedArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof supportedArchs === 'number' && supportedArchs >= 0 && Number.isSafeInteger(supportedArchs)) && supportedArchs !== null) rawCovers('nvrtcGetSupportedArchs', 'supportedArchs', supportedArchs, 4, 4);
   return (nvrtcGetSupportedArchs$ ??= binder.native('nvrtcGetSupportedArchs'))(supportedArchs);

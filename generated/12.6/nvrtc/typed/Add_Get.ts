@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvrtcAddNameExpression$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @param name_expression in string (`const char *`).
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcAddNameExpression(prog: T.nvrtcProgram | null, name_expression: string): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcAddNameExpression', 'prog', prog, true) as typeof prog;
   if (typeof name_expression === 'string' ? name_expression.includes('\0') : true) cstringArg('nvrtcAddNameExpression', 'name_expression', name_expression, false);
@@ -20,10 +20,10 @@ export function nvrtcAddNameExpression(prog: T.nvrtcProgram | null, name_express
   if (status !== 0) throw fail('nvrtcAddNameExpression', status);
 }
 let nvrtcCompileProgram$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @param options in array of C string; its length is passed as `numOptions`.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcCompileProgram(prog: T.nvrtcProgram | null, options: readonly (string)[]): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcCompileProgram', 'prog', prog, true) as typeof prog;
   const options$ = stringArrayArg('nvrtcCompileProgram', 'options', options, false);
@@ -32,13 +32,13 @@ export function nvrtcCompileProgram(prog: T.nvrtcProgram | null, options: readon
   if (status !== 0) throw fail('nvrtcCompileProgram', status);
 }
 let nvrtcCreateProgram$: typeof nvrtcCreateProgram | undefined;
-/** `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param src in string (`const char *`).
  * @param name in string (`const char *`); null allowed.
  * @param headers in array of C string; its length is passed as `numHeaders`.
  * @param includeNames in array of C string; null allowed; its length is passed as `numHeaders`.
  * @returns the value of `prog`: out `nvrtcProgram *`.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcCreateProgram(src: string, name: string | null, headers: readonly (string)[], includeNames: readonly (string)[] | null): T.nvrtcProgram {
   return (nvrtcCreateProgram$ ??= bind$nvrtcCreateProgram())(src, name, headers, includeNames);
 }
@@ -65,10 +65,10 @@ function bind$nvrtcCreateProgram(): typeof nvrtcCreateProgram {
   };
 }
 let nvrtcDestroyProgram$: typeof nvrtcDestroyProgram | undefined;
-/** `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in/out `nvrtcProgram *`: this value in, the call's value returned.
  * @returns the value of `prog`: in/out `nvrtcProgram *`: this value in, the call's value returned.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcDestroyProgram(prog: T.nvrtcProgram | null): T.nvrtcProgram {
   return (nvrtcDestroyProgram$ ??= bind$nvrtcDestroyProgram())(prog);
 }
@@ -91,10 +91,10 @@ function bind$nvrtcDestroyProgram(): typeof nvrtcDestroyProgram {
   };
 }
 let nvrtcGetCUBIN$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @param cubin out `char *`: address or host buffer.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetCUBIN(prog: T.nvrtcProgram | null, cubin: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetCUBIN', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetCUBIN', 'cubin', cubin, true);
@@ -102,10 +102,10 @@ export function nvrtcGetCUBIN(prog: T.nvrtcProgram | null, cubin: T.Pointer): vo
   if (status !== 0) throw fail('nvrtcGetCUBIN', status);
 }
 let nvrtcGetCUBINSize$: typeof nvrtcGetCUBINSize | undefined;
-/** `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @returns the value of `cubinSizeRet`: out `size_t *`.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetCUBINSize(prog: T.nvrtcProgram | null): number {
   return (nvrtcGetCUBINSize$ ??= bind$nvrtcGetCUBINSize())(prog);
 }
@@ -128,20 +128,20 @@ function bind$nvrtcGetCUBINSize(): typeof nvrtcGetCUBINSize {
   };
 }
 let nvrtcGetErrorString$c: NativeFunction | undefined;
-/** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 12.6
+/** API group `error`. `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 12.6
  * @param result_ in `nvrtcResult`.
  * @returns `const char *`
- * @remarks Group `error`. */
+ * @remarks Group `error` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetErrorString(result_: T.nvrtcResult): string | null {
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('nvrtcGetErrorString', 'result', 'i32', result_);
   const result = (nvrtcGetErrorString$c ??= binder.native('nvrtcGetErrorString'))(result_);
   return result;
 }
 let nvrtcGetLTOIR$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @param LTOIR out `char *`: address or host buffer.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation`. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetLTOIR(prog: T.nvrtcProgram | null, LTOIR: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetLTOIR', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetLTOIR', 'LTOIR', LTOIR, true);
@@ -149,10 +149,10 @@ export function nvrtcGetLTOIR(prog: T.nvrtcProgram | null, LTOIR: T.Pointer): vo
   if (status !== 0) throw fail('nvrtcGetLTOIR', status);
 }
 let nvrtcGetLTOIRSize$: typeof nvrtcGetLTOIRSize | undefined;
-/** `nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @returns the value of `LTOIRSizeRet`: out `size_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation`. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetLTOIRSize(prog: T.nvrtcProgram | null): number {
   return (nvrtcGetLTOIRSize$ ??= bind$nvrtcGetLTOIRSize())(prog);
 }
@@ -175,11 +175,11 @@ function bind$nvrtcGetLTOIRSize(): typeof nvrtcGetLTOIRSize {
   };
 }
 let nvrtcGetLoweredName$: typeof nvrtcGetLoweredName | undefined;
-/** `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @param name_expression in string (`const char *`).
  * @returns the value of `lowered_name`: out `const char **`.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetLoweredName(prog: T.nvrtcProgram | null, name_expression: string): string | null {
   return (nvrtcGetLoweredName$ ??= bind$nvrtcGetLoweredName())(prog, name_expression);
 }
@@ -198,10 +198,10 @@ function bind$nvrtcGetLoweredName(): typeof nvrtcGetLoweredName {
   };
 }
 let nvrtcGetNVVM$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @param nvvm in/out `char *`: address or host buffer.
- * @remarks Group `compilation`.
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html).
  * @deprecated The headers mark it deprecated. */
 export function nvrtcGetNVVM(prog: T.nvrtcProgram | null, nvvm: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetNVVM', 'prog', prog, true) as typeof prog;
@@ -210,10 +210,10 @@ export function nvrtcGetNVVM(prog: T.nvrtcProgram | null, nvvm: T.Pointer): void
   if (status !== 0) throw fail('nvrtcGetNVVM', status);
 }
 let nvrtcGetNVVMSize$: typeof nvrtcGetNVVMSize | undefined;
-/** `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @returns the value of `nvvmSizeRet`: out `size_t *`.
- * @remarks Group `compilation`.
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html).
  * @deprecated The headers mark it deprecated. */
 export function nvrtcGetNVVMSize(prog: T.nvrtcProgram | null): number {
   return (nvrtcGetNVVMSize$ ??= bind$nvrtcGetNVVMSize())(prog);
@@ -237,9 +237,9 @@ function bind$nvrtcGetNVVMSize(): typeof nvrtcGetNVVMSize {
   };
 }
 let nvrtcGetNumSupportedArchs$: typeof nvrtcGetNumSupportedArchs | undefined;
-/** `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `query`. `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `numArchs`: out `int *`.
- * @remarks Group `query`. */
+ * @remarks Group `query` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetNumSupportedArchs(): number {
   return (nvrtcGetNumSupportedArchs$ ??= bind$nvrtcGetNumSupportedArchs())();
 }
@@ -256,10 +256,10 @@ function bind$nvrtcGetNumSupportedArchs(): typeof nvrtcGetNumSupportedArchs {
   };
 }
 let nvrtcGetOptiXIR$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @param optixir in/out `char *`: address or host buffer.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation`. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetOptiXIR(prog: T.nvrtcProgram | null, optixir: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetOptiXIR', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetOptiXIR', 'optixir', optixir, true);
@@ -267,10 +267,10 @@ export function nvrtcGetOptiXIR(prog: T.nvrtcProgram | null, optixir: T.Pointer)
   if (status !== 0) throw fail('nvrtcGetOptiXIR', status);
 }
 let nvrtcGetOptiXIRSize$: typeof nvrtcGetOptiXIRSize | undefined;
-/** `nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @returns the value of `optixirSizeRet`: out `size_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation`. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetOptiXIRSize(prog: T.nvrtcProgram | null): number {
   return (nvrtcGetOptiXIRSize$ ??= bind$nvrtcGetOptiXIRSize())(prog);
 }
@@ -293,10 +293,10 @@ function bind$nvrtcGetOptiXIRSize(): typeof nvrtcGetOptiXIRSize {
   };
 }
 let nvrtcGetPTX$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @param ptx out `char *`: address or host buffer.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetPTX(prog: T.nvrtcProgram | null, ptx: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetPTX', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetPTX', 'ptx', ptx, true);
@@ -304,10 +304,10 @@ export function nvrtcGetPTX(prog: T.nvrtcProgram | null, ptx: T.Pointer): void {
   if (status !== 0) throw fail('nvrtcGetPTX', status);
 }
 let nvrtcGetPTXSize$: typeof nvrtcGetPTXSize | undefined;
-/** `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @returns the value of `ptxSizeRet`: out `size_t *`.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetPTXSize(prog: T.nvrtcProgram | null): number {
   return (nvrtcGetPTXSize$ ??= bind$nvrtcGetPTXSize())(prog);
 }
@@ -330,10 +330,10 @@ function bind$nvrtcGetPTXSize(): typeof nvrtcGetPTXSize {
   };
 }
 let nvrtcGetProgramLog$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @param log out `char *`: address or host buffer.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetProgramLog(prog: T.nvrtcProgram | null, log: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetProgramLog', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetProgramLog', 'log', log, true);
@@ -341,10 +341,10 @@ export function nvrtcGetProgramLog(prog: T.nvrtcProgram | null, log: T.Pointer):
   if (status !== 0) throw fail('nvrtcGetProgramLog', status);
 }
 let nvrtcGetProgramLogSize$: typeof nvrtcGetProgramLogSize | undefined;
-/** `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @returns the value of `logSizeRet`: out `size_t *`.
- * @remarks Group `compilation`. */
+ * @remarks Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram | null): number {
   return (nvrtcGetProgramLogSize$ ??= bind$nvrtcGetProgramLogSize())(prog);
 }
@@ -367,9 +367,9 @@ function bind$nvrtcGetProgramLogSize(): typeof nvrtcGetProgramLogSize {
   };
 }
 let nvrtcGetSupportedArchs$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `query`. `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param supportedArchs out `int *`: address or host buffer.
- * @remarks Group `query`. */
+ * @remarks Group `query` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/nvrtc/index.html). */
 export function nvrtcGetSupportedArchs(supportedArchs: T.Pointer): void {
   pointerArg('nvrtcGetSupportedArchs', 'supportedArchs', supportedArchs, true);
   const status = (nvrtcGetSupportedArchs$c ??= binder.native('nvrtcGetSupportedArchs'))(supportedArchs);

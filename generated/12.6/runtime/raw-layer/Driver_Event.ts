@@ -10,7 +10,7 @@ let cudaDriverGetVersion$: NativeFunction | undefined;
 /** `cudaError_t cudaDriverGetVersion(int *driverVersion)` · cuda_runtime_api.h · CUDA 12.6
  * @param driverVersion `int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART____VERSION.html). */
+ * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART____VERSION.html). */
 export function cudaDriverGetVersion(driverVersion: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(driverVersion) && driverVersion.byteLength >= 4 && (((driverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (driverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof driverVersion === 'number' && driverVersion >= 0 && Number.isSafeInteger(driverVersion)) && driverVersion !== null) rawCovers('cudaDriverGetVersion', 'driverVersion', driverVersion, 4, 4);
   return (cudaDriverGetVersion$ ??= binder.native('cudaDriverGetVersion'))(driverVersion);
@@ -19,7 +19,7 @@ let cudaEventCreate$: NativeFunction | undefined;
 /** `cudaError_t cudaEventCreate(cudaEvent_t *event)` · cuda_runtime_api.h · CUDA 12.6
  * @param event `cudaEvent_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventCreate(event: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(event) && event.byteLength >= 8 && (((event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof event === 'number' && event >= 0 && Number.isSafeInteger(event)) && event !== null) rawCovers('cudaEventCreate', 'event', event, 8, 8);
   return (cudaEventCreate$ ??= binder.native('cudaEventCreate'))(event);
@@ -29,7 +29,7 @@ let cudaEventCreateWithFlags$: NativeFunction | undefined;
  * @param event `cudaEvent_t *`, out: a typed array of one element
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventCreateWithFlags(event: T.Pointer, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(event) && event.byteLength >= 8 && (((event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof event === 'number' && event >= 0 && Number.isSafeInteger(event)) && event !== null) rawCovers('cudaEventCreateWithFlags', 'event', event, 8, 8);
   return (cudaEventCreateWithFlags$ ??= binder.native('cudaEventCreateWithFlags'))(event, flags);
@@ -38,7 +38,7 @@ let cudaEventDestroy$: NativeFunction | undefined;
 /** `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventDestroy(event: T.cudaEvent_t): T.cudaError_t {
   return (cudaEventDestroy$ ??= binder.native('cudaEventDestroy'))(event);
 }
@@ -48,7 +48,7 @@ let cudaEventElapsedTime$: NativeFunction | undefined;
  * @param start `cudaEvent_t`
  * @param end `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventElapsedTime(ms: T.Pointer, start: T.cudaEvent_t, end: T.cudaEvent_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(ms) && ms.byteLength >= 4 && (((ms as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ms as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof ms === 'number' && ms >= 0 && Number.isSafeInteger(ms)) && ms !== null) rawCovers('cudaEventElapsedTime', 'ms', ms, 4, 4);
   return (cudaEventElapsedTime$ ??= binder.native('cudaEventElapsedTime'))(ms, start, end);
@@ -57,7 +57,7 @@ let cudaEventQuery$: NativeFunction | undefined;
 /** `cudaError_t cudaEventQuery(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventQuery(event: T.cudaEvent_t): T.cudaError_t {
   return (cudaEventQuery$ ??= binder.native('cudaEventQuery'))(event);
 }
@@ -66,7 +66,7 @@ let cudaEventRecord$: NativeFunction | undefined;
  * @param event `cudaEvent_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventRecord(event: T.cudaEvent_t, stream: T.cudaStream_t): T.cudaError_t {
   return (cudaEventRecord$ ??= binder.native('cudaEventRecord'))(event, stream);
 }
@@ -76,7 +76,7 @@ let cudaEventRecordWithFlags$: NativeFunction | undefined;
  * @param stream `cudaStream_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventRecordWithFlags(event: T.cudaEvent_t, stream: T.cudaStream_t, flags: number): T.cudaError_t {
   return (cudaEventRecordWithFlags$ ??= binder.native('cudaEventRecordWithFlags'))(event, stream, flags);
 }
@@ -84,7 +84,7 @@ let cudaEventSynchronize$: NativeFunction | undefined;
 /** `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventSynchronize(event: T.cudaEvent_t): T.cudaError_t {
   return (cudaEventSynchronize$ ??= binder.native('cudaEventSynchronize'))(event);
 }

@@ -12,7 +12,7 @@ let cudaGraphExecChildGraphNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param childGraph `cudaGraph_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecChildGraphNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, childGraph: T.cudaGraph_t): T.cudaError_t {
   return (cudaGraphExecChildGraphNodeSetParams$ ??= binder.native('cudaGraphExecChildGraphNodeSetParams'))(hGraphExec, node, childGraph);
 }
@@ -20,7 +20,7 @@ let cudaGraphExecDestroy$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)` · cuda_runtime_api.h · CUDA 12.6
  * @param graphExec `cudaGraphExec_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecDestroy(graphExec: T.cudaGraphExec_t): T.cudaError_t {
   return (cudaGraphExecDestroy$ ??= binder.native('cudaGraphExecDestroy'))(graphExec);
 }
@@ -30,7 +30,7 @@ let cudaGraphExecEventRecordNodeSetEvent$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecEventRecordNodeSetEvent(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, event: T.cudaEvent_t): T.cudaError_t {
   return (cudaGraphExecEventRecordNodeSetEvent$ ??= binder.native('cudaGraphExecEventRecordNodeSetEvent'))(hGraphExec, hNode, event);
 }
@@ -40,7 +40,7 @@ let cudaGraphExecEventWaitNodeSetEvent$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecEventWaitNodeSetEvent(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, event: T.cudaEvent_t): T.cudaError_t {
   return (cudaGraphExecEventWaitNodeSetEvent$ ??= binder.native('cudaGraphExecEventWaitNodeSetEvent'))(hGraphExec, hNode, event);
 }
@@ -50,7 +50,7 @@ let cudaGraphExecExternalSemaphoresSignalNodeSetParams$: NativeFunction | undefi
  * @param hNode `cudaGraphNode_t`
  * @param nodeParams `const struct cudaExternalSemaphoreSignalNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, nodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cudaGraphExecExternalSemaphoresSignalNodeSetParams$ ??= binder.native('cudaGraphExecExternalSemaphoresSignalNodeSetParams'))(hGraphExec, hNode, nodeParams);
@@ -61,7 +61,7 @@ let cudaGraphExecExternalSemaphoresWaitNodeSetParams$: NativeFunction | undefine
  * @param hNode `cudaGraphNode_t`
  * @param nodeParams `const struct cudaExternalSemaphoreWaitNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, nodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cudaGraphExecExternalSemaphoresWaitNodeSetParams$ ??= binder.native('cudaGraphExecExternalSemaphoresWaitNodeSetParams'))(hGraphExec, hNode, nodeParams);
@@ -71,7 +71,7 @@ let cudaGraphExecGetFlags$: NativeFunction | undefined;
  * @param graphExec `cudaGraphExec_t`
  * @param flags `unsigned long long *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecGetFlags(graphExec: T.cudaGraphExec_t, flags: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 8 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cudaGraphExecGetFlags', 'flags', flags, 8, 8);
   return (cudaGraphExecGetFlags$ ??= binder.native('cudaGraphExecGetFlags'))(graphExec, flags);
@@ -82,7 +82,7 @@ let cudaGraphExecHostNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaHostNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecHostNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphExecHostNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphExecHostNodeSetParams$ ??= binder.native('cudaGraphExecHostNodeSetParams'))(hGraphExec, node, pNodeParams);
@@ -93,7 +93,7 @@ let cudaGraphExecKernelNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaKernelNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecKernelNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphExecKernelNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphExecKernelNodeSetParams$ ??= binder.native('cudaGraphExecKernelNodeSetParams'))(hGraphExec, node, pNodeParams);
@@ -104,7 +104,7 @@ let cudaGraphExecMemcpyNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaMemcpy3DParms *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphExecMemcpyNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphExecMemcpyNodeSetParams$ ??= binder.native('cudaGraphExecMemcpyNodeSetParams'))(hGraphExec, node, pNodeParams);
@@ -118,7 +118,7 @@ let cudaGraphExecMemcpyNodeSetParams1D$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaGraphExecMemcpyNodeSetParams1D', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaGraphExecMemcpyNodeSetParams1D', 'src', src, 0, 1);
@@ -134,7 +134,7 @@ let cudaGraphExecMemcpyNodeSetParamsFromSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'symbol', symbol, 0, 1);
@@ -150,7 +150,7 @@ let cudaGraphExecMemcpyNodeSetParamsToSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'symbol', symbol, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'src', src, 0, 1);
@@ -162,7 +162,7 @@ let cudaGraphExecMemsetNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaMemsetParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemsetNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphExecMemsetNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphExecMemsetNodeSetParams$ ??= binder.native('cudaGraphExecMemsetNodeSetParams'))(hGraphExec, node, pNodeParams);
@@ -173,7 +173,7 @@ let cudaGraphExecNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param nodeParams `struct cudaGraphNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecNodeSetParams(graphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, nodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(nodeParams) && nodeParams.byteLength >= 256) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cudaGraphExecNodeSetParams', 'nodeParams', nodeParams, 256, 1);
   return (cudaGraphExecNodeSetParams$ ??= binder.native('cudaGraphExecNodeSetParams'))(graphExec, node, nodeParams);
@@ -184,7 +184,7 @@ let cudaGraphExecUpdate$: NativeFunction | undefined;
  * @param hGraph `cudaGraph_t`
  * @param resultInfo `cudaGraphExecUpdateResultInfo *`, out: bytes of a `cudaGraphExecUpdateResultInfo_st`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecUpdate(hGraphExec: T.cudaGraphExec_t, hGraph: T.cudaGraph_t, resultInfo: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(resultInfo) && resultInfo.byteLength >= 24) && !(typeof resultInfo === 'number' && resultInfo >= 0 && Number.isSafeInteger(resultInfo)) && resultInfo !== null) rawCovers('cudaGraphExecUpdate', 'resultInfo', resultInfo, 24, 1);
   return (cudaGraphExecUpdate$ ??= binder.native('cudaGraphExecUpdate'))(hGraphExec, hGraph, resultInfo);

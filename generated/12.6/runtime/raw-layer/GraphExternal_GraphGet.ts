@@ -11,7 +11,7 @@ let cudaGraphExternalSemaphoresSignalNodeGetParams$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param params_out `struct cudaExternalSemaphoreSignalNodeParams *`, out: bytes of a `cudaExternalSemaphoreSignalNodeParams`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: T.cudaGraphNode_t, params_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(params_out) && params_out.byteLength >= 24) && !(typeof params_out === 'number' && params_out >= 0 && Number.isSafeInteger(params_out)) && params_out !== null) rawCovers('cudaGraphExternalSemaphoresSignalNodeGetParams', 'params_out', params_out, 24, 1);
   return (cudaGraphExternalSemaphoresSignalNodeGetParams$ ??= binder.native('cudaGraphExternalSemaphoresSignalNodeGetParams'))(hNode, params_out);
@@ -21,7 +21,7 @@ let cudaGraphExternalSemaphoresSignalNodeSetParams$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param nodeParams `const struct cudaExternalSemaphoreSignalNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: T.cudaGraphNode_t, nodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cudaGraphExternalSemaphoresSignalNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cudaGraphExternalSemaphoresSignalNodeSetParams$ ??= binder.native('cudaGraphExternalSemaphoresSignalNodeSetParams'))(hNode, nodeParams);
@@ -31,7 +31,7 @@ let cudaGraphExternalSemaphoresWaitNodeGetParams$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param params_out `struct cudaExternalSemaphoreWaitNodeParams *`, out: bytes of a `cudaExternalSemaphoreWaitNodeParams`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: T.cudaGraphNode_t, params_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(params_out) && params_out.byteLength >= 24) && !(typeof params_out === 'number' && params_out >= 0 && Number.isSafeInteger(params_out)) && params_out !== null) rawCovers('cudaGraphExternalSemaphoresWaitNodeGetParams', 'params_out', params_out, 24, 1);
   return (cudaGraphExternalSemaphoresWaitNodeGetParams$ ??= binder.native('cudaGraphExternalSemaphoresWaitNodeGetParams'))(hNode, params_out);
@@ -41,7 +41,7 @@ let cudaGraphExternalSemaphoresWaitNodeSetParams$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param nodeParams `const struct cudaExternalSemaphoreWaitNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: T.cudaGraphNode_t, nodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(nodeParams) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cudaGraphExternalSemaphoresWaitNodeSetParams', 'nodeParams', nodeParams, 0, 1);
   return (cudaGraphExternalSemaphoresWaitNodeSetParams$ ??= binder.native('cudaGraphExternalSemaphoresWaitNodeSetParams'))(hNode, nodeParams);
@@ -53,7 +53,7 @@ let cudaGraphGetEdges$: NativeFunction | undefined;
  * @param to `cudaGraphNode_t *`, out: an array of `*numEdges` elements (capacity/count pair)
  * @param numEdges `size_t *`, in/out: capacity of `from`, `to`, `edgeData` in, count out
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetEdges(graph: T.cudaGraph_t, from: T.Pointer, to: T.Pointer, numEdges: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(from) && from.byteLength >= 8 && (((from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cudaGraphGetEdges', 'from', from, 8, 8);
   if (!(ArrayBuffer.isView(to) && to.byteLength >= 8 && (((to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cudaGraphGetEdges', 'to', to, 8, 8);
@@ -68,7 +68,7 @@ let cudaGraphGetEdges_v2$: NativeFunction | undefined;
  * @param edgeData `cudaGraphEdgeData *`, out: bytes of a `cudaGraphEdgeData_st`
  * @param numEdges `size_t *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetEdges_v2(graph: T.cudaGraph_t, from: T.Pointer, to: T.Pointer, edgeData: T.Pointer, numEdges: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(from) && from.byteLength >= 8 && (((from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof from === 'number' && from >= 0 && Number.isSafeInteger(from)) && from !== null) rawCovers('cudaGraphGetEdges_v2', 'from', from, 8, 8);
   if (!(ArrayBuffer.isView(to) && to.byteLength >= 8 && (((to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof to === 'number' && to >= 0 && Number.isSafeInteger(to)) && to !== null) rawCovers('cudaGraphGetEdges_v2', 'to', to, 8, 8);
@@ -82,7 +82,7 @@ let cudaGraphGetNodes$: NativeFunction | undefined;
  * @param nodes `cudaGraphNode_t *`, out: an array of `*numNodes` elements (capacity/count pair)
  * @param numNodes `size_t *`, in/out: capacity of `nodes` in, count out
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetNodes(graph: T.cudaGraph_t, nodes: T.Pointer, numNodes: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(nodes) && nodes.byteLength >= 8 && (((nodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof nodes === 'number' && nodes >= 0 && Number.isSafeInteger(nodes)) && nodes !== null) rawCovers('cudaGraphGetNodes', 'nodes', nodes, 8, 8);
   if (!(ArrayBuffer.isView(numNodes) && numNodes.byteLength >= 8 && (((numNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof numNodes === 'number' && numNodes >= 0 && Number.isSafeInteger(numNodes)) && numNodes !== null) rawCovers('cudaGraphGetNodes', 'numNodes', numNodes, 8, 8);
@@ -94,7 +94,7 @@ let cudaGraphGetRootNodes$: NativeFunction | undefined;
  * @param pRootNodes `cudaGraphNode_t *`, out: an array of `*pNumRootNodes` elements (capacity/count pair)
  * @param pNumRootNodes `size_t *`, in/out: capacity of `pRootNodes` in, count out
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetRootNodes(graph: T.cudaGraph_t, pRootNodes: T.Pointer, pNumRootNodes: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pRootNodes) && pRootNodes.byteLength >= 8 && (((pRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pRootNodes === 'number' && pRootNodes >= 0 && Number.isSafeInteger(pRootNodes)) && pRootNodes !== null) rawCovers('cudaGraphGetRootNodes', 'pRootNodes', pRootNodes, 8, 8);
   if (!(ArrayBuffer.isView(pNumRootNodes) && pNumRootNodes.byteLength >= 8 && (((pNumRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pNumRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pNumRootNodes === 'number' && pNumRootNodes >= 0 && Number.isSafeInteger(pNumRootNodes)) && pNumRootNodes !== null) rawCovers('cudaGraphGetRootNodes', 'pNumRootNodes', pNumRootNodes, 8, 8);

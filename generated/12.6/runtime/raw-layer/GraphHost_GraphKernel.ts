@@ -11,7 +11,7 @@ let cudaGraphHostNodeGetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `struct cudaHostNodeParams *`, out: bytes of a `cudaHostNodeParams`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphHostNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pNodeParams) && pNodeParams.byteLength >= 16) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphHostNodeGetParams', 'pNodeParams', pNodeParams, 16, 1);
   return (cudaGraphHostNodeGetParams$ ??= binder.native('cudaGraphHostNodeGetParams'))(node, pNodeParams);
@@ -21,7 +21,7 @@ let cudaGraphHostNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaHostNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphHostNodeSetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphHostNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphHostNodeSetParams$ ??= binder.native('cudaGraphHostNodeSetParams'))(node, pNodeParams);
@@ -32,7 +32,7 @@ let cudaGraphInstantiate$: NativeFunction | undefined;
  * @param graph `cudaGraph_t`
  * @param flags `unsigned long long`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiate(pGraphExec: T.Pointer, graph: T.cudaGraph_t, flags: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphExec) && pGraphExec.byteLength >= 8 && (((pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphExec === 'number' && pGraphExec >= 0 && Number.isSafeInteger(pGraphExec)) && pGraphExec !== null) rawCovers('cudaGraphInstantiate', 'pGraphExec', pGraphExec, 8, 8);
   return (cudaGraphInstantiate$ ??= binder.native('cudaGraphInstantiate'))(pGraphExec, graph, flags);
@@ -43,7 +43,7 @@ let cudaGraphInstantiateWithFlags$: NativeFunction | undefined;
  * @param graph `cudaGraph_t`
  * @param flags `unsigned long long`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithFlags(pGraphExec: T.Pointer, graph: T.cudaGraph_t, flags: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphExec) && pGraphExec.byteLength >= 8 && (((pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphExec === 'number' && pGraphExec >= 0 && Number.isSafeInteger(pGraphExec)) && pGraphExec !== null) rawCovers('cudaGraphInstantiateWithFlags', 'pGraphExec', pGraphExec, 8, 8);
   return (cudaGraphInstantiateWithFlags$ ??= binder.native('cudaGraphInstantiateWithFlags'))(pGraphExec, graph, flags);
@@ -54,7 +54,7 @@ let cudaGraphInstantiateWithParams$: NativeFunction | undefined;
  * @param graph `cudaGraph_t`
  * @param instantiateParams `cudaGraphInstantiateParams *`, in/out: bytes of a `cudaGraphInstantiateParams_st`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithParams(pGraphExec: T.Pointer, graph: T.cudaGraph_t, instantiateParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraphExec) && pGraphExec.byteLength >= 8 && (((pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraphExec === 'number' && pGraphExec >= 0 && Number.isSafeInteger(pGraphExec)) && pGraphExec !== null) rawCovers('cudaGraphInstantiateWithParams', 'pGraphExec', pGraphExec, 8, 8);
   if (!(ArrayBuffer.isView(instantiateParams) && instantiateParams.byteLength >= 32) && !(typeof instantiateParams === 'number' && instantiateParams >= 0 && Number.isSafeInteger(instantiateParams)) && instantiateParams !== null) rawCovers('cudaGraphInstantiateWithParams', 'instantiateParams', instantiateParams, 32, 1);
@@ -65,7 +65,7 @@ let cudaGraphKernelNodeCopyAttributes$: NativeFunction | undefined;
  * @param hSrc `cudaGraphNode_t`
  * @param hDst `cudaGraphNode_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeCopyAttributes(hSrc: T.cudaGraphNode_t, hDst: T.cudaGraphNode_t): T.cudaError_t {
   return (cudaGraphKernelNodeCopyAttributes$ ??= binder.native('cudaGraphKernelNodeCopyAttributes'))(hSrc, hDst);
 }
@@ -75,7 +75,7 @@ let cudaGraphKernelNodeGetAttribute$: NativeFunction | undefined;
  * @param attr `cudaLaunchAttributeID`
  * @param value_out `cudaLaunchAttributeValue *`, out: bytes of a `cudaLaunchAttributeValue`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t, attr: T.cudaLaunchAttributeID, value_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(value_out) && value_out.byteLength >= 64) && !(typeof value_out === 'number' && value_out >= 0 && Number.isSafeInteger(value_out)) && value_out !== null) rawCovers('cudaGraphKernelNodeGetAttribute', 'value_out', value_out, 64, 1);
   return (cudaGraphKernelNodeGetAttribute$ ??= binder.native('cudaGraphKernelNodeGetAttribute'))(hNode, attr, value_out);
@@ -85,7 +85,7 @@ let cudaGraphKernelNodeGetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `struct cudaKernelNodeParams *`, out: bytes of a `cudaKernelNodeParams`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pNodeParams) && pNodeParams.byteLength >= 56) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphKernelNodeGetParams', 'pNodeParams', pNodeParams, 56, 1);
   return (cudaGraphKernelNodeGetParams$ ??= binder.native('cudaGraphKernelNodeGetParams'))(node, pNodeParams);
@@ -96,7 +96,7 @@ let cudaGraphKernelNodeSetAttribute$: NativeFunction | undefined;
  * @param attr `cudaLaunchAttributeID`
  * @param value `const cudaLaunchAttributeValue *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t, attr: T.cudaLaunchAttributeID, value: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaGraphKernelNodeSetAttribute', 'value', value, 0, 1);
   return (cudaGraphKernelNodeSetAttribute$ ??= binder.native('cudaGraphKernelNodeSetAttribute'))(hNode, attr, value);
@@ -106,7 +106,7 @@ let cudaGraphKernelNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaKernelNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphKernelNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphKernelNodeSetParams$ ??= binder.native('cudaGraphKernelNodeSetParams'))(node, pNodeParams);

@@ -11,7 +11,7 @@ let cudaGraphLaunch$: NativeFunction | undefined;
  * @param graphExec `cudaGraphExec_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphLaunch(graphExec: T.cudaGraphExec_t, stream: T.cudaStream_t): T.cudaError_t {
   return (cudaGraphLaunch$ ??= binder.native('cudaGraphLaunch'))(graphExec, stream);
 }
@@ -20,7 +20,7 @@ let cudaGraphMemAllocNodeGetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param params_out `struct cudaMemAllocNodeParams *`, out: bytes of a `cudaMemAllocNodeParams`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemAllocNodeGetParams(node: T.cudaGraphNode_t, params_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(params_out) && params_out.byteLength >= 120) && !(typeof params_out === 'number' && params_out >= 0 && Number.isSafeInteger(params_out)) && params_out !== null) rawCovers('cudaGraphMemAllocNodeGetParams', 'params_out', params_out, 120, 1);
   return (cudaGraphMemAllocNodeGetParams$ ??= binder.native('cudaGraphMemAllocNodeGetParams'))(node, params_out);
@@ -30,7 +30,7 @@ let cudaGraphMemFreeNodeGetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param dptr_out `void *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemFreeNodeGetParams(node: T.cudaGraphNode_t, dptr_out: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(dptr_out) && !(typeof dptr_out === 'number' && dptr_out >= 0 && Number.isSafeInteger(dptr_out)) && dptr_out !== null) rawCovers('cudaGraphMemFreeNodeGetParams', 'dptr_out', dptr_out, 0, 1);
   return (cudaGraphMemFreeNodeGetParams$ ??= binder.native('cudaGraphMemFreeNodeGetParams'))(node, dptr_out);
@@ -40,7 +40,7 @@ let cudaGraphMemcpyNodeGetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `struct cudaMemcpy3DParms *`, out: bytes of a `cudaMemcpy3DParms`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pNodeParams) && pNodeParams.byteLength >= 160) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphMemcpyNodeGetParams', 'pNodeParams', pNodeParams, 160, 1);
   return (cudaGraphMemcpyNodeGetParams$ ??= binder.native('cudaGraphMemcpyNodeGetParams'))(node, pNodeParams);
@@ -50,7 +50,7 @@ let cudaGraphMemcpyNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaMemcpy3DParms *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphMemcpyNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphMemcpyNodeSetParams$ ??= binder.native('cudaGraphMemcpyNodeSetParams'))(node, pNodeParams);
@@ -63,7 +63,7 @@ let cudaGraphMemcpyNodeSetParams1D$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParams1D(node: T.cudaGraphNode_t, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaGraphMemcpyNodeSetParams1D', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaGraphMemcpyNodeSetParams1D', 'src', src, 0, 1);
@@ -78,7 +78,7 @@ let cudaGraphMemcpyNodeSetParamsFromSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParamsFromSymbol(node: T.cudaGraphNode_t, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaGraphMemcpyNodeSetParamsFromSymbol', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaGraphMemcpyNodeSetParamsFromSymbol', 'symbol', symbol, 0, 1);
@@ -93,7 +93,7 @@ let cudaGraphMemcpyNodeSetParamsToSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParamsToSymbol(node: T.cudaGraphNode_t, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaGraphMemcpyNodeSetParamsToSymbol', 'symbol', symbol, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaGraphMemcpyNodeSetParamsToSymbol', 'src', src, 0, 1);

@@ -11,7 +11,7 @@ let cudaGraphMemsetNodeGetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `struct cudaMemsetParams *`, out: bytes of a `cudaMemsetParams`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pNodeParams) && pNodeParams.byteLength >= 40) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphMemsetNodeGetParams', 'pNodeParams', pNodeParams, 40, 1);
   return (cudaGraphMemsetNodeGetParams$ ??= binder.native('cudaGraphMemsetNodeGetParams'))(node, pNodeParams);
@@ -21,7 +21,7 @@ let cudaGraphMemsetNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pNodeParams `const struct cudaMemsetParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(pNodeParams) && !(typeof pNodeParams === 'number' && pNodeParams >= 0 && Number.isSafeInteger(pNodeParams)) && pNodeParams !== null) rawCovers('cudaGraphMemsetNodeSetParams', 'pNodeParams', pNodeParams, 0, 1);
   return (cudaGraphMemsetNodeSetParams$ ??= binder.native('cudaGraphMemsetNodeSetParams'))(node, pNodeParams);
@@ -32,7 +32,7 @@ let cudaGraphNodeFindInClone$: NativeFunction | undefined;
  * @param originalNode `cudaGraphNode_t`
  * @param clonedGraph `cudaGraph_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeFindInClone(pNode: T.Pointer, originalNode: T.cudaGraphNode_t, clonedGraph: T.cudaGraph_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(pNode) && pNode.byteLength >= 8 && (((pNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pNode === 'number' && pNode >= 0 && Number.isSafeInteger(pNode)) && pNode !== null) rawCovers('cudaGraphNodeFindInClone', 'pNode', pNode, 8, 8);
   return (cudaGraphNodeFindInClone$ ??= binder.native('cudaGraphNodeFindInClone'))(pNode, originalNode, clonedGraph);
@@ -43,7 +43,7 @@ let cudaGraphNodeGetDependencies$: NativeFunction | undefined;
  * @param pDependencies `cudaGraphNode_t *`, out: an array of `*pNumDependencies` elements (capacity/count pair)
  * @param pNumDependencies `size_t *`, in/out: capacity of `pDependencies`, `edgeData` in, count out
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t, pDependencies: T.Pointer, pNumDependencies: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pDependencies) && pDependencies.byteLength >= 8 && (((pDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphNodeGetDependencies', 'pDependencies', pDependencies, 8, 8);
   if (!(ArrayBuffer.isView(pNumDependencies) && pNumDependencies.byteLength >= 8 && (((pNumDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pNumDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pNumDependencies === 'number' && pNumDependencies >= 0 && Number.isSafeInteger(pNumDependencies)) && pNumDependencies !== null) rawCovers('cudaGraphNodeGetDependencies', 'pNumDependencies', pNumDependencies, 8, 8);
@@ -56,7 +56,7 @@ let cudaGraphNodeGetDependencies_v2$: NativeFunction | undefined;
  * @param edgeData `cudaGraphEdgeData *`, out: bytes of a `cudaGraphEdgeData_st`
  * @param pNumDependencies `size_t *`, in/out: capacity of `pDependencies` in, count out
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependencies_v2(node: T.cudaGraphNode_t, pDependencies: T.Pointer, edgeData: T.Pointer, pNumDependencies: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pDependencies) && pDependencies.byteLength >= 8 && (((pDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pDependencies === 'number' && pDependencies >= 0 && Number.isSafeInteger(pDependencies)) && pDependencies !== null) rawCovers('cudaGraphNodeGetDependencies_v2', 'pDependencies', pDependencies, 8, 8);
   if (!(ArrayBuffer.isView(edgeData) && edgeData.byteLength >= 8) && !(typeof edgeData === 'number' && edgeData >= 0 && Number.isSafeInteger(edgeData)) && edgeData !== null) rawCovers('cudaGraphNodeGetDependencies_v2', 'edgeData', edgeData, 8, 1);
@@ -69,7 +69,7 @@ let cudaGraphNodeGetDependentNodes$: NativeFunction | undefined;
  * @param pDependentNodes `cudaGraphNode_t *`, out: an array of `*pNumDependentNodes` elements (capacity/count pair)
  * @param pNumDependentNodes `size_t *`, in/out: capacity of `pDependentNodes`, `edgeData` in, count out
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t, pDependentNodes: T.Pointer, pNumDependentNodes: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pDependentNodes) && pDependentNodes.byteLength >= 8 && (((pDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pDependentNodes === 'number' && pDependentNodes >= 0 && Number.isSafeInteger(pDependentNodes)) && pDependentNodes !== null) rawCovers('cudaGraphNodeGetDependentNodes', 'pDependentNodes', pDependentNodes, 8, 8);
   if (!(ArrayBuffer.isView(pNumDependentNodes) && pNumDependentNodes.byteLength >= 8 && (((pNumDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pNumDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pNumDependentNodes === 'number' && pNumDependentNodes >= 0 && Number.isSafeInteger(pNumDependentNodes)) && pNumDependentNodes !== null) rawCovers('cudaGraphNodeGetDependentNodes', 'pNumDependentNodes', pNumDependentNodes, 8, 8);
@@ -82,7 +82,7 @@ let cudaGraphNodeGetDependentNodes_v2$: NativeFunction | undefined;
  * @param edgeData `cudaGraphEdgeData *`, out: bytes of a `cudaGraphEdgeData_st`
  * @param pNumDependentNodes `size_t *`, in/out: capacity of `pDependentNodes` in, count out
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependentNodes_v2(node: T.cudaGraphNode_t, pDependentNodes: T.Pointer, edgeData: T.Pointer, pNumDependentNodes: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pDependentNodes) && pDependentNodes.byteLength >= 8 && (((pDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pDependentNodes === 'number' && pDependentNodes >= 0 && Number.isSafeInteger(pDependentNodes)) && pDependentNodes !== null) rawCovers('cudaGraphNodeGetDependentNodes_v2', 'pDependentNodes', pDependentNodes, 8, 8);
   if (!(ArrayBuffer.isView(edgeData) && edgeData.byteLength >= 8) && !(typeof edgeData === 'number' && edgeData >= 0 && Number.isSafeInteger(edgeData)) && edgeData !== null) rawCovers('cudaGraphNodeGetDependentNodes_v2', 'edgeData', edgeData, 8, 1);
@@ -95,7 +95,7 @@ let cudaGraphNodeGetEnabled$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param isEnabled `unsigned int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, isEnabled: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(isEnabled) && isEnabled.byteLength >= 4 && (((isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isEnabled === 'number' && isEnabled >= 0 && Number.isSafeInteger(isEnabled)) && isEnabled !== null) rawCovers('cudaGraphNodeGetEnabled', 'isEnabled', isEnabled, 4, 4);
   return (cudaGraphNodeGetEnabled$ ??= binder.native('cudaGraphNodeGetEnabled'))(hGraphExec, hNode, isEnabled);
@@ -105,7 +105,7 @@ let cudaGraphNodeGetType$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param pType `enum cudaGraphNodeType *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetType(node: T.cudaGraphNode_t, pType: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pType) && pType.byteLength >= 4 && (((pType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pType === 'number' && pType >= 0 && Number.isSafeInteger(pType)) && pType !== null) rawCovers('cudaGraphNodeGetType', 'pType', pType, 4, 4);
   return (cudaGraphNodeGetType$ ??= binder.native('cudaGraphNodeGetType'))(node, pType);
@@ -116,7 +116,7 @@ let cudaGraphNodeSetEnabled$: NativeFunction | undefined;
  * @param hNode `cudaGraphNode_t`
  * @param isEnabled `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, isEnabled: number): T.cudaError_t {
   return (cudaGraphNodeSetEnabled$ ??= binder.native('cudaGraphNodeSetEnabled'))(hGraphExec, hNode, isEnabled);
 }
@@ -125,7 +125,7 @@ let cudaGraphNodeSetParams$: NativeFunction | undefined;
  * @param node `cudaGraphNode_t`
  * @param nodeParams `struct cudaGraphNodeParams *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetParams(node: T.cudaGraphNode_t, nodeParams: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(nodeParams) && nodeParams.byteLength >= 256) && !(typeof nodeParams === 'number' && nodeParams >= 0 && Number.isSafeInteger(nodeParams)) && nodeParams !== null) rawCovers('cudaGraphNodeSetParams', 'nodeParams', nodeParams, 256, 1);
   return (cudaGraphNodeSetParams$ ??= binder.native('cudaGraphNodeSetParams'))(node, nodeParams);

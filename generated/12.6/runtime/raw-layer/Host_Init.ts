@@ -12,7 +12,7 @@ let cudaHostAlloc$: NativeFunction | undefined;
  * @param size `size_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostAlloc(pHost: T.Pointer, size: T.Int64, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(pHost) && pHost.byteLength >= 8 && (((pHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pHost === 'number' && pHost >= 0 && Number.isSafeInteger(pHost)) && pHost !== null) rawCovers('cudaHostAlloc', 'pHost', pHost, 8, 8);
   return (cudaHostAlloc$ ??= binder.native('cudaHostAlloc'))(pHost, size, flags);
@@ -23,7 +23,7 @@ let cudaHostGetDevicePointer$: NativeFunction | undefined;
  * @param pHost `void *`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetDevicePointer(pDevice: T.Pointer, pHost: T.Pointer, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(pDevice) && pDevice.byteLength >= 8 && (((pDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pDevice === 'number' && pDevice >= 0 && Number.isSafeInteger(pDevice)) && pDevice !== null) rawCovers('cudaHostGetDevicePointer', 'pDevice', pDevice, 8, 8);
   if (!ArrayBuffer.isView(pHost) && !(typeof pHost === 'number' && pHost >= 0 && Number.isSafeInteger(pHost)) && pHost !== null) rawCovers('cudaHostGetDevicePointer', 'pHost', pHost, 0, 1);
@@ -34,7 +34,7 @@ let cudaHostGetFlags$: NativeFunction | undefined;
  * @param pFlags `unsigned int *`, out: a typed array of one element
  * @param pHost `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetFlags(pFlags: T.Pointer, pHost: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pFlags) && pFlags.byteLength >= 4 && (((pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pFlags === 'number' && pFlags >= 0 && Number.isSafeInteger(pFlags)) && pFlags !== null) rawCovers('cudaHostGetFlags', 'pFlags', pFlags, 4, 4);
   if (!ArrayBuffer.isView(pHost) && !(typeof pHost === 'number' && pHost >= 0 && Number.isSafeInteger(pHost)) && pHost !== null) rawCovers('cudaHostGetFlags', 'pHost', pHost, 0, 1);
@@ -46,7 +46,7 @@ let cudaHostRegister$: NativeFunction | undefined;
  * @param size `size_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): T.cudaError_t {
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaHostRegister', 'ptr', ptr, 0, 1);
   return (cudaHostRegister$ ??= binder.native('cudaHostRegister'))(ptr, size, flags);
@@ -55,7 +55,7 @@ let cudaHostUnregister$: NativeFunction | undefined;
 /** `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 12.6
  * @param ptr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostUnregister(ptr: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaHostUnregister', 'ptr', ptr, 0, 1);
   return (cudaHostUnregister$ ??= binder.native('cudaHostUnregister'))(ptr);
@@ -65,7 +65,7 @@ let cudaImportExternalMemory$: NativeFunction | undefined;
  * @param extMem_out `cudaExternalMemory_t *`, out: a typed array of one element
  * @param memHandleDesc `const struct cudaExternalMemoryHandleDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalMemory(extMem_out: T.Pointer, memHandleDesc: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(extMem_out) && extMem_out.byteLength >= 8 && (((extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof extMem_out === 'number' && extMem_out >= 0 && Number.isSafeInteger(extMem_out)) && extMem_out !== null) rawCovers('cudaImportExternalMemory', 'extMem_out', extMem_out, 8, 8);
   if (!ArrayBuffer.isView(memHandleDesc) && !(typeof memHandleDesc === 'number' && memHandleDesc >= 0 && Number.isSafeInteger(memHandleDesc)) && memHandleDesc !== null) rawCovers('cudaImportExternalMemory', 'memHandleDesc', memHandleDesc, 0, 1);
@@ -76,7 +76,7 @@ let cudaImportExternalSemaphore$: NativeFunction | undefined;
  * @param extSem_out `cudaExternalSemaphore_t *`, out: a typed array of one element
  * @param semHandleDesc `const struct cudaExternalSemaphoreHandleDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalSemaphore(extSem_out: T.Pointer, semHandleDesc: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(extSem_out) && extSem_out.byteLength >= 8 && (((extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof extSem_out === 'number' && extSem_out >= 0 && Number.isSafeInteger(extSem_out)) && extSem_out !== null) rawCovers('cudaImportExternalSemaphore', 'extSem_out', extSem_out, 8, 8);
   if (!ArrayBuffer.isView(semHandleDesc) && !(typeof semHandleDesc === 'number' && semHandleDesc >= 0 && Number.isSafeInteger(semHandleDesc)) && semHandleDesc !== null) rawCovers('cudaImportExternalSemaphore', 'semHandleDesc', semHandleDesc, 0, 1);
@@ -88,7 +88,7 @@ let cudaInitDevice$: NativeFunction | undefined;
  * @param deviceFlags `unsigned int`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaInitDevice(device: number, deviceFlags: number, flags: number): T.cudaError_t {
   return (cudaInitDevice$ ??= binder.native('cudaInitDevice'))(device, deviceFlags, flags);
 }

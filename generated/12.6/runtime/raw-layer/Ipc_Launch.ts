@@ -11,7 +11,7 @@ let cudaIpcCloseMemHandle$: NativeFunction | undefined;
 /** `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 12.6
  * @param devPtr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcCloseMemHandle(devPtr: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaIpcCloseMemHandle', 'devPtr', devPtr, 0, 1);
   return (cudaIpcCloseMemHandle$ ??= binder.native('cudaIpcCloseMemHandle'))(devPtr);
@@ -21,7 +21,7 @@ let cudaIpcGetEventHandle$: NativeFunction | undefined;
  * @param handle `cudaIpcEventHandle_t *`, out: bytes of a `cudaIpcEventHandle_st`
  * @param event `cudaEvent_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetEventHandle(handle: T.Pointer, event: T.cudaEvent_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 64) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cudaIpcGetEventHandle', 'handle', handle, 64, 1);
   return (cudaIpcGetEventHandle$ ??= binder.native('cudaIpcGetEventHandle'))(handle, event);
@@ -31,7 +31,7 @@ let cudaIpcGetMemHandle$: NativeFunction | undefined;
  * @param handle `cudaIpcMemHandle_t *`, out: bytes of a `cudaIpcMemHandle_st`
  * @param devPtr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetMemHandle(handle: T.Pointer, devPtr: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 64) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cudaIpcGetMemHandle', 'handle', handle, 64, 1);
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaIpcGetMemHandle', 'devPtr', devPtr, 0, 1);
@@ -42,7 +42,7 @@ let cudaIpcOpenEventHandle$: NativeFunction | undefined;
  * @param event `cudaEvent_t *`, out: a typed array of one element
  * @param handle `cudaIpcEventHandle_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenEventHandle(event: T.Pointer, handle: T.cudaIpcEventHandle_st): T.cudaError_t {
   if (!(ArrayBuffer.isView(event) && event.byteLength >= 8 && (((event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof event === 'number' && event >= 0 && Number.isSafeInteger(event)) && event !== null) rawCovers('cudaIpcOpenEventHandle', 'event', event, 8, 8);
   handle = checkRecord('cudaIpcOpenEventHandle', 'handle', records.cudaIpcEventHandle_st(), handle);
@@ -54,7 +54,7 @@ let cudaIpcOpenMemHandle$: NativeFunction | undefined;
  * @param handle `cudaIpcMemHandle_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenMemHandle(devPtr: T.Pointer, handle: T.cudaIpcMemHandle_st, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaIpcOpenMemHandle', 'devPtr', devPtr, 8, 8);
   handle = checkRecord('cudaIpcOpenMemHandle', 'handle', records.cudaIpcMemHandle_st(), handle);
@@ -69,7 +69,7 @@ let cudaLaunchCooperativeKernel$: NativeFunction | undefined;
  * @param sharedMem `size_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaLaunchCooperativeKernel', 'func', func, 0, 1);
   gridDim = checkRecord('cudaLaunchCooperativeKernel', 'gridDim', records.dim3(), gridDim);
@@ -83,7 +83,7 @@ let cudaLaunchCooperativeKernelMultiDevice$: NativeFunction | undefined;
  * @param numDevices `unsigned int`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Pointer, numDevices: number, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(launchParamsList) && launchParamsList.byteLength >= 56) && !(typeof launchParamsList === 'number' && launchParamsList >= 0 && Number.isSafeInteger(launchParamsList)) && launchParamsList !== null) rawCovers('cudaLaunchCooperativeKernelMultiDevice', 'launchParamsList', launchParamsList, 56, 1);
@@ -95,7 +95,7 @@ let cudaLaunchHostFunc$: NativeFunction | undefined;
  * @param fn `cudaHostFn_t`
  * @param userData `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchHostFunc(stream: T.cudaStream_t, fn: T.Pointer, userData: T.Pointer): T.cudaError_t {
   if (fn !== null && typeof fn !== 'bigint') callbackArg('cudaLaunchHostFunc', 'fn', fn, true);
   if (!ArrayBuffer.isView(userData) && !(typeof userData === 'number' && userData >= 0 && Number.isSafeInteger(userData)) && userData !== null) rawCovers('cudaLaunchHostFunc', 'userData', userData, 0, 1);
@@ -110,7 +110,7 @@ let cudaLaunchKernel$: NativeFunction | undefined;
  * @param sharedMem `size_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaLaunchKernel', 'func', func, 0, 1);
   gridDim = checkRecord('cudaLaunchKernel', 'gridDim', records.dim3(), gridDim);
@@ -124,7 +124,7 @@ let cudaLaunchKernelExC$: NativeFunction | undefined;
  * @param func `const void *`
  * @param args `void **`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernelExC(config: T.Pointer, func: T.Pointer, args: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(config) && !(typeof config === 'number' && config >= 0 && Number.isSafeInteger(config)) && config !== null) rawCovers('cudaLaunchKernelExC', 'config', config, 0, 1);
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaLaunchKernelExC', 'func', func, 0, 1);

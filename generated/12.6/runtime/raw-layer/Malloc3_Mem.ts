@@ -12,7 +12,7 @@ let cudaMalloc3D$: NativeFunction | undefined;
  * @param pitchedDevPtr `struct cudaPitchedPtr *`, out: bytes of a `cudaPitchedPtr`
  * @param extent `struct cudaExtent`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc3D(pitchedDevPtr: T.Pointer, extent: T.cudaExtent): T.cudaError_t {
   if (!(ArrayBuffer.isView(pitchedDevPtr) && pitchedDevPtr.byteLength >= 32) && !(typeof pitchedDevPtr === 'number' && pitchedDevPtr >= 0 && Number.isSafeInteger(pitchedDevPtr)) && pitchedDevPtr !== null) rawCovers('cudaMalloc3D', 'pitchedDevPtr', pitchedDevPtr, 32, 1);
   extent = checkRecord('cudaMalloc3D', 'extent', records.cudaExtent(), extent);
@@ -25,7 +25,7 @@ let cudaMalloc3DArray$: NativeFunction | undefined;
  * @param extent `struct cudaExtent`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc3DArray(array: T.Pointer, desc: T.Pointer, extent: T.cudaExtent, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(array) && array.byteLength >= 8 && (((array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof array === 'number' && array >= 0 && Number.isSafeInteger(array)) && array !== null) rawCovers('cudaMalloc3DArray', 'array', array, 8, 8);
   if (!ArrayBuffer.isView(desc) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cudaMalloc3DArray', 'desc', desc, 0, 1);
@@ -39,7 +39,7 @@ let cudaMemAdvise$: NativeFunction | undefined;
  * @param advice `enum cudaMemoryAdvise`
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemAdvise(devPtr: T.Pointer, count: T.Int64, advice: T.cudaMemoryAdvise, device: number): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemAdvise', 'devPtr', devPtr, 0, 1);
   return (cudaMemAdvise$ ??= binder.native('cudaMemAdvise'))(devPtr, count, advice, device);
@@ -51,7 +51,7 @@ let cudaMemAdvise_v2$: NativeFunction | undefined;
  * @param advice `enum cudaMemoryAdvise`
  * @param location `struct cudaMemLocation`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemAdvise_v2(devPtr: T.Pointer, count: T.Int64, advice: T.cudaMemoryAdvise, location: T.cudaMemLocation): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemAdvise_v2', 'devPtr', devPtr, 0, 1);
   location = checkRecord('cudaMemAdvise_v2', 'location', records.cudaMemLocation(), location);
@@ -62,7 +62,7 @@ let cudaMemGetInfo$: NativeFunction | undefined;
  * @param free `size_t *`, out: a typed array of one element
  * @param total `size_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemGetInfo(free: T.Pointer, total: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(free) && free.byteLength >= 8 && (((free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof free === 'number' && free >= 0 && Number.isSafeInteger(free)) && free !== null) rawCovers('cudaMemGetInfo', 'free', free, 8, 8);
   if (!(ArrayBuffer.isView(total) && total.byteLength >= 8 && (((total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof total === 'number' && total >= 0 && Number.isSafeInteger(total)) && total !== null) rawCovers('cudaMemGetInfo', 'total', total, 8, 8);
@@ -73,7 +73,7 @@ let cudaMemPoolCreate$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t *`, out: a typed array of one element
  * @param poolProps `const struct cudaMemPoolProps *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolCreate(memPool: T.Pointer, poolProps: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(memPool) && memPool.byteLength >= 8 && (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof memPool === 'number' && memPool >= 0 && Number.isSafeInteger(memPool)) && memPool !== null) rawCovers('cudaMemPoolCreate', 'memPool', memPool, 8, 8);
   if (!ArrayBuffer.isView(poolProps) && !(typeof poolProps === 'number' && poolProps >= 0 && Number.isSafeInteger(poolProps)) && poolProps !== null) rawCovers('cudaMemPoolCreate', 'poolProps', poolProps, 0, 1);
@@ -83,7 +83,7 @@ let cudaMemPoolDestroy$: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 12.6
  * @param memPool `cudaMemPool_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolDestroy(memPool: T.cudaMemPool_t): T.cudaError_t {
   return (cudaMemPoolDestroy$ ??= binder.native('cudaMemPoolDestroy'))(memPool);
 }
@@ -92,7 +92,7 @@ let cudaMemPoolExportPointer$: NativeFunction | undefined;
  * @param exportData `struct cudaMemPoolPtrExportData *`, out: bytes of a `cudaMemPoolPtrExportData`
  * @param ptr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolExportPointer(exportData: T.Pointer, ptr: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(exportData) && exportData.byteLength >= 64) && !(typeof exportData === 'number' && exportData >= 0 && Number.isSafeInteger(exportData)) && exportData !== null) rawCovers('cudaMemPoolExportPointer', 'exportData', exportData, 64, 1);
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaMemPoolExportPointer', 'ptr', ptr, 0, 1);
@@ -105,7 +105,7 @@ let cudaMemPoolExportToShareableHandle$: NativeFunction | undefined;
  * @param handleType `enum cudaMemAllocationHandleType`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, memPool: T.cudaMemPool_t, handleType: T.cudaMemAllocationHandleType, flags: number): T.cudaError_t {
   if (!ArrayBuffer.isView(shareableHandle) && !(typeof shareableHandle === 'number' && shareableHandle >= 0 && Number.isSafeInteger(shareableHandle)) && shareableHandle !== null) rawCovers('cudaMemPoolExportToShareableHandle', 'shareableHandle', shareableHandle, 0, 1);
   return (cudaMemPoolExportToShareableHandle$ ??= binder.native('cudaMemPoolExportToShareableHandle'))(shareableHandle, memPool, handleType, flags);
@@ -116,7 +116,7 @@ let cudaMemPoolGetAccess$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t`
  * @param location `struct cudaMemLocation *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolGetAccess(flags: T.Pointer, memPool: T.cudaMemPool_t, location: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 4 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cudaMemPoolGetAccess', 'flags', flags, 4, 4);
   if (!(ArrayBuffer.isView(location) && location.byteLength >= 8) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cudaMemPoolGetAccess', 'location', location, 8, 1);
@@ -128,7 +128,7 @@ let cudaMemPoolGetAttribute$: NativeFunction | undefined;
  * @param attr `enum cudaMemPoolAttr`
  * @param value `void *`, out: typed by `attr`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolGetAttribute(memPool: T.cudaMemPool_t, attr: T.cudaMemPoolAttr, value: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaMemPoolGetAttribute', 'value', value, 0, 1);
   return (cudaMemPoolGetAttribute$ ??= binder.native('cudaMemPoolGetAttribute'))(memPool, attr, value);
@@ -140,7 +140,7 @@ let cudaMemPoolImportFromShareableHandle$: NativeFunction | undefined;
  * @param handleType `enum cudaMemAllocationHandleType`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolImportFromShareableHandle(memPool: T.Pointer, shareableHandle: T.Pointer, handleType: T.cudaMemAllocationHandleType, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(memPool) && memPool.byteLength >= 8 && (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof memPool === 'number' && memPool >= 0 && Number.isSafeInteger(memPool)) && memPool !== null) rawCovers('cudaMemPoolImportFromShareableHandle', 'memPool', memPool, 8, 8);
   if (!ArrayBuffer.isView(shareableHandle) && !(typeof shareableHandle === 'number' && shareableHandle >= 0 && Number.isSafeInteger(shareableHandle)) && shareableHandle !== null) rawCovers('cudaMemPoolImportFromShareableHandle', 'shareableHandle', shareableHandle, 0, 1);
@@ -152,7 +152,7 @@ let cudaMemPoolImportPointer$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t`
  * @param exportData `struct cudaMemPoolPtrExportData *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolImportPointer(ptr: T.Pointer, memPool: T.cudaMemPool_t, exportData: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(ptr) && ptr.byteLength >= 8 && (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaMemPoolImportPointer', 'ptr', ptr, 8, 8);
   if (!(ArrayBuffer.isView(exportData) && exportData.byteLength >= 64) && !(typeof exportData === 'number' && exportData >= 0 && Number.isSafeInteger(exportData)) && exportData !== null) rawCovers('cudaMemPoolImportPointer', 'exportData', exportData, 64, 1);
@@ -164,7 +164,7 @@ let cudaMemPoolSetAccess$: NativeFunction | undefined;
  * @param descList `const struct cudaMemAccessDesc *`, array, `count` long
  * @param count `size_t`, length of `descList`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolSetAccess(memPool: T.cudaMemPool_t, descList: T.Pointer, count: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(descList) && !(typeof descList === 'number' && descList >= 0 && Number.isSafeInteger(descList)) && descList !== null) rawCovers('cudaMemPoolSetAccess', 'descList', descList, 0, 1);
   return (cudaMemPoolSetAccess$ ??= binder.native('cudaMemPoolSetAccess'))(memPool, descList, count);
@@ -175,7 +175,7 @@ let cudaMemPoolSetAttribute$: NativeFunction | undefined;
  * @param attr `enum cudaMemPoolAttr`
  * @param value `void *`, in: typed by `attr`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolSetAttribute(memPool: T.cudaMemPool_t, attr: T.cudaMemPoolAttr, value: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaMemPoolSetAttribute', 'value', value, 0, 1);
   return (cudaMemPoolSetAttribute$ ??= binder.native('cudaMemPoolSetAttribute'))(memPool, attr, value);
@@ -185,7 +185,7 @@ let cudaMemPoolTrimTo$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t`
  * @param minBytesToKeep `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolTrimTo(memPool: T.cudaMemPool_t, minBytesToKeep: T.Int64): T.cudaError_t {
   return (cudaMemPoolTrimTo$ ??= binder.native('cudaMemPoolTrimTo'))(memPool, minBytesToKeep);
 }
@@ -196,7 +196,7 @@ let cudaMemPrefetchAsync$: NativeFunction | undefined;
  * @param dstDevice `int`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemPrefetchAsync(devPtr: T.Pointer, count: T.Int64, dstDevice: number, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemPrefetchAsync', 'devPtr', devPtr, 0, 1);
   return (cudaMemPrefetchAsync$ ??= binder.native('cudaMemPrefetchAsync'))(devPtr, count, dstDevice, stream);
@@ -209,7 +209,7 @@ let cudaMemPrefetchAsync_v2$: NativeFunction | undefined;
  * @param flags `unsigned int`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemPrefetchAsync_v2(devPtr: T.Pointer, count: T.Int64, location: T.cudaMemLocation, flags: number, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemPrefetchAsync_v2', 'devPtr', devPtr, 0, 1);
   location = checkRecord('cudaMemPrefetchAsync_v2', 'location', records.cudaMemLocation(), location);
@@ -223,7 +223,7 @@ let cudaMemRangeGetAttribute$: NativeFunction | undefined;
  * @param devPtr `const void *`, covering `count` bytes
  * @param count `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.cudaMemRangeAttribute, devPtr: T.Pointer, count: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cudaMemRangeGetAttribute', 'data', data, 0, 1);
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemRangeGetAttribute', 'devPtr', devPtr, 0, 1);
@@ -238,7 +238,7 @@ let cudaMemRangeGetAttributes$: NativeFunction | undefined;
  * @param devPtr `const void *`, covering `count` bytes
  * @param count `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemRangeGetAttributes(data: T.Pointer, dataSizes: T.Pointer, attributes: T.Pointer, numAttributes: T.Int64, devPtr: T.Pointer, count: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(data) && data.byteLength >= 8 && (((data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cudaMemRangeGetAttributes', 'data', data, 8, 8);
   if (!(ArrayBuffer.isView(dataSizes) && dataSizes.byteLength >= 8 && (((dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dataSizes === 'number' && dataSizes >= 0 && Number.isSafeInteger(dataSizes)) && dataSizes !== null) rawCovers('cudaMemRangeGetAttributes', 'dataSizes', dataSizes, 8, 8);

@@ -13,7 +13,7 @@ let cudaOccupancyAvailableDynamicSMemPerBlock$: NativeFunction | undefined;
  * @param numBlocks `int`
  * @param blockSize `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: T.Pointer, func: T.Pointer, numBlocks: number, blockSize: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(dynamicSmemSize) && dynamicSmemSize.byteLength >= 8 && (((dynamicSmemSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dynamicSmemSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dynamicSmemSize === 'number' && dynamicSmemSize >= 0 && Number.isSafeInteger(dynamicSmemSize)) && dynamicSmemSize !== null) rawCovers('cudaOccupancyAvailableDynamicSMemPerBlock', 'dynamicSmemSize', dynamicSmemSize, 8, 8);
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaOccupancyAvailableDynamicSMemPerBlock', 'func', func, 0, 1);
@@ -26,7 +26,7 @@ let cudaOccupancyMaxActiveBlocksPerMultiprocessor$: NativeFunction | undefined;
  * @param blockSize `int`
  * @param dynamicSMemSize `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: T.Pointer, func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(numBlocks) && numBlocks.byteLength >= 4 && (((numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numBlocks === 'number' && numBlocks >= 0 && Number.isSafeInteger(numBlocks)) && numBlocks !== null) rawCovers('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'numBlocks', numBlocks, 4, 4);
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, 0, 1);
@@ -40,7 +40,7 @@ let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: NativeFunction | un
  * @param dynamicSMemSize `size_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: T.Pointer, func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(numBlocks) && numBlocks.byteLength >= 4 && (((numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numBlocks === 'number' && numBlocks >= 0 && Number.isSafeInteger(numBlocks)) && numBlocks !== null) rawCovers('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'numBlocks', numBlocks, 4, 4);
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, 0, 1);
@@ -52,7 +52,7 @@ let cudaOccupancyMaxActiveClusters$: NativeFunction | undefined;
  * @param func `const void *`
  * @param launchConfig `const cudaLaunchConfig_t *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.Pointer, launchConfig: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(numClusters) && numClusters.byteLength >= 4 && (((numClusters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numClusters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numClusters === 'number' && numClusters >= 0 && Number.isSafeInteger(numClusters)) && numClusters !== null) rawCovers('cudaOccupancyMaxActiveClusters', 'numClusters', numClusters, 4, 4);
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaOccupancyMaxActiveClusters', 'func', func, 0, 1);
@@ -65,7 +65,7 @@ let cudaOccupancyMaxPotentialClusterSize$: NativeFunction | undefined;
  * @param func `const void *`
  * @param launchConfig `const cudaLaunchConfig_t *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxPotentialClusterSize(clusterSize: T.Pointer, func: T.Pointer, launchConfig: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(clusterSize) && clusterSize.byteLength >= 4 && (((clusterSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clusterSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clusterSize === 'number' && clusterSize >= 0 && Number.isSafeInteger(clusterSize)) && clusterSize !== null) rawCovers('cudaOccupancyMaxPotentialClusterSize', 'clusterSize', clusterSize, 4, 4);
   if (!ArrayBuffer.isView(func) && !(typeof func === 'number' && func >= 0 && Number.isSafeInteger(func)) && func !== null) rawCovers('cudaOccupancyMaxPotentialClusterSize', 'func', func, 0, 1);
@@ -75,7 +75,7 @@ export function cudaOccupancyMaxPotentialClusterSize(clusterSize: T.Pointer, fun
 let cudaPeekAtLastError$: NativeFunction | undefined;
 /** `cudaError_t cudaPeekAtLastError(void)` · cuda_runtime_api.h · CUDA 12.6
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaPeekAtLastError(): T.cudaError_t {
   return (cudaPeekAtLastError$ ??= binder.native('cudaPeekAtLastError'))();
 }
@@ -84,7 +84,7 @@ let cudaPointerGetAttributes$: NativeFunction | undefined;
  * @param attributes `struct cudaPointerAttributes *`, out: bytes of a `cudaPointerAttributes`
  * @param ptr `const void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_UNIFIED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__UNIFIED.html). */
+ * @remarks [NVIDIA group `CUDART_UNIFIED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__UNIFIED.html). */
 export function cudaPointerGetAttributes(attributes: T.Pointer, ptr: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(attributes) && attributes.byteLength >= 24) && !(typeof attributes === 'number' && attributes >= 0 && Number.isSafeInteger(attributes)) && attributes !== null) rawCovers('cudaPointerGetAttributes', 'attributes', attributes, 24, 1);
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaPointerGetAttributes', 'ptr', ptr, 0, 1);
@@ -93,14 +93,14 @@ export function cudaPointerGetAttributes(attributes: T.Pointer, ptr: T.Pointer):
 let cudaProfilerStart$: NativeFunction | undefined;
 /** `cudaError_t cudaProfilerStart(void)` · cuda_profiler_api.h · CUDA 12.6
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART.html). */
+ * @remarks [NVIDIA group `CUDART_PROFILER`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__PROFILER.html). */
 export function cudaProfilerStart(): T.cudaError_t {
   return (cudaProfilerStart$ ??= binder.native('cudaProfilerStart'))();
 }
 let cudaProfilerStop$: NativeFunction | undefined;
 /** `cudaError_t cudaProfilerStop(void)` · cuda_profiler_api.h · CUDA 12.6
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_PROFILER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PROFILER.html). */
+ * @remarks [NVIDIA group `CUDART_PROFILER`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__PROFILER.html). */
 export function cudaProfilerStop(): T.cudaError_t {
   return (cudaProfilerStop$ ??= binder.native('cudaProfilerStop'))();
 }

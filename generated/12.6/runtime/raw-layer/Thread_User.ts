@@ -10,7 +10,7 @@ let cudaThreadExchangeStreamCaptureMode$: NativeFunction | undefined;
 /** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 12.6
  * @param mode `enum cudaStreamCaptureMode *`, in/out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaThreadExchangeStreamCaptureMode(mode: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(mode) && mode.byteLength >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cudaThreadExchangeStreamCaptureMode', 'mode', mode, 4, 4);
   return (cudaThreadExchangeStreamCaptureMode$ ??= binder.native('cudaThreadExchangeStreamCaptureMode'))(mode);
@@ -18,7 +18,7 @@ export function cudaThreadExchangeStreamCaptureMode(mode: T.Pointer): T.cudaErro
 let cudaThreadExit$: NativeFunction | undefined;
 /** `cudaError_t cudaThreadExit(void)` · cuda_runtime_api.h · CUDA 12.6
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadExit(): T.cudaError_t {
   return (cudaThreadExit$ ??= binder.native('cudaThreadExit'))();
@@ -27,7 +27,7 @@ let cudaThreadGetCacheConfig$: NativeFunction | undefined;
 /** `cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.6
  * @param pCacheConfig `enum cudaFuncCache *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetCacheConfig(pCacheConfig: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pCacheConfig) && pCacheConfig.byteLength >= 4 && (((pCacheConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pCacheConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pCacheConfig === 'number' && pCacheConfig >= 0 && Number.isSafeInteger(pCacheConfig)) && pCacheConfig !== null) rawCovers('cudaThreadGetCacheConfig', 'pCacheConfig', pCacheConfig, 4, 4);
@@ -38,7 +38,7 @@ let cudaThreadGetLimit$: NativeFunction | undefined;
  * @param pValue `size_t *`, out: a typed array of one element
  * @param limit `enum cudaLimit`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetLimit(pValue: T.Pointer, limit: T.cudaLimit): T.cudaError_t {
   if (!(ArrayBuffer.isView(pValue) && pValue.byteLength >= 8 && (((pValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pValue === 'number' && pValue >= 0 && Number.isSafeInteger(pValue)) && pValue !== null) rawCovers('cudaThreadGetLimit', 'pValue', pValue, 8, 8);
@@ -48,7 +48,7 @@ let cudaThreadSetCacheConfig$: NativeFunction | undefined;
 /** `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6
  * @param cacheConfig `enum cudaFuncCache`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetCacheConfig(cacheConfig: T.cudaFuncCache): T.cudaError_t {
   return (cudaThreadSetCacheConfig$ ??= binder.native('cudaThreadSetCacheConfig'))(cacheConfig);
@@ -58,7 +58,7 @@ let cudaThreadSetLimit$: NativeFunction | undefined;
  * @param limit `enum cudaLimit`
  * @param value `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): T.cudaError_t {
   return (cudaThreadSetLimit$ ??= binder.native('cudaThreadSetLimit'))(limit, value);
@@ -66,7 +66,7 @@ export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): T.cudaEr
 let cudaThreadSynchronize$: NativeFunction | undefined;
 /** `cudaError_t cudaThreadSynchronize(void)` · cuda_runtime_api.h · CUDA 12.6
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSynchronize(): T.cudaError_t {
   return (cudaThreadSynchronize$ ??= binder.native('cudaThreadSynchronize'))();
@@ -79,7 +79,7 @@ let cudaUserObjectCreate$: NativeFunction | undefined;
  * @param initialRefcount `unsigned int`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectCreate(object_out: T.Pointer, ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(object_out) && object_out.byteLength >= 8 && (((object_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (object_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof object_out === 'number' && object_out >= 0 && Number.isSafeInteger(object_out)) && object_out !== null) rawCovers('cudaUserObjectCreate', 'object_out', object_out, 8, 8);
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaUserObjectCreate', 'ptr', ptr, 0, 1);
@@ -91,7 +91,7 @@ let cudaUserObjectRelease$: NativeFunction | undefined;
  * @param object `cudaUserObject_t`
  * @param count `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRelease(object: T.cudaUserObject_t, count: number): T.cudaError_t {
   return (cudaUserObjectRelease$ ??= binder.native('cudaUserObjectRelease'))(object, count);
 }
@@ -100,7 +100,7 @@ let cudaUserObjectRetain$: NativeFunction | undefined;
  * @param object `cudaUserObject_t`
  * @param count `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRetain(object: T.cudaUserObject_t, count: number): T.cudaError_t {
   return (cudaUserObjectRetain$ ??= binder.native('cudaUserObjectRetain'))(object, count);
 }

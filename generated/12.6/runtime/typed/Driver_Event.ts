@@ -9,9 +9,9 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaDriverGetVersion$: typeof cudaDriverGetVersion | undefined;
-/** `cudaError_t cudaDriverGetVersion(int *driverVersion)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART__VERSION`. `cudaError_t cudaDriverGetVersion(int *driverVersion)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `driverVersion`: out `int *`.
- * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART____VERSION.html). */
+ * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART____VERSION.html). */
 export function cudaDriverGetVersion(): number {
   return (cudaDriverGetVersion$ ??= bind$cudaDriverGetVersion())();
 }
@@ -28,9 +28,9 @@ function bind$cudaDriverGetVersion(): typeof cudaDriverGetVersion {
   };
 }
 let cudaEventCreate$: typeof cudaEventCreate | undefined;
-/** `cudaError_t cudaEventCreate(cudaEvent_t *event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventCreate(cudaEvent_t *event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `event`: out `cudaEvent_t *`.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventCreate(): T.cudaEvent_t {
   return (cudaEventCreate$ ??= bind$cudaEventCreate())();
 }
@@ -52,10 +52,10 @@ function bind$cudaEventCreate(): typeof cudaEventCreate {
   };
 }
 let cudaEventCreateWithFlags$: typeof cudaEventCreateWithFlags | undefined;
-/** `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `event`: out `cudaEvent_t *`.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventCreateWithFlags(flags: number): T.cudaEvent_t {
   return (cudaEventCreateWithFlags$ ??= bind$cudaEventCreateWithFlags())(flags);
 }
@@ -78,20 +78,20 @@ function bind$cudaEventCreateWithFlags(): typeof cudaEventCreateWithFlags {
   };
 }
 let cudaEventDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param event in `cudaEvent_t`.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventDestroy(event: T.cudaEvent_t | null): void {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventDestroy', 'event', event, true) as typeof event;
   const status = (cudaEventDestroy$c ??= binder.native('cudaEventDestroy'))(event);
   if (status !== 0) throw fail('cudaEventDestroy', status);
 }
 let cudaEventElapsedTime$: typeof cudaEventElapsedTime | undefined;
-/** `cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param start in `cudaEvent_t`.
  * @param end in `cudaEvent_t`.
  * @returns the value of `ms`: out `float *`.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventElapsedTime(start: T.cudaEvent_t | null, end: T.cudaEvent_t | null): number {
   return (cudaEventElapsedTime$ ??= bind$cudaEventElapsedTime())(start, end);
 }
@@ -110,9 +110,9 @@ function bind$cudaEventElapsedTime(): typeof cudaEventElapsedTime {
   };
 }
 let cudaEventQuery$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventQuery(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventQuery(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
  * @param event in `cudaEvent_t`.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventQuery(event: T.cudaEvent_t | null): T.cudaError_t {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventQuery', 'event', event, true) as typeof event;
   const status = (cudaEventQuery$c ??= binder.native('cudaEventQuery'))(event);
@@ -120,10 +120,10 @@ export function cudaEventQuery(event: T.cudaEvent_t | null): T.cudaError_t {
   return status;
 }
 let cudaEventRecord$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param event in `cudaEvent_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventRecord(event: T.cudaEvent_t | null, stream: T.cudaStream_t | null): void {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventRecord', 'event', event, true) as typeof event;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaEventRecord', 'stream', stream, true) as typeof stream;
@@ -131,11 +131,11 @@ export function cudaEventRecord(event: T.cudaEvent_t | null, stream: T.cudaStrea
   if (status !== 0) throw fail('cudaEventRecord', status);
 }
 let cudaEventRecordWithFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param event in `cudaEvent_t`.
  * @param stream in `cudaStream_t`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventRecordWithFlags(event: T.cudaEvent_t | null, stream: T.cudaStream_t | null, flags: number): void {
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventRecordWithFlags', 'event', event, true) as typeof event;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaEventRecordWithFlags', 'stream', stream, true) as typeof stream;
@@ -144,9 +144,9 @@ export function cudaEventRecordWithFlags(event: T.cudaEvent_t | null, stream: T.
   if (status !== 0) throw fail('cudaEventRecordWithFlags', status);
 }
 let cudaEventSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EVENT`. `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param event in `cudaEvent_t`.
- * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
+ * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventSynchronize(event: T.cudaEvent_t | null): void {
   assertMayBlock('cudaEventSynchronize');
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventSynchronize', 'event', event, true) as typeof event;

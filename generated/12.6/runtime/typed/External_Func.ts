@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaExternalMemoryGetMappedBuffer$: typeof cudaExternalMemoryGetMappedBuffer | undefined;
-/** `cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `cudaExternalMemory_t`.
  * @param bufferDesc in `const struct cudaExternalMemoryBufferDesc *`: a `cudaExternalMemoryBufferDesc` object or its bytes.
  * @returns the value of `devPtr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedBuffer(extMem: T.cudaExternalMemory_t | null, bufferDesc: T.cudaExternalMemoryBufferDesc | Uint8Array): T.DevicePointer {
   return (cudaExternalMemoryGetMappedBuffer$ ??= bind$cudaExternalMemoryGetMappedBuffer())(extMem, bufferDesc);
 }
@@ -37,11 +37,11 @@ function bind$cudaExternalMemoryGetMappedBuffer(): typeof cudaExternalMemoryGetM
   };
 }
 let cudaExternalMemoryGetMappedMipmappedArray$: typeof cudaExternalMemoryGetMappedMipmappedArray | undefined;
-/** `cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `cudaExternalMemory_t`.
  * @param mipmapDesc in `const struct cudaExternalMemoryMipmappedArrayDesc *`: a `cudaExternalMemoryMipmappedArrayDesc` object or its bytes.
  * @returns the value of `mipmap`: out `cudaMipmappedArray_t *`.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedMipmappedArray(extMem: T.cudaExternalMemory_t | null, mipmapDesc: T.cudaExternalMemoryMipmappedArrayDesc | Uint8Array): T.cudaMipmappedArray_t {
   return (cudaExternalMemoryGetMappedMipmappedArray$ ??= bind$cudaExternalMemoryGetMappedMipmappedArray())(extMem, mipmapDesc);
 }
@@ -65,9 +65,9 @@ function bind$cudaExternalMemoryGetMappedMipmappedArray(): typeof cudaExternalMe
   };
 }
 let cudaFree$c: NativeFunction | undefined;
-/** `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFree(devPtr: T.Pointer): void {
   assertMayBlock('cudaFree');
   pointerArg('cudaFree', 'devPtr', devPtr, true);
@@ -75,9 +75,9 @@ export function cudaFree(devPtr: T.Pointer): void {
   if (status !== 0) throw fail('cudaFree', status);
 }
 let cudaFreeArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaFreeArray(cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaFreeArray(cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `cudaArray_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFreeArray(array: T.cudaArray_t | null): void {
   assertMayBlock('cudaFreeArray');
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaFreeArray', 'array', array, true) as typeof array;
@@ -85,10 +85,10 @@ export function cudaFreeArray(array: T.cudaArray_t | null): void {
   if (status !== 0) throw fail('cudaFreeArray', status);
 }
 let cudaFreeAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer.
  * @param hStream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaFreeAsync(devPtr: T.Pointer, hStream: T.cudaStream_t | null): void {
   pointerArg('cudaFreeAsync', 'devPtr', devPtr, true);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cudaFreeAsync', 'hStream', hStream, true) as typeof hStream;
@@ -96,9 +96,9 @@ export function cudaFreeAsync(devPtr: T.Pointer, hStream: T.cudaStream_t | null)
   if (status !== 0) throw fail('cudaFreeAsync', status);
 }
 let cudaFreeHost$c: NativeFunction | undefined;
-/** `cudaError_t cudaFreeHost(void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaFreeHost(void *ptr)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFreeHost(ptr: T.Pointer): void {
   assertMayBlock('cudaFreeHost');
   pointerArg('cudaFreeHost', 'ptr', ptr, true);
@@ -106,9 +106,9 @@ export function cudaFreeHost(ptr: T.Pointer): void {
   if (status !== 0) throw fail('cudaFreeHost', status);
 }
 let cudaFreeMipmappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param mipmappedArray in `cudaMipmappedArray_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFreeMipmappedArray(mipmappedArray: T.cudaMipmappedArray_t | null): void {
   assertMayBlock('cudaFreeMipmappedArray');
   if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || Math.floor(mipmappedArray) !== mipmappedArray) mipmappedArray = addressArg('cudaFreeMipmappedArray', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
@@ -116,10 +116,10 @@ export function cudaFreeMipmappedArray(mipmappedArray: T.cudaMipmappedArray_t | 
   if (status !== 0) throw fail('cudaFreeMipmappedArray', status);
 }
 let cudaFuncGetAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @returns the value of `attr`: out `cudaFuncAttributes`.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncGetAttributes(func: T.Pointer): T.cudaFuncAttributes {
   const attr$ = new Uint8Array(144);
   pointerArg('cudaFuncGetAttributes', 'func', func, true);
@@ -128,10 +128,10 @@ export function cudaFuncGetAttributes(func: T.Pointer): T.cudaFuncAttributes {
   return decodeRecord<T.cudaFuncAttributes>(records.cudaFuncAttributes(), attr$);
 }
 let cudaFuncGetName$: typeof cudaFuncGetName | undefined;
-/** `cudaError_t cudaFuncGetName(const char **name, const void *func)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncGetName(const char **name, const void *func)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @returns the value of `name`: out `const char **`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncGetName(func: T.Pointer): string | null {
   return (cudaFuncGetName$ ??= bind$cudaFuncGetName())(func);
 }
@@ -149,11 +149,11 @@ function bind$cudaFuncGetName(): typeof cudaFuncGetName {
   };
 }
 let cudaFuncGetParamInfo$: typeof cudaFuncGetParamInfo | undefined;
-/** `cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param paramIndex in `size_t`.
  * @returns `{ paramOffset, paramSize }`: `paramOffset`: out `size_t *`; `paramSize`: out `size_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncGetParamInfo(func: T.Pointer, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
   return (cudaFuncGetParamInfo$ ??= bind$cudaFuncGetParamInfo())(func, paramIndex);
 }
@@ -173,11 +173,11 @@ function bind$cudaFuncGetParamInfo(): typeof cudaFuncGetParamInfo {
   };
 }
 let cudaFuncSetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param attr in `enum cudaFuncAttribute`.
  * @param value in `int`.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncSetAttribute(func: T.Pointer, attr: T.cudaFuncAttribute, value: number): void {
   pointerArg('cudaFuncSetAttribute', 'func', func, true);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaFuncSetAttribute', 'attr', 'i32', attr);
@@ -186,10 +186,10 @@ export function cudaFuncSetAttribute(func: T.Pointer, attr: T.cudaFuncAttribute,
   if (status !== 0) throw fail('cudaFuncSetAttribute', status);
 }
 let cudaFuncSetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param cacheConfig in `enum cudaFuncCache`.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncSetCacheConfig(func: T.Pointer, cacheConfig: T.cudaFuncCache): void {
   pointerArg('cudaFuncSetCacheConfig', 'func', func, true);
   if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaFuncSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
@@ -197,10 +197,10 @@ export function cudaFuncSetCacheConfig(func: T.Pointer, cacheConfig: T.cudaFuncC
   if (status !== 0) throw fail('cudaFuncSetCacheConfig', status);
 }
 let cudaFuncSetSharedMemConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION_DEPRECATED`. `cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param config in `enum cudaSharedMemConfig`.
- * @remarks [NVIDIA group `CUDART_EXECUTION_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_EXECUTION_DEPRECATED`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaFuncSetSharedMemConfig(func: T.Pointer, config: T.cudaSharedMemConfig): void {
   pointerArg('cudaFuncSetSharedMemConfig', 'func', func, true);

@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaGraphChildGraphNodeGetGraph$: typeof cudaGraphChildGraphNodeGetGraph | undefined;
-/** `cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `pGraph`: out `cudaGraph_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphChildGraphNodeGetGraph(node: T.cudaGraphNode_t | null): T.cudaGraph_t {
   return (cudaGraphChildGraphNodeGetGraph$ ??= bind$cudaGraphChildGraphNodeGetGraph())(node);
 }
@@ -35,10 +35,10 @@ function bind$cudaGraphChildGraphNodeGetGraph(): typeof cudaGraphChildGraphNodeG
   };
 }
 let cudaGraphClone$: typeof cudaGraphClone | undefined;
-/** `cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param originalGraph in `cudaGraph_t`.
  * @returns the value of `pGraphClone`: out `cudaGraph_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphClone(originalGraph: T.cudaGraph_t | null): T.cudaGraph_t {
   return (cudaGraphClone$ ??= bind$cudaGraphClone())(originalGraph);
 }
@@ -61,12 +61,12 @@ function bind$cudaGraphClone(): typeof cudaGraphClone {
   };
 }
 let cudaGraphConditionalHandleCreate$: typeof cudaGraphConditionalHandleCreate | undefined;
-/** `cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param defaultLaunchValue in `unsigned int`.
  * @param flags in `unsigned int`.
  * @returns the value of `pHandle_out`: out `cudaGraphConditionalHandle *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphConditionalHandleCreate(graph: T.cudaGraph_t | null, defaultLaunchValue: number, flags: number): bigint {
   return (cudaGraphConditionalHandleCreate$ ??= bind$cudaGraphConditionalHandleCreate())(graph, defaultLaunchValue, flags);
 }
@@ -86,10 +86,10 @@ function bind$cudaGraphConditionalHandleCreate(): typeof cudaGraphConditionalHan
   };
 }
 let cudaGraphCreate$: typeof cudaGraphCreate | undefined;
-/** `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `pGraph`: out `cudaGraph_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphCreate(flags: number): T.cudaGraph_t {
   return (cudaGraphCreate$ ??= bind$cudaGraphCreate())(flags);
 }
@@ -112,11 +112,11 @@ function bind$cudaGraphCreate(): typeof cudaGraphCreate {
   };
 }
 let cudaGraphDebugDotPrint$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param path in string (`const char *`).
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDebugDotPrint(graph: T.cudaGraph_t | null, path: string, flags: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphDebugDotPrint', 'graph', graph, true) as typeof graph;
   if (typeof path === 'string' ? path.includes('\0') : true) cstringArg('cudaGraphDebugDotPrint', 'path', path, false);
@@ -125,28 +125,28 @@ export function cudaGraphDebugDotPrint(graph: T.cudaGraph_t | null, path: string
   if (status !== 0) throw fail('cudaGraphDebugDotPrint', status);
 }
 let cudaGraphDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphDestroy(cudaGraph_t graph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphDestroy(cudaGraph_t graph)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDestroy(graph: T.cudaGraph_t | null): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphDestroy', 'graph', graph, true) as typeof graph;
   const status = (cudaGraphDestroy$c ??= binder.native('cudaGraphDestroy'))(graph);
   if (status !== 0) throw fail('cudaGraphDestroy', status);
 }
 let cudaGraphDestroyNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDestroyNode(node: T.cudaGraphNode_t | null): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphDestroyNode', 'node', node, true) as typeof node;
   const status = (cudaGraphDestroyNode$c ??= binder.native('cudaGraphDestroyNode'))(node);
   if (status !== 0) throw fail('cudaGraphDestroyNode', status);
 }
 let cudaGraphEventRecordNodeGetEvent$: typeof cudaGraphEventRecordNodeGetEvent | undefined;
-/** `cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `event_out`: out `cudaEvent_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventRecordNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
   return (cudaGraphEventRecordNodeGetEvent$ ??= bind$cudaGraphEventRecordNodeGetEvent())(node);
 }
@@ -169,10 +169,10 @@ function bind$cudaGraphEventRecordNodeGetEvent(): typeof cudaGraphEventRecordNod
   };
 }
 let cudaGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @param event in `cudaEvent_t`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphEventRecordNodeSetEvent', 'node', node, true) as typeof node;
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaGraphEventRecordNodeSetEvent', 'event', event, true) as typeof event;
@@ -180,10 +180,10 @@ export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t | null,
   if (status !== 0) throw fail('cudaGraphEventRecordNodeSetEvent', status);
 }
 let cudaGraphEventWaitNodeGetEvent$: typeof cudaGraphEventWaitNodeGetEvent | undefined;
-/** `cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `event_out`: out `cudaEvent_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventWaitNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
   return (cudaGraphEventWaitNodeGetEvent$ ??= bind$cudaGraphEventWaitNodeGetEvent())(node);
 }
@@ -206,10 +206,10 @@ function bind$cudaGraphEventWaitNodeGetEvent(): typeof cudaGraphEventWaitNodeGet
   };
 }
 let cudaGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @param event in `cudaEvent_t`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventWaitNodeSetEvent(node: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphEventWaitNodeSetEvent', 'node', node, true) as typeof node;
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaGraphEventWaitNodeSetEvent', 'event', event, true) as typeof event;

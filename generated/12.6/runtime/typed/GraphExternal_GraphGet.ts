@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaGraphExternalSemaphoresSignalNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `cudaGraphNode_t`.
  * @returns the value of `params_out`: out `cudaExternalSemaphoreSignalNodeParams`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: T.cudaGraphNode_t | null): T.cudaExternalSemaphoreSignalNodeParams {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExternalSemaphoresSignalNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
@@ -21,10 +21,10 @@ export function cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: T.cudaGrap
   return decodeRecord<T.cudaExternalSemaphoreSignalNodeParams>(records.cudaExternalSemaphoreSignalNodeParams(), params_out$);
 }
 let cudaGraphExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `cudaGraphNode_t`.
  * @param nodeParams in `const struct cudaExternalSemaphoreSignalNodeParams *`: a `cudaExternalSemaphoreSignalNodeParams` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cudaGraphExternalSemaphoresSignalNodeSetParams', 'nodeParams', records.cudaExternalSemaphoreSignalNodeParams(), nodeParams, false);
@@ -32,10 +32,10 @@ export function cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: T.cudaGrap
   if (status !== 0) throw fail('cudaGraphExternalSemaphoresSignalNodeSetParams', status);
 }
 let cudaGraphExternalSemaphoresWaitNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `cudaGraphNode_t`.
  * @returns the value of `params_out`: out `cudaExternalSemaphoreWaitNodeParams`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: T.cudaGraphNode_t | null): T.cudaExternalSemaphoreWaitNodeParams {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExternalSemaphoresWaitNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
@@ -44,10 +44,10 @@ export function cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: T.cudaGraphN
   return decodeRecord<T.cudaExternalSemaphoreWaitNodeParams>(records.cudaExternalSemaphoreWaitNodeParams(), params_out$);
 }
 let cudaGraphExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `cudaGraphNode_t`.
  * @param nodeParams in `const struct cudaExternalSemaphoreWaitNodeParams *`: a `cudaExternalSemaphoreWaitNodeParams` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cudaGraphExternalSemaphoresWaitNodeSetParams', 'nodeParams', records.cudaExternalSemaphoreWaitNodeParams(), nodeParams, false);
@@ -55,10 +55,10 @@ export function cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: T.cudaGraphN
   if (status !== 0) throw fail('cudaGraphExternalSemaphoresWaitNodeSetParams', status);
 }
 let cudaGraphGetEdges$: typeof cudaGraphGetEdges | undefined;
-/** `cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, size_t *numEdges)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, size_t *numEdges)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @returns `{ from, to }`: `from`: out array of `cudaGraphNode_t`: its length asked first through `numEdges` (capacity/count pair); `to`: out array of `cudaGraphNode_t`: its length asked first through `numEdges` (capacity/count pair).
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetEdges(graph: T.cudaGraph_t | null): { from: T.cudaGraphNode_t[]; to: T.cudaGraphNode_t[] } {
   return (cudaGraphGetEdges$ ??= bind$cudaGraphGetEdges())(graph);
 }
@@ -85,11 +85,11 @@ function bind$cudaGraphGetEdges(): typeof cudaGraphGetEdges {
   };
 }
 let cudaGraphGetEdges_v2$: typeof cudaGraphGetEdges_v2 | undefined;
-/** `cudaError_t cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param numEdges in/out `size_t *`: address or host buffer.
  * @returns `{ from, to, edgeData }`: `from`: out `cudaGraphNode_t *`; `to`: out `cudaGraphNode_t *`; `edgeData`: out `cudaGraphEdgeData_st`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetEdges_v2(graph: T.cudaGraph_t | null, numEdges: T.Pointer): { from: T.cudaGraphNode_t; to: T.cudaGraphNode_t; edgeData: T.cudaGraphEdgeData_st } {
   return (cudaGraphGetEdges_v2$ ??= bind$cudaGraphGetEdges_v2())(graph, numEdges);
 }
@@ -110,10 +110,10 @@ function bind$cudaGraphGetEdges_v2(): typeof cudaGraphGetEdges_v2 {
   };
 }
 let cudaGraphGetNodes$: typeof cudaGraphGetNodes | undefined;
-/** `cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @returns the value of `nodes`: out array of `cudaGraphNode_t`: its length asked first through `numNodes` (capacity/count pair).
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetNodes(graph: T.cudaGraph_t | null): T.cudaGraphNode_t[] {
   return (cudaGraphGetNodes$ ??= bind$cudaGraphGetNodes())(graph);
 }
@@ -139,10 +139,10 @@ function bind$cudaGraphGetNodes(): typeof cudaGraphGetNodes {
   };
 }
 let cudaGraphGetRootNodes$: typeof cudaGraphGetRootNodes | undefined;
-/** `cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @returns the value of `pRootNodes`: out array of `cudaGraphNode_t`: its length asked first through `pNumRootNodes` (capacity/count pair).
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetRootNodes(graph: T.cudaGraph_t | null): T.cudaGraphNode_t[] {
   return (cudaGraphGetRootNodes$ ??= bind$cudaGraphGetRootNodes())(graph);
 }

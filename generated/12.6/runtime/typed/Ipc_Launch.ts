@@ -9,19 +9,19 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaIpcCloseMemHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcCloseMemHandle(devPtr: T.Pointer): void {
   pointerArg('cudaIpcCloseMemHandle', 'devPtr', devPtr, true);
   const status = (cudaIpcCloseMemHandle$c ??= binder.native('cudaIpcCloseMemHandle'))(devPtr);
   if (status !== 0) throw fail('cudaIpcCloseMemHandle', status);
 }
 let cudaIpcGetEventHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param event in `cudaEvent_t`.
  * @returns the value of `handle`: out `cudaIpcEventHandle_st`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetEventHandle(event: T.cudaEvent_t | null): Uint8Array {
   const handle$ = new Uint8Array(64);
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaIpcGetEventHandle', 'event', event, true) as typeof event;
@@ -30,10 +30,10 @@ export function cudaIpcGetEventHandle(event: T.cudaEvent_t | null): Uint8Array {
   return handle$;
 }
 let cudaIpcGetMemHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer.
  * @returns the value of `handle`: out `cudaIpcMemHandle_st`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetMemHandle(devPtr: T.Pointer): Uint8Array {
   const handle$ = new Uint8Array(64);
   pointerArg('cudaIpcGetMemHandle', 'devPtr', devPtr, true);
@@ -42,10 +42,10 @@ export function cudaIpcGetMemHandle(devPtr: T.Pointer): Uint8Array {
   return handle$;
 }
 let cudaIpcOpenEventHandle$: typeof cudaIpcOpenEventHandle | undefined;
-/** `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudaIpcEventHandle_st` by value.
  * @returns the value of `event`: out `cudaEvent_t *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenEventHandle(handle: T.cudaIpcEventHandle_st): T.cudaEvent_t {
   return (cudaIpcOpenEventHandle$ ??= bind$cudaIpcOpenEventHandle())(handle);
 }
@@ -68,11 +68,11 @@ function bind$cudaIpcOpenEventHandle(): typeof cudaIpcOpenEventHandle {
   };
 }
 let cudaIpcOpenMemHandle$: typeof cudaIpcOpenMemHandle | undefined;
-/** `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudaIpcMemHandle_st` by value.
  * @param flags in `unsigned int`.
  * @returns the value of `devPtr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenMemHandle(handle: T.cudaIpcMemHandle_st, flags: number): T.DevicePointer {
   return (cudaIpcOpenMemHandle$ ??= bind$cudaIpcOpenMemHandle())(handle, flags);
 }
@@ -96,14 +96,14 @@ function bind$cudaIpcOpenMemHandle(): typeof cudaIpcOpenMemHandle {
   };
 }
 let cudaLaunchCooperativeKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param gridDim in `dim3` by value.
  * @param blockDim in `dim3` by value.
  * @param args in/out `void **`: address or host buffer, or null.
  * @param sharedMem in `size_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaLaunchCooperativeKernel', 'func', func, true);
   gridDim = checkRecord('cudaLaunchCooperativeKernel', 'gridDim', records.dim3(), gridDim);
@@ -115,11 +115,11 @@ export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, bl
   if (status !== 0) throw fail('cudaLaunchCooperativeKernel', status);
 }
 let cudaLaunchCooperativeKernelMultiDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param launchParamsList in/out `struct cudaLaunchParams *`: address or host buffer.
  * @param numDevices in `unsigned int`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Pointer, numDevices: number, flags: number): void {
   pointerArg('cudaLaunchCooperativeKernelMultiDevice', 'launchParamsList', launchParamsList, true);
@@ -129,11 +129,11 @@ export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Point
   if (status !== 0) throw fail('cudaLaunchCooperativeKernelMultiDevice', status);
 }
 let cudaLaunchHostFunc$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @param fn in C callback `cudaHostFn_t`.
  * @param userData in/out `void *`: address or host buffer.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchHostFunc(stream: T.cudaStream_t | null, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaLaunchHostFunc', 'stream', stream, true) as typeof stream;
   if (typeof fn !== 'function') callbackArg('cudaLaunchHostFunc', 'fn', fn, true);
@@ -147,14 +147,14 @@ export function cudaLaunchHostFunc(stream: T.cudaStream_t | null, fn: T.Pointer 
   }
 }
 let cudaLaunchKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param gridDim in `dim3` by value.
  * @param blockDim in `dim3` by value.
  * @param args in/out `void **`: address or host buffer, or null.
  * @param sharedMem in `size_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaLaunchKernel', 'func', func, true);
   gridDim = checkRecord('cudaLaunchKernel', 'gridDim', records.dim3(), gridDim);
@@ -166,11 +166,11 @@ export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.d
   if (status !== 0) throw fail('cudaLaunchKernel', status);
 }
 let cudaLaunchKernelExC$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXECUTION`. `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param config in `const cudaLaunchConfig_t *`: a `cudaLaunchConfig_st` object or its bytes.
  * @param func in `const void *`: address or host buffer.
  * @param args in/out `void **`: address or host buffer.
- * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
+ * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchKernelExC(config: T.cudaLaunchConfig_st | Uint8Array, func: T.Pointer, args: T.Pointer): void {
   const config$ = recordArg('cudaLaunchKernelExC', 'config', records.cudaLaunchConfig_st(), config, false);
   pointerArg('cudaLaunchKernelExC', 'func', func, true);

@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaMalloc$: typeof cudaMalloc | undefined;
-/** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @returns the value of `devPtr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(size: T.Int64): T.DevicePointer {
   return (cudaMalloc$ ??= bind$cudaMalloc())(size);
 }
@@ -35,13 +35,13 @@ function bind$cudaMalloc(): typeof cudaMalloc {
   };
 }
 let cudaMallocArray$: typeof cudaMallocArray | undefined;
-/** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @param width in `size_t`.
  * @param height in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `array`: out `cudaArray_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
   return (cudaMallocArray$ ??= bind$cudaMallocArray())(desc, width, height, flags);
 }
@@ -67,11 +67,11 @@ function bind$cudaMallocArray(): typeof cudaMallocArray {
   };
 }
 let cudaMallocAsync$: typeof cudaMallocAsync | undefined;
-/** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `devPtr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): T.DevicePointer {
   return (cudaMallocAsync$ ??= bind$cudaMallocAsync())(size, hStream);
 }
@@ -95,12 +95,12 @@ function bind$cudaMallocAsync(): typeof cudaMallocAsync {
   };
 }
 let cudaMallocFromPoolAsync$: typeof cudaMallocFromPoolAsync | undefined;
-/** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_POOLS`. `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param memPool in `cudaMemPool_t`.
  * @param stream in `cudaStream_t`.
  * @returns the value of `ptr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t | null, stream: T.cudaStream_t | null): T.DevicePointer {
   return (cudaMallocFromPoolAsync$ ??= bind$cudaMallocFromPoolAsync())(size, memPool, stream);
 }
@@ -125,10 +125,10 @@ function bind$cudaMallocFromPoolAsync(): typeof cudaMallocFromPoolAsync {
   };
 }
 let cudaMallocHost$: typeof cudaMallocHost | undefined;
-/** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @returns the value of `ptr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(size: T.Int64): number {
   return (cudaMallocHost$ ??= bind$cudaMallocHost())(size);
 }
@@ -151,11 +151,11 @@ function bind$cudaMallocHost(): typeof cudaMallocHost {
   };
 }
 let cudaMallocManaged$: typeof cudaMallocManaged | undefined;
-/** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `devPtr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer {
   return (cudaMallocManaged$ ??= bind$cudaMallocManaged())(size, flags);
 }
@@ -179,13 +179,13 @@ function bind$cudaMallocManaged(): typeof cudaMallocManaged {
   };
 }
 let cudaMallocMipmappedArray$: typeof cudaMallocMipmappedArray | undefined;
-/** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @param extent in `cudaExtent` by value.
  * @param numLevels in `unsigned int`.
  * @param flags in `unsigned int`.
  * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
   return (cudaMallocMipmappedArray$ ??= bind$cudaMallocMipmappedArray())(desc, extent, numLevels, flags);
 }
@@ -211,11 +211,11 @@ function bind$cudaMallocMipmappedArray(): typeof cudaMallocMipmappedArray {
   };
 }
 let cudaMallocPitch$: typeof cudaMallocPitch | undefined;
-/** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param width in `size_t`.
  * @param height in `size_t`.
  * @returns `{ devPtr, pitch }`: `devPtr`: out `void **`; `pitch`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/12.6.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: T.DevicePointer; pitch: number } {
   return (cudaMallocPitch$ ??= bind$cudaMallocPitch())(width, height);
 }

@@ -24,7 +24,8 @@ let cublasLtMatmul$: NativeFunction | undefined;
  * @param workspace `void *`, device memory, `workspaceSizeInBytes` bytes
  * @param workspaceSizeInBytes `size_t`
  * @param stream `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t, computeDesc: T.cublasLtMatmulDesc_t, alpha: T.Pointer, A: T.Pointer, Adesc: T.cublasLtMatrixLayout_t, B: T.Pointer, Bdesc: T.cublasLtMatrixLayout_t, beta: T.Pointer, C: T.Pointer, Cdesc: T.cublasLtMatrixLayout_t, D: T.Pointer, Ddesc: T.cublasLtMatrixLayout_t, algo: T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasLtMatmul', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasLtMatmul', 'A', A, true);
@@ -48,7 +49,8 @@ let cublasLtMatmulAlgoCapGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, covering `sizeInBytes` bytes
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, 0, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, 0, 1);
@@ -65,7 +67,8 @@ let cublasLtMatmulAlgoCheck$: NativeFunction | undefined;
  * @param Ddesc `cublasLtMatrixLayout_t`
  * @param algo `const cublasLtMatmulAlgo_t *`
  * @param result `cublasLtMatmulHeuristicResult_t *`, out: bytes of a `cublasLtMatmulHeuristicResult_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t, operationDesc: T.cublasLtMatmulDesc_t, Adesc: T.cublasLtMatrixLayout_t, Bdesc: T.cublasLtMatrixLayout_t, Cdesc: T.cublasLtMatrixLayout_t, Ddesc: T.cublasLtMatrixLayout_t, algo: T.Pointer, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoCheck', 'algo', algo, 0, 1);
   if (!(ArrayBuffer.isView(result) && result.byteLength >= 96) && !(typeof result === 'number' && result >= 0 && Number.isSafeInteger(result)) && result !== null) rawCovers('cublasLtMatmulAlgoCheck', 'result', result, 96, 1);
@@ -78,7 +81,8 @@ let cublasLtMatmulAlgoConfigGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, covering `sizeInBytes` bytes
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, 0, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, 0, 1);
@@ -91,7 +95,8 @@ let cublasLtMatmulAlgoConfigSetAttribute$: NativeFunction | undefined;
  * @param attr `cublasLtMatmulAlgoConfigAttributes_t`
  * @param buf `const void *`, covering `sizeInBytes` bytes
  * @param sizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algo) && algo.byteLength >= 64) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, 64, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, 0, 1);
@@ -109,7 +114,8 @@ let cublasLtMatmulAlgoGetHeuristic$: NativeFunction | undefined;
  * @param requestedAlgoCount `int`
  * @param heuristicResultsArray `cublasLtMatmulHeuristicResult_t *`
  * @param returnAlgoCount `int *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t, operationDesc: T.cublasLtMatmulDesc_t, Adesc: T.cublasLtMatrixLayout_t, Bdesc: T.cublasLtMatrixLayout_t, Cdesc: T.cublasLtMatrixLayout_t, Ddesc: T.cublasLtMatrixLayout_t, preference: T.cublasLtMatmulPreference_t, requestedAlgoCount: number, heuristicResultsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(heuristicResultsArray) && heuristicResultsArray.byteLength >= 96) && !(typeof heuristicResultsArray === 'number' && heuristicResultsArray >= 0 && Number.isSafeInteger(heuristicResultsArray)) && heuristicResultsArray !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', heuristicResultsArray, 96, 1);
   if (!(ArrayBuffer.isView(returnAlgoCount) && returnAlgoCount.byteLength >= 4 && (((returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnAlgoCount === 'number' && returnAlgoCount >= 0 && Number.isSafeInteger(returnAlgoCount)) && returnAlgoCount !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'returnAlgoCount', returnAlgoCount, 4, 4);
@@ -127,7 +133,8 @@ let cublasLtMatmulAlgoGetIds$: NativeFunction | undefined;
  * @param requestedAlgoCount `int`
  * @param algoIdsArray `int *`
  * @param returnAlgoCount `int *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algoIdsArray) && algoIdsArray.byteLength >= 4 && (((algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof algoIdsArray === 'number' && algoIdsArray >= 0 && Number.isSafeInteger(algoIdsArray)) && algoIdsArray !== null) rawCovers('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, 4, 4);
   if (!(ArrayBuffer.isView(returnAlgoCount) && returnAlgoCount.byteLength >= 4 && (((returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnAlgoCount === 'number' && returnAlgoCount >= 0 && Number.isSafeInteger(returnAlgoCount)) && returnAlgoCount !== null) rawCovers('cublasLtMatmulAlgoGetIds', 'returnAlgoCount', returnAlgoCount, 4, 4);
@@ -144,7 +151,8 @@ let cublasLtMatmulAlgoInit$: NativeFunction | undefined;
  * @param Dtype `cudaDataType_t`
  * @param algoId `int`
  * @param algo `cublasLtMatmulAlgo_t *`, out: bytes of a `cublasLtMatmulAlgo_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algo) && algo.byteLength >= 64) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoInit', 'algo', algo, 64, 1);
   return (cublasLtMatmulAlgoInit$ ??= binder.native('cublasLtMatmulAlgoInit'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
@@ -154,7 +162,8 @@ let cublasLtMatmulDescCreate$: NativeFunction | undefined;
  * @param matmulDesc `cublasLtMatmulDesc_t *`, out: a typed array of one element
  * @param computeType `cublasComputeType_t`
  * @param scaleType `cudaDataType_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulDescCreate(matmulDesc: T.Pointer, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(matmulDesc) && matmulDesc.byteLength >= 8 && (((matmulDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (matmulDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof matmulDesc === 'number' && matmulDesc >= 0 && Number.isSafeInteger(matmulDesc)) && matmulDesc !== null) rawCovers('cublasLtMatmulDescCreate', 'matmulDesc', matmulDesc, 8, 8);
   return (cublasLtMatmulDescCreate$ ??= binder.native('cublasLtMatmulDescCreate'))(matmulDesc, computeType, scaleType);
@@ -162,7 +171,8 @@ export function cublasLtMatmulDescCreate(matmulDesc: T.Pointer, computeType: T.c
 let cublasLtMatmulDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0
  * @param matmulDesc `cublasLtMatmulDesc_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t): T.cublasStatus_t {
   return (cublasLtMatmulDescDestroy$ ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
 }
@@ -173,7 +183,8 @@ let cublasLtMatmulDescGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.cublasLtMatmulDesc_t, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatmulDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -185,7 +196,8 @@ let cublasLtMatmulDescInit_internal$: NativeFunction | undefined;
  * @param size `size_t`
  * @param computeType `cublasComputeType_t`
  * @param scaleType `cudaDataType_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.cublasLtMatmulDesc_t, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasStatus_t {
   return (cublasLtMatmulDescInit_internal$ ??= binder.native('cublasLtMatmulDescInit_internal'))(matmulDesc, size, computeType, scaleType);
 }
@@ -195,7 +207,8 @@ let cublasLtMatmulDescSetAttribute$: NativeFunction | undefined;
  * @param attr `cublasLtMatmulDescAttributes_t`
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatmulDescSetAttribute$ ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
@@ -203,7 +216,8 @@ export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_
 let cublasLtMatmulPreferenceCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 13.0
  * @param pref `cublasLtMatmulPreference_t *`, out: a typed array of one element
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceCreate(pref: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(pref) && pref.byteLength >= 8 && (((pref as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pref as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pref === 'number' && pref >= 0 && Number.isSafeInteger(pref)) && pref !== null) rawCovers('cublasLtMatmulPreferenceCreate', 'pref', pref, 8, 8);
   return (cublasLtMatmulPreferenceCreate$ ??= binder.native('cublasLtMatmulPreferenceCreate'))(pref);
@@ -211,7 +225,8 @@ export function cublasLtMatmulPreferenceCreate(pref: T.Pointer): T.cublasStatus_
 let cublasLtMatmulPreferenceDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0
  * @param pref `cublasLtMatmulPreference_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t): T.cublasStatus_t {
   return (cublasLtMatmulPreferenceDestroy$ ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
 }
@@ -222,7 +237,8 @@ let cublasLtMatmulPreferenceGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.cublasLtMatmulPreference_t, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -232,7 +248,8 @@ let cublasLtMatmulPreferenceInit_internal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 13.0
  * @param pref `cublasLtMatmulPreference_t`
  * @param size `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceInit_internal(pref: T.cublasLtMatmulPreference_t, size: T.Int64): T.cublasStatus_t {
   return (cublasLtMatmulPreferenceInit_internal$ ??= binder.native('cublasLtMatmulPreferenceInit_internal'))(pref, size);
 }
@@ -242,7 +259,8 @@ let cublasLtMatmulPreferenceSetAttribute$: NativeFunction | undefined;
  * @param attr `cublasLtMatmulPreferenceAttributes_t`
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.cublasLtMatmulPreference_t, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulPreferenceSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatmulPreferenceSetAttribute$ ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);

@@ -13,7 +13,8 @@ let cublasLtMatrixLayoutCreate$: NativeFunction | undefined;
  * @param rows `uint64_t`
  * @param cols `uint64_t`
  * @param ld `int64_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixLayoutCreate(matLayout: T.Pointer, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(matLayout) && matLayout.byteLength >= 8 && (((matLayout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (matLayout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof matLayout === 'number' && matLayout >= 0 && Number.isSafeInteger(matLayout)) && matLayout !== null) rawCovers('cublasLtMatrixLayoutCreate', 'matLayout', matLayout, 8, 8);
   return (cublasLtMatrixLayoutCreate$ ??= binder.native('cublasLtMatrixLayoutCreate'))(matLayout, type, rows, cols, ld);
@@ -21,7 +22,8 @@ export function cublasLtMatrixLayoutCreate(matLayout: T.Pointer, type: T.cudaDat
 let cublasLtMatrixLayoutDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0
  * @param matLayout `cublasLtMatrixLayout_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t): T.cublasStatus_t {
   return (cublasLtMatrixLayoutDestroy$ ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
 }
@@ -32,7 +34,8 @@ let cublasLtMatrixLayoutGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.cublasLtMatrixLayout_t, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixLayoutGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatrixLayoutGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -46,7 +49,8 @@ let cublasLtMatrixLayoutInit_internal$: NativeFunction | undefined;
  * @param rows `uint64_t`
  * @param cols `uint64_t`
  * @param ld `int64_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.cublasLtMatrixLayout_t, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasStatus_t {
   return (cublasLtMatrixLayoutInit_internal$ ??= binder.native('cublasLtMatrixLayoutInit_internal'))(matLayout, size, type, rows, cols, ld);
 }
@@ -56,7 +60,8 @@ let cublasLtMatrixLayoutSetAttribute$: NativeFunction | undefined;
  * @param attr `cublasLtMatrixLayoutAttribute_t`
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayout_t, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixLayoutSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatrixLayoutSetAttribute$ ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout, attr, buf, sizeInBytes);
@@ -74,7 +79,8 @@ let cublasLtMatrixTransform$: NativeFunction | undefined;
  * @param C `void *`, device memory
  * @param Cdesc `cublasLtMatrixLayout_t`
  * @param stream `cudaStream_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t, transformDesc: T.cublasLtMatrixTransformDesc_t, alpha: T.Pointer, A: T.Pointer, Adesc: T.cublasLtMatrixLayout_t, beta: T.Pointer, B: T.Pointer, Bdesc: T.cublasLtMatrixLayout_t, C: T.Pointer, Cdesc: T.cublasLtMatrixLayout_t, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasLtMatrixTransform', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasLtMatrixTransform', 'A', A, true);
@@ -90,7 +96,8 @@ let cublasLtMatrixTransformDescCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0
  * @param transformDesc `cublasLtMatrixTransformDesc_t *`, out: a typed array of one element
  * @param scaleType `cudaDataType`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescCreate(transformDesc: T.Pointer, scaleType: T.cudaDataType): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(transformDesc) && transformDesc.byteLength >= 8 && (((transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof transformDesc === 'number' && transformDesc >= 0 && Number.isSafeInteger(transformDesc)) && transformDesc !== null) rawCovers('cublasLtMatrixTransformDescCreate', 'transformDesc', transformDesc, 8, 8);
   return (cublasLtMatrixTransformDescCreate$ ??= binder.native('cublasLtMatrixTransformDescCreate'))(transformDesc, scaleType);
@@ -98,7 +105,8 @@ export function cublasLtMatrixTransformDescCreate(transformDesc: T.Pointer, scal
 let cublasLtMatrixTransformDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0
  * @param transformDesc `cublasLtMatrixTransformDesc_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t): T.cublasStatus_t {
   return (cublasLtMatrixTransformDescDestroy$ ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
 }
@@ -109,7 +117,8 @@ let cublasLtMatrixTransformDescGetAttribute$: NativeFunction | undefined;
  * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -120,7 +129,8 @@ let cublasLtMatrixTransformDescInit_internal$: NativeFunction | undefined;
  * @param transformDesc `cublasLtMatrixTransformDesc_t`
  * @param size `size_t`
  * @param scaleType `cudaDataType`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.cublasLtMatrixTransformDesc_t, size: T.Int64, scaleType: T.cudaDataType): T.cublasStatus_t {
   return (cublasLtMatrixTransformDescInit_internal$ ??= binder.native('cublasLtMatrixTransformDescInit_internal'))(transformDesc, size, scaleType);
 }
@@ -130,7 +140,8 @@ let cublasLtMatrixTransformDescSetAttribute$: NativeFunction | undefined;
  * @param attr `cublasLtMatrixTransformDescAttributes_t`
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
- * @returns the `cublasStatus_t` status, as C returns it. */
+ * @returns the `cublasStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixTransformDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatrixTransformDescSetAttribute$ ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc, attr, buf, sizeInBytes);

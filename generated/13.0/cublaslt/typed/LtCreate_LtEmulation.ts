@@ -10,7 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasLtCreate$: typeof cublasLtCreate | undefined;
 /** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `lightHandle`: out `cublasLtHandle_t *`. */
+ * @returns the value of `lightHandle`: out `cublasLtHandle_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtCreate(): T.cublasLtHandle_t {
   return (cublasLtCreate$ ??= bind$cublasLtCreate())();
 }
@@ -33,7 +34,8 @@ function bind$cublasLtCreate(): typeof cublasLtCreate {
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param lightHandle in `cublasLtHandle_t`. */
+ * @param lightHandle in `cublasLtHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
   const status = (cublasLtDestroy$c ??= binder.native('cublasLtDestroy'))(lightHandle);
@@ -43,7 +45,7 @@ let cublasLtDisableCpuInstructionsSetMask$c: NativeFunction | undefined;
 /** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
  * @param mask in `unsigned int`.
  * @returns `unsigned int`
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
   if (typeof mask !== 'number' || (mask >>> 0) !== mask) throw intError('cublasLtDisableCpuInstructionsSetMask', 'mask', 'u32', mask);
   const result = (cublasLtDisableCpuInstructionsSetMask$c ??= binder.native('cublasLtDisableCpuInstructionsSetMask'))(mask);
@@ -52,7 +54,7 @@ export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
 let cublasLtEmulationDescCreate$: typeof cublasLtEmulationDescCreate | undefined;
 /** `cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `emulationDesc`: out `cublasLtEmulationDesc_t *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtEmulationDescCreate(): T.cublasLtEmulationDesc_t {
   return (cublasLtEmulationDescCreate$ ??= bind$cublasLtEmulationDescCreate())();
 }
@@ -76,7 +78,7 @@ function bind$cublasLtEmulationDescCreate(): typeof cublasLtEmulationDescCreate 
 let cublasLtEmulationDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param emulationDesc in `cublasLtEmulationDesc_t`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtEmulationDescDestroy(emulationDesc: T.cublasLtEmulationDesc_t | null): void {
   if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || Math.floor(emulationDesc) !== emulationDesc) emulationDesc = addressArg('cublasLtEmulationDescDestroy', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
   const status = (cublasLtEmulationDescDestroy$c ??= binder.native('cublasLtEmulationDescDestroy'))(emulationDesc);
@@ -85,9 +87,9 @@ export function cublasLtEmulationDescDestroy(emulationDesc: T.cublasLtEmulationD
 let cublasLtEmulationDescGetAttribute$: typeof cublasLtEmulationDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param emulationDesc in `cublasLtEmulationDesc_t`.
- * @param attr in `cublasLtEmulationDescAttributes_t`.
+ * @param attr in `cublasLtEmulationDescAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtEmulationDescGetAttribute(emulationDesc: T.cublasLtEmulationDesc_t | null, attr: T.cublasLtEmulationDescAttributes_t): number | T.DevicePointer {
   return (cublasLtEmulationDescGetAttribute$ ??= bind$cublasLtEmulationDescGetAttribute())(emulationDesc, attr);
 }
@@ -113,7 +115,7 @@ let cublasLtEmulationDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param emulationDesc in `cublasLtEmulationDesc_t`.
  * @param size in `size_t`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtEmulationDescInit_internal(emulationDesc: T.cublasLtEmulationDesc_t | null, size: T.Int64): void {
   if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || Math.floor(emulationDesc) !== emulationDesc) emulationDesc = addressArg('cublasLtEmulationDescInit_internal', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtEmulationDescInit_internal', 'size', size, false);
@@ -123,9 +125,9 @@ export function cublasLtEmulationDescInit_internal(emulationDesc: T.cublasLtEmul
 let cublasLtEmulationDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param emulationDesc in `cublasLtEmulationDesc_t`.
- * @param attr in `cublasLtEmulationDescAttributes_t`.
+ * @param attr in `cublasLtEmulationDescAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtEmulationDescSetAttribute(emulationDesc: T.cublasLtEmulationDesc_t | null, attr: T.cublasLtEmulationDescAttributes_t, buf: number | T.DeviceMemory): void {
   if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || Math.floor(emulationDesc) !== emulationDesc) emulationDesc = addressArg('cublasLtEmulationDescSetAttribute', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtEmulationDescSetAttribute', 'attr', 'i32', attr);

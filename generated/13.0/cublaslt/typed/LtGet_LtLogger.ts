@@ -10,7 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cublasLtGetCudartVersion$c: NativeFunction | undefined;
 /** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 13.0
- * @returns `size_t` */
+ * @returns `size_t`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtGetCudartVersion(): number {
   const result = (cublasLtGetCudartVersion$c ??= binder.native('cublasLtGetCudartVersion'))();
   return result;
@@ -18,7 +19,8 @@ export function cublasLtGetCudartVersion(): number {
 let cublasLtGetProperty$: typeof cublasLtGetProperty | undefined;
 /** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
- * @returns the value of `value`: out `int *`. */
+ * @returns the value of `value`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
   return (cublasLtGetProperty$ ??= bind$cublasLtGetProperty())(type);
 }
@@ -38,7 +40,8 @@ function bind$cublasLtGetProperty(): typeof cublasLtGetProperty {
 let cublasLtGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 13.0
  * @param status_ in `cublasStatus_t`.
- * @returns `const char *` */
+ * @returns `const char *`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtGetStatusName(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusName', 'status', 'i32', status_);
   const result = (cublasLtGetStatusName$c ??= binder.native('cublasLtGetStatusName'))(status_);
@@ -47,7 +50,8 @@ export function cublasLtGetStatusName(status_: T.cublasStatus_t): string | null 
 let cublasLtGetStatusString$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 13.0
  * @param status_ in `cublasStatus_t`.
- * @returns `const char *` */
+ * @returns `const char *`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtGetStatusString(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusString', 'status', 'i32', status_);
   const result = (cublasLtGetStatusString$c ??= binder.native('cublasLtGetStatusString'))(status_);
@@ -55,14 +59,16 @@ export function cublasLtGetStatusString(status_: T.cublasStatus_t): string | nul
 }
 let cublasLtGetVersion$c: NativeFunction | undefined;
 /** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 13.0
- * @returns `size_t` */
+ * @returns `size_t`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtGetVersion(): number {
   const result = (cublasLtGetVersion$c ??= binder.native('cublasLtGetVersion'))();
   return result;
 }
 let cublasLtHeuristicsCacheGetCapacity$: typeof cublasLtHeuristicsCacheGetCapacity | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `capacity`: out `size_t *`. */
+ * @returns the value of `capacity`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtHeuristicsCacheGetCapacity(): number {
   return (cublasLtHeuristicsCacheGetCapacity$ ??= bind$cublasLtHeuristicsCacheGetCapacity())();
 }
@@ -85,21 +91,24 @@ function bind$cublasLtHeuristicsCacheGetCapacity(): typeof cublasLtHeuristicsCac
 }
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param capacity in `size_t`. */
+ * @param capacity in `size_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): void {
   if (typeof capacity !== 'number' || !(capacity >= 0 && capacity <= 9007199254740991) || Math.floor(capacity) !== capacity) int64Arg('cublasLtHeuristicsCacheSetCapacity', 'capacity', capacity, false);
   const status = (cublasLtHeuristicsCacheSetCapacity$c ??= binder.native('cublasLtHeuristicsCacheSetCapacity'))(capacity);
   if (status !== 0) throw fail('cublasLtHeuristicsCacheSetCapacity', status);
 }
 let cublasLtLoggerForceDisable$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+/** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtLoggerForceDisable(): void {
   const status = (cublasLtLoggerForceDisable$c ??= binder.native('cublasLtLoggerForceDisable'))();
   if (status !== 0) throw fail('cublasLtLoggerForceDisable', status);
 }
 let cublasLtLoggerOpenFile$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param logFile in string (`const char *`). */
+ * @param logFile in string (`const char *`).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtLoggerOpenFile(logFile: string): void {
   if (typeof logFile === 'string' ? logFile.includes('\0') : true) cstringArg('cublasLtLoggerOpenFile', 'logFile', logFile, false);
   const status = (cublasLtLoggerOpenFile$c ??= binder.native('cublasLtLoggerOpenFile'))(logFile);
@@ -107,7 +116,8 @@ export function cublasLtLoggerOpenFile(logFile: string): void {
 }
 let cublasLtLoggerSetCallback$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param callback in C callback `cublasLtLoggerCallback_t`. */
+ * @param callback in C callback `cublasLtLoggerCallback_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtLoggerSetCallback(callback: T.Pointer): void {
   callbackArg('cublasLtLoggerSetCallback', 'callback', callback, true);
   const status = (cublasLtLoggerSetCallback$c ??= binder.native('cublasLtLoggerSetCallback'))(callback);
@@ -115,7 +125,8 @@ export function cublasLtLoggerSetCallback(callback: T.Pointer): void {
 }
 let cublasLtLoggerSetFile$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param file in/out `FILE *`: address or host buffer. */
+ * @param file in/out `FILE *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtLoggerSetFile(file: T.Pointer): void {
   pointerArg('cublasLtLoggerSetFile', 'file', file, true);
   const status = (cublasLtLoggerSetFile$c ??= binder.native('cublasLtLoggerSetFile'))(file);
@@ -123,7 +134,8 @@ export function cublasLtLoggerSetFile(file: T.Pointer): void {
 }
 let cublasLtLoggerSetLevel$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param level in `int`. */
+ * @param level in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cublasLtLoggerSetLevel', 'level', 'i32', level);
   const status = (cublasLtLoggerSetLevel$c ??= binder.native('cublasLtLoggerSetLevel'))(level);
@@ -131,7 +143,8 @@ export function cublasLtLoggerSetLevel(level: number): void {
 }
 let cublasLtLoggerSetMask$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param mask in `int`. */
+ * @param mask in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cublasLtLoggerSetMask', 'mask', 'i32', mask);
   const status = (cublasLtLoggerSetMask$c ??= binder.native('cublasLtLoggerSetMask'))(mask);

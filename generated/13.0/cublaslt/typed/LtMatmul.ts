@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cublasLtMatmul$: typeof cublasLtMatmul | undefined;
-/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `Matmul.execute` (objects layer). `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param lightHandle in `cublasLtHandle_t`.
  * @param computeDesc in `cublasLtMatmulDesc_t`.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
@@ -24,8 +24,10 @@ let cublasLtMatmul$: typeof cublasLtMatmul | undefined;
  * @param Ddesc in `cublasLtMatrixLayout_t`.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes; null allowed.
  * @param workspace in/out `void *`: device memory, `workspaceSizeInBytes` bytes, or null.
- * @param workspaceSizeInBytes in `size_t`.
- * @param stream in `cudaStream_t`. */
+ * @param workspaceSizeInBytes in `size_t`: count of `workspace` in bytes.
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html).
+ * @see {@link cuda-ts/objects!Matmul#execute | Matmul.execute} (objects layer) */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.cublasLtMatmulDesc_t | null, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Adesc: T.cublasLtMatrixLayout_t | null, B: T.DeviceMemory | null, Bdesc: T.cublasLtMatrixLayout_t | null, beta: T.UntypedScalar, C: T.DeviceMemory | null, Cdesc: T.cublasLtMatrixLayout_t | null, D: T.DeviceMemory | null, Ddesc: T.cublasLtMatrixLayout_t | null, algo: T.cublasLtMatmulAlgo_t | Uint8Array | null, workspace: T.DeviceMemory | null, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
   return (cublasLtMatmul$ ??= bind$cublasLtMatmul())(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
 }
@@ -60,8 +62,9 @@ let cublasLtMatmulAlgoCapGetAttribute$: typeof cublasLtMatmulAlgoCapGetAttribute
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
  * @param attr in `cublasLtMatmulAlgoCapAttributes_t`.
  * @param buf out `void *`: address or host buffer covering `sizeInBytes` bytes.
- * @param sizeInBytes in `size_t`.
- * @returns the value of `sizeWritten`: out `size_t *`. */
+ * @param sizeInBytes in `size_t`: size of `buf` in bytes.
+ * @returns the value of `sizeWritten`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.cublasLtMatmulAlgo_t | Uint8Array, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   return (cublasLtMatmulAlgoCapGetAttribute$ ??= bind$cublasLtMatmulAlgoCapGetAttribute())(algo, attr, buf, sizeInBytes);
 }
@@ -96,7 +99,8 @@ let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
  * @param Cdesc in `cublasLtMatrixLayout_t`.
  * @param Ddesc in `cublasLtMatrixLayout_t`.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
- * @returns the value of `result`: out `cublasLtMatmulHeuristicResult_t`. */
+ * @returns the value of `result`: out `cublasLtMatmulHeuristicResult_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.cublasLtMatmulDesc_t | null, Adesc: T.cublasLtMatrixLayout_t | null, Bdesc: T.cublasLtMatrixLayout_t | null, Cdesc: T.cublasLtMatrixLayout_t | null, Ddesc: T.cublasLtMatrixLayout_t | null, algo: T.cublasLtMatmulAlgo_t | Uint8Array): T.cublasLtMatmulHeuristicResult_t {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
   if (typeof operationDesc !== 'number' || !(operationDesc >= 0 && operationDesc <= 9007199254740991) || Math.floor(operationDesc) !== operationDesc) operationDesc = addressArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true) as typeof operationDesc;
@@ -115,8 +119,9 @@ let cublasLtMatmulAlgoConfigGetAttribute$: typeof cublasLtMatmulAlgoConfigGetAtt
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
  * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
  * @param buf out `void *`: address or host buffer covering `sizeInBytes` bytes.
- * @param sizeInBytes in `size_t`.
- * @returns the value of `sizeWritten`: out `size_t *`. */
+ * @param sizeInBytes in `size_t`: size of `buf` in bytes.
+ * @returns the value of `sizeWritten`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.cublasLtMatmulAlgo_t | Uint8Array, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   return (cublasLtMatmulAlgoConfigGetAttribute$ ??= bind$cublasLtMatmulAlgoConfigGetAttribute())(algo, attr, buf, sizeInBytes);
 }
@@ -147,8 +152,9 @@ let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
  * @param algo in/out `cublasLtMatmulAlgo_t`: fields given here in, the record the call fills returned.
  * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
  * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes.
- * @param sizeInBytes in `size_t`.
- * @returns the value of `algo`: in/out `cublasLtMatmulAlgo_t`: fields given here in, the record the call fills returned. */
+ * @param sizeInBytes in `size_t`: size of `buf` in bytes.
+ * @returns the value of `algo`: in/out `cublasLtMatmulAlgo_t`: fields given here in, the record the call fills returned.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: Uint8Array | null, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): Uint8Array {
   const algo$ = new Uint8Array(records.cublasLtMatmulAlgo_t().size);
   if (algo === undefined) throw argError('cublasLtMatmulAlgoConfigSetAttribute', 'algo', 'a record object, its encoded bytes or null', algo);
@@ -170,8 +176,9 @@ let cublasLtMatmulAlgoGetHeuristic$: typeof cublasLtMatmulAlgoGetHeuristic | und
  * @param Cdesc in `cublasLtMatrixLayout_t`.
  * @param Ddesc in `cublasLtMatrixLayout_t`.
  * @param preference in `cublasLtMatmulPreference_t`.
- * @param requestedAlgoCount in `int`.
- * @returns the value of `heuristicResultsArray`: out array of `struct cublasLtMatmulHeuristicResult_t`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`. */
+ * @param requestedAlgoCount in `int`: capacity of `heuristicResultsArray`.
+ * @returns the value of `heuristicResultsArray`: out array of `struct cublasLtMatmulHeuristicResult_t`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.cublasLtMatmulDesc_t | null, Adesc: T.cublasLtMatrixLayout_t | null, Bdesc: T.cublasLtMatrixLayout_t | null, Cdesc: T.cublasLtMatrixLayout_t | null, Ddesc: T.cublasLtMatrixLayout_t | null, preference: T.cublasLtMatmulPreference_t | null, requestedAlgoCount: number): T.cublasLtMatmulHeuristicResult_t[] {
   return (cublasLtMatmulAlgoGetHeuristic$ ??= bind$cublasLtMatmulAlgoGetHeuristic())(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount);
 }
@@ -205,8 +212,9 @@ let cublasLtMatmulAlgoGetIds$: typeof cublasLtMatmulAlgoGetIds | undefined;
  * @param Btype in `cudaDataType_t`.
  * @param Ctype in `cudaDataType_t`.
  * @param Dtype in `cudaDataType_t`.
- * @param requestedAlgoCount in `int`.
- * @returns the value of `algoIdsArray`: out array of `i32`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`. */
+ * @param requestedAlgoCount in `int`: capacity of `algoIdsArray`.
+ * @returns the value of `algoIdsArray`: out array of `i32`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number): Int32Array {
   return (cublasLtMatmulAlgoGetIds$ ??= bind$cublasLtMatmulAlgoGetIds())(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount);
 }
@@ -241,7 +249,8 @@ let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
  * @param Ctype in `cudaDataType_t`.
  * @param Dtype in `cudaDataType_t`.
  * @param algoId in `int`.
- * @returns the value of `algo`: out `cublasLtMatmulAlgo_t`. */
+ * @returns the value of `algo`: out `cublasLtMatmulAlgo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number): Uint8Array {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoInit', 'lightHandle', lightHandle, true) as typeof lightHandle;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoInit', 'computeType', 'i32', computeType);
@@ -260,7 +269,8 @@ let cublasLtMatmulDescCreate$: typeof cublasLtMatmulDescCreate | undefined;
 /** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param computeType in `cublasComputeType_t`.
  * @param scaleType in `cudaDataType_t`.
- * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`. */
+ * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
   return (cublasLtMatmulDescCreate$ ??= bind$cublasLtMatmulDescCreate())(computeType, scaleType);
 }
@@ -285,7 +295,8 @@ function bind$cublasLtMatmulDescCreate(): typeof cublasLtMatmulDescCreate {
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matmulDesc in `cublasLtMatmulDesc_t`. */
+ * @param matmulDesc in `cublasLtMatmulDesc_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t | null): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   const status = (cublasLtMatmulDescDestroy$c ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
@@ -294,8 +305,9 @@ export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t | n
 let cublasLtMatmulDescGetAttribute$: typeof cublasLtMatmulDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matmulDesc in `cublasLtMatmulDesc_t`.
- * @param attr in `cublasLtMatmulDescAttributes_t`.
- * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute. */
+ * @param attr in `cublasLtMatmulDescAttributes_t`: the attribute that types `buf`.
+ * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t): T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | T.cublasOperation_t | T.cublasFillMode_t | T.cublasLtEpilogue_t | T.DevicePointer | bigint | number | T.cublasLtEmulationDesc_t {
   return (cublasLtMatmulDescGetAttribute$ ??= bind$cublasLtMatmulDescGetAttribute())(matmulDesc, attr);
 }
@@ -322,7 +334,8 @@ let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
  * @param matmulDesc in `cublasLtMatmulDesc_t`.
  * @param size in `size_t`.
  * @param computeType in `cublasComputeType_t`.
- * @param scaleType in `cudaDataType_t`. */
+ * @param scaleType in `cudaDataType_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.cublasLtMatmulDesc_t | null, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatmulDescInit_internal', 'size', size, false);
@@ -334,8 +347,9 @@ export function cublasLtMatmulDescInit_internal(matmulDesc: T.cublasLtMatmulDesc
 let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matmulDesc in `cublasLtMatmulDesc_t`.
- * @param attr in `cublasLtMatmulDescAttributes_t`.
- * @param buf in value typed by `attr`: its type follows the attribute. */
+ * @param attr in `cublasLtMatmulDescAttributes_t`: the attribute that types `buf`.
+ * @param buf in value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t, buf: T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | T.cublasOperation_t | T.cublasFillMode_t | T.cublasLtEpilogue_t | T.DeviceMemory | T.Int64 | number | T.cublasLtEmulationDesc_t): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
@@ -348,7 +362,8 @@ export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_
 }
 let cublasLtMatmulPreferenceCreate$: typeof cublasLtMatmulPreferenceCreate | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `pref`: out `cublasLtMatmulPreference_t *`. */
+ * @returns the value of `pref`: out `cublasLtMatmulPreference_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
   return (cublasLtMatmulPreferenceCreate$ ??= bind$cublasLtMatmulPreferenceCreate())();
 }
@@ -371,7 +386,8 @@ function bind$cublasLtMatmulPreferenceCreate(): typeof cublasLtMatmulPreferenceC
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param pref in `cublasLtMatmulPreference_t`. */
+ * @param pref in `cublasLtMatmulPreference_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t | null): void {
   if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true) as typeof pref;
   const status = (cublasLtMatmulPreferenceDestroy$c ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
@@ -380,8 +396,9 @@ export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference
 let cublasLtMatmulPreferenceGetAttribute$: typeof cublasLtMatmulPreferenceGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param pref in `cublasLtMatmulPreference_t`.
- * @param attr in `cublasLtMatmulPreferenceAttributes_t`.
- * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute. */
+ * @param attr in `cublasLtMatmulPreferenceAttributes_t`: the attribute that types `buf`.
+ * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.cublasLtMatmulPreference_t | null, attr: T.cublasLtMatmulPreferenceAttributes_t): number | bigint {
   return (cublasLtMatmulPreferenceGetAttribute$ ??= bind$cublasLtMatmulPreferenceGetAttribute())(pref, attr);
 }
@@ -406,7 +423,8 @@ function bind$cublasLtMatmulPreferenceGetAttribute(): typeof cublasLtMatmulPrefe
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param pref in `cublasLtMatmulPreference_t`.
- * @param size in `size_t`. */
+ * @param size in `size_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceInit_internal(pref: T.cublasLtMatmulPreference_t | null, size: T.Int64): void {
   if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceInit_internal', 'pref', pref, true) as typeof pref;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatmulPreferenceInit_internal', 'size', size, false);
@@ -416,8 +434,9 @@ export function cublasLtMatmulPreferenceInit_internal(pref: T.cublasLtMatmulPref
 let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param pref in `cublasLtMatmulPreference_t`.
- * @param attr in `cublasLtMatmulPreferenceAttributes_t`.
- * @param buf in value typed by `attr`: its type follows the attribute. */
+ * @param attr in `cublasLtMatmulPreferenceAttributes_t`: the attribute that types `buf`.
+ * @param buf in value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.cublasLtMatmulPreference_t | null, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: number | T.Int64): void {
   if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true) as typeof pref;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);

@@ -14,7 +14,8 @@ let cublasLtMatrixLayoutCreate$: typeof cublasLtMatrixLayoutCreate | undefined;
  * @param rows in `uint64_t`.
  * @param cols in `uint64_t`.
  * @param ld in `int64_t`.
- * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`. */
+ * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
   return (cublasLtMatrixLayoutCreate$ ??= bind$cublasLtMatrixLayoutCreate())(type, rows, cols, ld);
 }
@@ -41,7 +42,8 @@ function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param matLayout in `cublasLtMatrixLayout_t`. */
+ * @param matLayout in `cublasLtMatrixLayout_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t | null): void {
   if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true) as typeof matLayout;
   const status = (cublasLtMatrixLayoutDestroy$c ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
@@ -50,8 +52,9 @@ export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t 
 let cublasLtMatrixLayoutGetAttribute$: typeof cublasLtMatrixLayoutGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matLayout in `cublasLtMatrixLayout_t`.
- * @param attr in `cublasLtMatrixLayoutAttribute_t`.
- * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute. */
+ * @param attr in `cublasLtMatrixLayoutAttribute_t`: the attribute that types `buf`.
+ * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.cublasLtMatrixLayout_t | null, attr: T.cublasLtMatrixLayoutAttribute_t): number | T.cublasLtOrder_t | bigint {
   return (cublasLtMatrixLayoutGetAttribute$ ??= bind$cublasLtMatrixLayoutGetAttribute())(matLayout, attr);
 }
@@ -80,7 +83,8 @@ let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
  * @param type in `cudaDataType`.
  * @param rows in `uint64_t`.
  * @param cols in `uint64_t`.
- * @param ld in `int64_t`. */
+ * @param ld in `int64_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.cublasLtMatrixLayout_t | null, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
   if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, true) as typeof matLayout;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatrixLayoutInit_internal', 'size', size, false);
@@ -94,8 +98,9 @@ export function cublasLtMatrixLayoutInit_internal(matLayout: T.cublasLtMatrixLay
 let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matLayout in `cublasLtMatrixLayout_t`.
- * @param attr in `cublasLtMatrixLayoutAttribute_t`.
- * @param buf in value typed by `attr`: its type follows the attribute. */
+ * @param attr in `cublasLtMatrixLayoutAttribute_t`: the attribute that types `buf`.
+ * @param buf in value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayout_t | null, attr: T.cublasLtMatrixLayoutAttribute_t, buf: number | T.cublasLtOrder_t | T.Int64): void {
   if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true) as typeof matLayout;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
@@ -118,7 +123,8 @@ let cublasLtMatrixTransform$: typeof cublasLtMatrixTransform | undefined;
  * @param Bdesc in `cublasLtMatrixLayout_t`.
  * @param C out `void *`: device memory.
  * @param Cdesc in `cublasLtMatrixLayout_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, transformDesc: T.cublasLtMatrixTransformDesc_t | null, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Adesc: T.cublasLtMatrixLayout_t | null, beta: T.UntypedScalar, B: T.DeviceMemory | null, Bdesc: T.cublasLtMatrixLayout_t | null, C: T.DeviceMemory | null, Cdesc: T.cublasLtMatrixLayout_t | null, stream: T.cudaStream_t | null): void {
   return (cublasLtMatrixTransform$ ??= bind$cublasLtMatrixTransform())(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
 }
@@ -146,7 +152,8 @@ function bind$cublasLtMatrixTransform(): typeof cublasLtMatrixTransform {
 let cublasLtMatrixTransformDescCreate$: typeof cublasLtMatrixTransformDescCreate | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param scaleType in `cudaDataType`.
- * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`. */
+ * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
   return (cublasLtMatrixTransformDescCreate$ ??= bind$cublasLtMatrixTransformDescCreate())(scaleType);
 }
@@ -170,7 +177,8 @@ function bind$cublasLtMatrixTransformDescCreate(): typeof cublasLtMatrixTransfor
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @param transformDesc in `cublasLtMatrixTransformDesc_t`. */
+ * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t | null): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true) as typeof transformDesc;
   const status = (cublasLtMatrixTransformDescDestroy$c ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
@@ -179,8 +187,9 @@ export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatr
 let cublasLtMatrixTransformDescGetAttribute$: typeof cublasLtMatrixTransformDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
- * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
- * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute. */
+ * @param attr in `cublasLtMatrixTransformDescAttributes_t`: the attribute that types `buf`.
+ * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t): number | T.cublasLtPointerMode_t | T.cublasOperation_t {
   return (cublasLtMatrixTransformDescGetAttribute$ ??= bind$cublasLtMatrixTransformDescGetAttribute())(transformDesc, attr);
 }
@@ -206,7 +215,8 @@ let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
  * @param size in `size_t`.
- * @param scaleType in `cudaDataType`. */
+ * @param scaleType in `cudaDataType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.cublasLtMatrixTransformDesc_t | null, size: T.Int64, scaleType: T.cudaDataType): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatrixTransformDescInit_internal', 'size', size, false);
@@ -217,8 +227,9 @@ export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.cublas
 let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
- * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
- * @param buf in value typed by `attr`: its type follows the attribute. */
+ * @param attr in `cublasLtMatrixTransformDescAttributes_t`: the attribute that types `buf`.
+ * @param buf in value typed by `attr`: its type follows the attribute.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: number | T.cublasLtPointerMode_t | T.cublasOperation_t): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);

@@ -12,7 +12,7 @@ let cufftGetPlanPropertyInt64$: NativeFunction | undefined;
  * @param property `cufftProperty`
  * @param returnPtrValue `long long *`
  * @returns the `cufftResult` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftGetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufftProperty, returnPtrValue: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(returnPtrValue) && returnPtrValue.byteLength >= 8 && (((returnPtrValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnPtrValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof returnPtrValue === 'number' && returnPtrValue >= 0 && Number.isSafeInteger(returnPtrValue)) && returnPtrValue !== null) rawCovers('cufftGetPlanPropertyInt64', 'returnPtrValue', returnPtrValue, 8, 8);
   return (cufftGetPlanPropertyInt64$ ??= binder.native('cufftGetPlanPropertyInt64'))(plan, property, returnPtrValue);
@@ -21,7 +21,8 @@ let cufftGetProperty$: NativeFunction | undefined;
 /** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 13.0
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(value) && value.byteLength >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cufftGetProperty', 'value', value, 4, 4);
   return (cufftGetProperty$ ??= binder.native('cufftGetProperty'))(type, value);
@@ -30,7 +31,8 @@ let cufftGetSize$: NativeFunction | undefined;
 /** `cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)` · cufft.h · CUDA 13.0
  * @param handle `cufftHandle`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftGetSize(handle: T.cufftHandle, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftGetSize', 'workSize', workSize, 8, 8);
   return (cufftGetSize$ ??= binder.native('cufftGetSize'))(handle, workSize);
@@ -42,7 +44,8 @@ let cufftGetSize1d$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param batch `int`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftGetSize1d(handle: T.cufftHandle, nx: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftGetSize1d', 'workSize', workSize, 8, 8);
   return (cufftGetSize1d$ ??= binder.native('cufftGetSize1d'))(handle, nx, type, batch, workSize);
@@ -54,7 +57,8 @@ let cufftGetSize2d$: NativeFunction | undefined;
  * @param ny `int`
  * @param type `cufftType`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftGetSize2d(handle: T.cufftHandle, nx: number, ny: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftGetSize2d', 'workSize', workSize, 8, 8);
   return (cufftGetSize2d$ ??= binder.native('cufftGetSize2d'))(handle, nx, ny, type, workSize);
@@ -67,7 +71,8 @@ let cufftGetSize3d$: NativeFunction | undefined;
  * @param nz `int`
  * @param type `cufftType`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftGetSize3d(handle: T.cufftHandle, nx: number, ny: number, nz: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftGetSize3d', 'workSize', workSize, 8, 8);
   return (cufftGetSize3d$ ??= binder.native('cufftGetSize3d'))(handle, nx, ny, nz, type, workSize);
@@ -86,7 +91,8 @@ let cufftGetSizeMany$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param batch `int`
  * @param workArea `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftGetSizeMany(handle: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number, workArea: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 4 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftGetSizeMany', 'n', n, 4, 4);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 4 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftGetSizeMany', 'inembed', inembed, 4, 4);
@@ -108,7 +114,8 @@ let cufftGetSizeMany64$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param batch `long long`
  * @param workSize `size_t *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftGetSizeMany64(plan: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 8 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftGetSizeMany64', 'n', n, 8, 8);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 8 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftGetSizeMany64', 'inembed', inembed, 8, 8);
@@ -119,7 +126,8 @@ export function cufftGetSizeMany64(plan: T.cufftHandle, rank: number, n: T.Point
 let cufftGetVersion$: NativeFunction | undefined;
 /** `cufftResult cufftGetVersion(int *version)` · cufft.h · CUDA 13.0
  * @param version `int *`, out: a typed array of one element
- * @returns the `cufftResult` status, as C returns it. */
+ * @returns the `cufftResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftGetVersion(version: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(version) && version.byteLength >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('cufftGetVersion', 'version', version, 4, 4);
   return (cufftGetVersion$ ??= binder.native('cufftGetVersion'))(version);

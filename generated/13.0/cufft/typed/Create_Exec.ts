@@ -10,7 +10,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cufftCreate$: typeof cufftCreate | undefined;
 /** `cufftResult cufftCreate(cufftHandle *handle)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `handle`: out `cufftHandle *`. */
+ * @returns the value of `handle`: out `cufftHandle *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftCreate(): T.cufftHandle {
   return (cufftCreate$ ??= bind$cufftCreate())();
 }
@@ -28,7 +29,8 @@ function bind$cufftCreate(): typeof cufftCreate {
 }
 let cufftDestroy$c: NativeFunction | undefined;
 /** `cufftResult cufftDestroy(cufftHandle plan)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cufftHandle`. */
+ * @param plan in `cufftHandle`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftDestroy(plan: T.cufftHandle): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftDestroy', 'plan', 'i32', plan);
   const status = (cufftDestroy$c ??= binder.native('cufftDestroy'))(plan);
@@ -39,7 +41,8 @@ let cufftEstimate1d$: typeof cufftEstimate1d | undefined;
  * @param nx in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftEstimate1d(nx: number, type: T.cufftType, batch: number): number {
   return (cufftEstimate1d$ ??= bind$cufftEstimate1d())(nx, type, batch);
 }
@@ -68,7 +71,8 @@ let cufftEstimate2d$: typeof cufftEstimate2d | undefined;
  * @param nx in `int`.
  * @param ny in `int`.
  * @param type in `cufftType`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftEstimate2d(nx: number, ny: number, type: T.cufftType): number {
   return (cufftEstimate2d$ ??= bind$cufftEstimate2d())(nx, ny, type);
 }
@@ -98,7 +102,8 @@ let cufftEstimate3d$: typeof cufftEstimate3d | undefined;
  * @param ny in `int`.
  * @param nz in `int`.
  * @param type in `cufftType`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftEstimate3d(nx: number, ny: number, nz: number, type: T.cufftType): number {
   return (cufftEstimate3d$ ??= bind$cufftEstimate3d())(nx, ny, nz, type);
 }
@@ -135,7 +140,8 @@ let cufftEstimateMany$: typeof cufftEstimateMany | undefined;
  * @param odist in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftEstimateMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   return (cufftEstimateMany$ ??= bind$cufftEstimateMany())(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
@@ -167,11 +173,13 @@ function bind$cufftEstimateMany(): typeof cufftEstimateMany {
   };
 }
 let cufftExecC2C$c: NativeFunction | undefined;
-/** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param idata in/out `cufftComplex *`: device memory.
  * @param odata out `cufftComplex *`: device memory.
- * @param direction in `int`. */
+ * @param direction in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html).
+ * @see {@link cuda-ts/objects!FftPlan#forward | FftPlan.forward} (objects layer) */
 export function cufftExecC2C(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecC2C', 'plan', 'i32', plan);
   const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecC2C', 'idata', idata, true);
@@ -181,10 +189,12 @@ export function cufftExecC2C(plan: T.cufftHandle, idata: T.DeviceMemory | null, 
   if (status !== 0) throw fail('cufftExecC2C', status);
 }
 let cufftExecC2R$c: NativeFunction | undefined;
-/** `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.inverse` (objects layer). `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param idata in/out `cufftComplex *`: device memory.
- * @param odata out `cufftReal *`: device memory. */
+ * @param odata out `cufftReal *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html).
+ * @see {@link cuda-ts/objects!FftPlan#inverse | FftPlan.inverse} (objects layer) */
 export function cufftExecC2R(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecC2R', 'plan', 'i32', plan);
   const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecC2R', 'idata', idata, true);
@@ -193,10 +203,12 @@ export function cufftExecC2R(plan: T.cufftHandle, idata: T.DeviceMemory | null, 
   if (status !== 0) throw fail('cufftExecC2R', status);
 }
 let cufftExecD2Z$c: NativeFunction | undefined;
-/** `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param idata in/out `cufftDoubleReal *`: device memory.
- * @param odata out `cufftDoubleComplex *`: device memory. */
+ * @param odata out `cufftDoubleComplex *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html).
+ * @see {@link cuda-ts/objects!FftPlan#forward | FftPlan.forward} (objects layer) */
 export function cufftExecD2Z(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecD2Z', 'plan', 'i32', plan);
   const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecD2Z', 'idata', idata, true);
@@ -205,10 +217,12 @@ export function cufftExecD2Z(plan: T.cufftHandle, idata: T.DeviceMemory | null, 
   if (status !== 0) throw fail('cufftExecD2Z', status);
 }
 let cufftExecR2C$c: NativeFunction | undefined;
-/** `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param idata in/out `cufftReal *`: device memory.
- * @param odata out `cufftComplex *`: device memory. */
+ * @param odata out `cufftComplex *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html).
+ * @see {@link cuda-ts/objects!FftPlan#forward | FftPlan.forward} (objects layer) */
 export function cufftExecR2C(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecR2C', 'plan', 'i32', plan);
   const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecR2C', 'idata', idata, true);
@@ -217,10 +231,12 @@ export function cufftExecR2C(plan: T.cufftHandle, idata: T.DeviceMemory | null, 
   if (status !== 0) throw fail('cufftExecR2C', status);
 }
 let cufftExecZ2D$c: NativeFunction | undefined;
-/** `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.inverse` (objects layer). `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param idata in/out `cufftDoubleComplex *`: device memory.
- * @param odata out `cufftDoubleReal *`: device memory. */
+ * @param odata out `cufftDoubleReal *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html).
+ * @see {@link cuda-ts/objects!FftPlan#inverse | FftPlan.inverse} (objects layer) */
 export function cufftExecZ2D(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecZ2D', 'plan', 'i32', plan);
   const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecZ2D', 'idata', idata, true);
@@ -229,11 +245,13 @@ export function cufftExecZ2D(plan: T.cufftHandle, idata: T.DeviceMemory | null, 
   if (status !== 0) throw fail('cufftExecZ2D', status);
 }
 let cufftExecZ2Z$c: NativeFunction | undefined;
-/** `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `FftPlan.forward` (objects layer). `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param idata in/out `cufftDoubleComplex *`: device memory.
  * @param odata out `cufftDoubleComplex *`: device memory.
- * @param direction in `int`. */
+ * @param direction in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html).
+ * @see {@link cuda-ts/objects!FftPlan#forward | FftPlan.forward} (objects layer) */
 export function cufftExecZ2Z(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecZ2Z', 'plan', 'i32', plan);
   const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecZ2Z', 'idata', idata, true);

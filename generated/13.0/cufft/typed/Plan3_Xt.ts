@@ -14,7 +14,8 @@ let cufftPlan3d$: typeof cufftPlan3d | undefined;
  * @param ny in `int`.
  * @param nz in `int`.
  * @param type in `cufftType`.
- * @returns the value of `plan`: out `cufftHandle *`. */
+ * @returns the value of `plan`: out `cufftHandle *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftPlan3d(nx: number, ny: number, nz: number, type: T.cufftType): T.cufftHandle {
   return (cufftPlan3d$ ??= bind$cufftPlan3d())(nx, ny, nz, type);
 }
@@ -38,7 +39,7 @@ let cufftResetPlanProperty$c: NativeFunction | undefined;
 /** `cufftResult cufftResetPlanProperty(cufftHandle plan, cufftProperty property)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param property in `cufftProperty`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftResetPlanProperty(plan: T.cufftHandle, property: T.cufftProperty): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftResetPlanProperty', 'plan', 'i32', plan);
   if (typeof property !== 'number' || (property | 0) !== property) throw intError('cufftResetPlanProperty', 'property', 'i32', property);
@@ -48,7 +49,8 @@ export function cufftResetPlanProperty(plan: T.cufftHandle, property: T.cufftPro
 let cufftSetAutoAllocation$c: NativeFunction | undefined;
 /** `cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
- * @param autoAllocate in `int`. */
+ * @param autoAllocate in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftSetAutoAllocation(plan: T.cufftHandle, autoAllocate: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetAutoAllocation', 'plan', 'i32', plan);
   if (typeof autoAllocate !== 'number' || (autoAllocate | 0) !== autoAllocate) throw intError('cufftSetAutoAllocation', 'autoAllocate', 'i32', autoAllocate);
@@ -60,7 +62,7 @@ let cufftSetPlanPropertyInt64$c: NativeFunction | undefined;
  * @param plan in `cufftHandle`.
  * @param property in `cufftProperty`.
  * @param inputValueInt in `const long long`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftSetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufftProperty, inputValueInt: T.Int64): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetPlanPropertyInt64', 'plan', 'i32', plan);
   if (typeof property !== 'number' || (property | 0) !== property) throw intError('cufftSetPlanPropertyInt64', 'property', 'i32', property);
@@ -71,7 +73,8 @@ export function cufftSetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufft
 let cufftSetStream$c: NativeFunction | undefined;
 /** `cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftSetStream(plan: T.cufftHandle, stream: T.cudaStream_t | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetStream', 'plan', 'i32', plan);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cufftSetStream', 'stream', stream, true) as typeof stream;
@@ -81,7 +84,8 @@ export function cufftSetStream(plan: T.cufftHandle, stream: T.cudaStream_t | nul
 let cufftSetWorkArea$c: NativeFunction | undefined;
 /** `cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
- * @param workArea in/out `void *`: device memory. */
+ * @param workArea in/out `void *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftSetWorkArea(plan: T.cufftHandle, workArea: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetWorkArea', 'plan', 'i32', plan);
   const workArea$ = typeof workArea === 'number' && workArea >= 0 && workArea <= 9007199254740991 && workArea % 1 === 0 ? workArea : deviceArg('cufftSetWorkArea', 'workArea', workArea, true);
@@ -91,7 +95,8 @@ export function cufftSetWorkArea(plan: T.cufftHandle, workArea: T.DeviceMemory |
 let cufftXtClearCallback$c: NativeFunction | undefined;
 /** `cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
- * @param cbType in `cufftXtCallbackType`. */
+ * @param cbType in `cufftXtCallbackType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtClearCallback(plan: T.cufftHandle, cbType: T.cufftXtCallbackType): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtClearCallback', 'plan', 'i32', plan);
   if (typeof cbType !== 'number' || (cbType | 0) !== cbType) throw intError('cufftXtClearCallback', 'cbType', 'i32', cbType);
@@ -103,7 +108,8 @@ let cufftXtExec$c: NativeFunction | undefined;
  * @param plan in `cufftHandle`.
  * @param input in/out `void *`: device memory.
  * @param output out `void *`: device memory.
- * @param direction in `int`. */
+ * @param direction in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExec(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExec', 'plan', 'i32', plan);
   const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExec', 'input', input, true);
@@ -117,7 +123,8 @@ let cufftXtExecDescriptor$c: NativeFunction | undefined;
  * @param plan in `cufftHandle`.
  * @param input in/out `cudaLibXtDesc *`: device memory.
  * @param output out `cudaLibXtDesc *`: device memory.
- * @param direction in `int`. */
+ * @param direction in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExecDescriptor(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptor', 'plan', 'i32', plan);
   const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptor', 'input', input, true);
@@ -131,7 +138,8 @@ let cufftXtExecDescriptorC2C$c: NativeFunction | undefined;
  * @param plan in `cufftHandle`.
  * @param input in/out `cudaLibXtDesc *`: device memory.
  * @param output out `cudaLibXtDesc *`: device memory.
- * @param direction in `int`. */
+ * @param direction in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExecDescriptorC2C(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorC2C', 'plan', 'i32', plan);
   const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorC2C', 'input', input, true);
@@ -144,7 +152,8 @@ let cufftXtExecDescriptorC2R$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param input in/out `cudaLibXtDesc *`: device memory.
- * @param output out `cudaLibXtDesc *`: device memory. */
+ * @param output out `cudaLibXtDesc *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExecDescriptorC2R(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorC2R', 'plan', 'i32', plan);
   const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorC2R', 'input', input, true);
@@ -156,7 +165,8 @@ let cufftXtExecDescriptorD2Z$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param input in/out `cudaLibXtDesc *`: device memory.
- * @param output out `cudaLibXtDesc *`: device memory. */
+ * @param output out `cudaLibXtDesc *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExecDescriptorD2Z(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorD2Z', 'plan', 'i32', plan);
   const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorD2Z', 'input', input, true);
@@ -168,7 +178,8 @@ let cufftXtExecDescriptorR2C$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param input in/out `cudaLibXtDesc *`: device memory.
- * @param output out `cudaLibXtDesc *`: device memory. */
+ * @param output out `cudaLibXtDesc *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExecDescriptorR2C(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorR2C', 'plan', 'i32', plan);
   const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorR2C', 'input', input, true);
@@ -180,7 +191,8 @@ let cufftXtExecDescriptorZ2D$c: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param input in/out `cudaLibXtDesc *`: device memory.
- * @param output out `cudaLibXtDesc *`: device memory. */
+ * @param output out `cudaLibXtDesc *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExecDescriptorZ2D(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorZ2D', 'plan', 'i32', plan);
   const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorZ2D', 'input', input, true);
@@ -193,7 +205,8 @@ let cufftXtExecDescriptorZ2Z$c: NativeFunction | undefined;
  * @param plan in `cufftHandle`.
  * @param input in/out `cudaLibXtDesc *`: device memory.
  * @param output out `cudaLibXtDesc *`: device memory.
- * @param direction in `int`. */
+ * @param direction in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtExecDescriptorZ2Z(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorZ2Z', 'plan', 'i32', plan);
   const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorZ2Z', 'input', input, true);
@@ -204,7 +217,8 @@ export function cufftXtExecDescriptorZ2Z(plan: T.cufftHandle, input: T.DeviceMem
 }
 let cufftXtFree$c: NativeFunction | undefined;
 /** `cufftResult cufftXtFree(cudaLibXtDesc *descriptor)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
- * @param descriptor in/out `cudaLibXtDesc *`: address or host buffer. */
+ * @param descriptor in/out `cudaLibXtDesc *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtFree(descriptor: T.Pointer): void {
   pointerArg('cufftXtFree', 'descriptor', descriptor, true);
   const status = (cufftXtFree$c ??= binder.native('cufftXtFree'))(descriptor);
@@ -225,7 +239,8 @@ let cufftXtGetSizeMany$: typeof cufftXtGetSizeMany | undefined;
  * @param outputtype in `cudaDataType`.
  * @param batch in `long long`.
  * @param executiontype in `cudaDataType`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtGetSizeMany(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
   return (cufftXtGetSizeMany$ ??= bind$cufftXtGetSizeMany())(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, executiontype);
 }
@@ -274,7 +289,8 @@ let cufftXtMakePlanMany$: typeof cufftXtMakePlanMany | undefined;
  * @param outputtype in `cudaDataType`.
  * @param batch in `long long`.
  * @param executiontype in `cudaDataType`.
- * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtMakePlanMany(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
   return (cufftXtMakePlanMany$ ??= bind$cufftXtMakePlanMany())(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, executiontype);
 }
@@ -312,7 +328,8 @@ let cufftXtMalloc$c: NativeFunction | undefined;
 /** `cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param descriptor in/out `cudaLibXtDesc **`: address or host buffer.
- * @param format in `cufftXtSubFormat`. */
+ * @param format in `cufftXtSubFormat`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtMalloc(plan: T.cufftHandle, descriptor: T.Pointer, format: T.cufftXtSubFormat): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMalloc', 'plan', 'i32', plan);
   pointerArg('cufftXtMalloc', 'descriptor', descriptor, true);
@@ -325,7 +342,8 @@ let cufftXtMemcpy$c: NativeFunction | undefined;
  * @param plan in `cufftHandle`.
  * @param dstPointer in/out `void *`: address or host buffer.
  * @param srcPointer in/out `void *`: address or host buffer.
- * @param type in `cufftXtCopyType`. */
+ * @param type in `cufftXtCopyType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtMemcpy(plan: T.cufftHandle, dstPointer: T.Pointer, srcPointer: T.Pointer, type: T.cufftXtCopyType): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMemcpy', 'plan', 'i32', plan);
   pointerArg('cufftXtMemcpy', 'dstPointer', dstPointer, true);
@@ -338,7 +356,8 @@ let cufftXtQueryPlan$c: NativeFunction | undefined;
 /** `cufftResult cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param queryStruct in/out `void *`: address or host buffer.
- * @param queryType in `cufftXtQueryType`. */
+ * @param queryType in `cufftXtQueryType`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtQueryPlan(plan: T.cufftHandle, queryStruct: T.Pointer, queryType: T.cufftXtQueryType): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtQueryPlan', 'plan', 'i32', plan);
   pointerArg('cufftXtQueryPlan', 'queryStruct', queryStruct, true);
@@ -351,7 +370,8 @@ let cufftXtSetCallback$c: NativeFunction | undefined;
  * @param plan in `cufftHandle`.
  * @param callback_routine in `void **`: address or host buffer.
  * @param cbType in `cufftXtCallbackType`.
- * @param caller_info in `void **`: address or host buffer. */
+ * @param caller_info in `void **`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetCallback(plan: T.cufftHandle, callback_routine: T.Pointer, cbType: T.cufftXtCallbackType, caller_info: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetCallback', 'plan', 'i32', plan);
   pointerArg('cufftXtSetCallback', 'callback_routine', callback_routine, false);
@@ -364,7 +384,8 @@ let cufftXtSetCallbackSharedSize$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param cbType in `cufftXtCallbackType`.
- * @param sharedSize in `size_t`. */
+ * @param sharedSize in `size_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetCallbackSharedSize(plan: T.cufftHandle, cbType: T.cufftXtCallbackType, sharedSize: T.Int64): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetCallbackSharedSize', 'plan', 'i32', plan);
   if (typeof cbType !== 'number' || (cbType | 0) !== cbType) throw intError('cufftXtSetCallbackSharedSize', 'cbType', 'i32', cbType);
@@ -376,7 +397,8 @@ let cufftXtSetGPUs$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cufftHandle`.
  * @param nGPUs in `int`.
- * @param whichGPUs in/out `int *`: address or host buffer. */
+ * @param whichGPUs in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetGPUs(handle: T.cufftHandle, nGPUs: number, whichGPUs: T.Pointer): void {
   if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftXtSetGPUs', 'handle', 'i32', handle);
   if (typeof nGPUs !== 'number' || (nGPUs | 0) !== nGPUs) throw intError('cufftXtSetGPUs', 'nGPUs', 'i32', nGPUs);
@@ -392,7 +414,7 @@ let cufftXtSetJITCallback$c: NativeFunction | undefined;
  * @param lto_callback_fatbin_size in `size_t`.
  * @param type in `cufftXtCallbackType`.
  * @param caller_info in `void **`: address or host buffer.
- * @remarks Added after CUDA 12.5; present in CUDA 12.6. */
+ * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetJITCallback(plan: T.cufftHandle, lto_callback_symbol_name: string, lto_callback_fatbin: T.Pointer, lto_callback_fatbin_size: T.Int64, type: T.cufftXtCallbackType, caller_info: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetJITCallback', 'plan', 'i32', plan);
   if (typeof lto_callback_symbol_name === 'string' ? lto_callback_symbol_name.includes('\0') : true) cstringArg('cufftXtSetJITCallback', 'lto_callback_symbol_name', lto_callback_symbol_name, false);
@@ -406,7 +428,8 @@ export function cufftXtSetJITCallback(plan: T.cufftHandle, lto_callback_symbol_n
 let cufftXtSetWorkArea$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
- * @param workArea in `void **`: address or host buffer. */
+ * @param workArea in `void **`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetWorkArea(plan: T.cufftHandle, workArea: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetWorkArea', 'plan', 'i32', plan);
   pointerArg('cufftXtSetWorkArea', 'workArea', workArea, false);
@@ -417,7 +440,8 @@ let cufftXtSetWorkAreaPolicy$c: NativeFunction | undefined;
 /** `cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)` · cufftXt.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param policy in `cufftXtWorkAreaPolicy`.
- * @param workSize in `size_t *`: address or host buffer, or null. */
+ * @param workSize in `size_t *`: address or host buffer, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cufft/index.html). */
 export function cufftXtSetWorkAreaPolicy(plan: T.cufftHandle, policy: T.cufftXtWorkAreaPolicy, workSize: T.Pointer): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetWorkAreaPolicy', 'plan', 'i32', plan);
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cufftXtSetWorkAreaPolicy', 'policy', 'i32', policy);

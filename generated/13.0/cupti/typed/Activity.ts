@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuptiActivityConfigurePCSampling$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
  * @param config in `CUpti_ActivityPCSamplingConfig *`: a `CUpti_ActivityPCSamplingConfig` object or its bytes.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -20,7 +20,7 @@ export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext | null, config
   if (status !== 0) throw fail('cuptiActivityConfigurePCSampling', status);
 }
 let cuptiActivityConfigureUnifiedMemoryCounter$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param count in `uint32_t`.
  * @returns the value of `config`: out `CUpti_ActivityUnifiedMemoryCounterConfig`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -32,7 +32,7 @@ export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUp
   return decodeRecord<T.CUpti_ActivityUnifiedMemoryCounterConfig>(records.CUpti_ActivityUnifiedMemoryCounterConfig(), config$);
 }
 let cuptiActivityDisable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ActivityKind`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityDisable(kind: T.CUpti_ActivityKind): void {
@@ -41,7 +41,7 @@ export function cuptiActivityDisable(kind: T.CUpti_ActivityKind): void {
   if (status !== 0) throw fail('cuptiActivityDisable', status);
 }
 let cuptiActivityDisableContext$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param kind in `CUpti_ActivityKind`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -52,7 +52,7 @@ export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T
   if (status !== 0) throw fail('cuptiActivityDisableContext', status);
 }
 let cuptiActivityEnable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ActivityKind`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): void {
@@ -61,7 +61,7 @@ export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): void {
   if (status !== 0) throw fail('cuptiActivityEnable', status);
 }
 let cuptiActivityEnableAllSyncRecords$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableAllSyncRecords(enable: number): void {
@@ -70,7 +70,7 @@ export function cuptiActivityEnableAllSyncRecords(enable: number): void {
   if (status !== 0) throw fail('cuptiActivityEnableAllSyncRecords', status);
 }
 let cuptiActivityEnableAllocationSource$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableAllocationSource(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableAllocationSource(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableAllocationSource(enable: number): void {
@@ -79,7 +79,7 @@ export function cuptiActivityEnableAllocationSource(enable: number): void {
   if (status !== 0) throw fail('cuptiActivityEnableAllocationSource', status);
 }
 let cuptiActivityEnableAndDump$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ActivityKind`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableAndDump(kind: T.CUpti_ActivityKind): void {
@@ -88,7 +88,7 @@ export function cuptiActivityEnableAndDump(kind: T.CUpti_ActivityKind): void {
   if (status !== 0) throw fail('cuptiActivityEnableAndDump', status);
 }
 let cuptiActivityEnableContext$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param kind in `CUpti_ActivityKind`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -99,7 +99,7 @@ export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.
   if (status !== 0) throw fail('cuptiActivityEnableContext', status);
 }
 let cuptiActivityEnableCudaEventDeviceTimestamps$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableCudaEventDeviceTimestamps(enable: number): void {
@@ -108,7 +108,7 @@ export function cuptiActivityEnableCudaEventDeviceTimestamps(enable: number): vo
   if (status !== 0) throw fail('cuptiActivityEnableCudaEventDeviceTimestamps', status);
 }
 let cuptiActivityEnableDeviceGraph$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableDeviceGraph(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableDeviceGraph(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableDeviceGraph(enable: number): void {
@@ -117,7 +117,7 @@ export function cuptiActivityEnableDeviceGraph(enable: number): void {
   if (status !== 0) throw fail('cuptiActivityEnableDeviceGraph', status);
 }
 let cuptiActivityEnableDriverApi$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param cbid in `CUpti_CallbackId`.
  * @param enable in `uint8_t`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -128,7 +128,7 @@ export function cuptiActivityEnableDriverApi(cbid: number, enable: number): void
   if (status !== 0) throw fail('cuptiActivityEnableDriverApi', status);
 }
 let cuptiActivityEnableHWTrace$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableHWTrace(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableHWTrace(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
  * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableHWTrace(enable: number): void {
@@ -137,7 +137,7 @@ export function cuptiActivityEnableHWTrace(enable: number): void {
   if (status !== 0) throw fail('cuptiActivityEnableHWTrace', status);
 }
 let cuptiActivityEnableLatencyTimestamps$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableLatencyTimestamps(enable: number): void {
@@ -146,7 +146,7 @@ export function cuptiActivityEnableLatencyTimestamps(enable: number): void {
   if (status !== 0) throw fail('cuptiActivityEnableLatencyTimestamps', status);
 }
 let cuptiActivityEnableLaunchAttributes$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableLaunchAttributes(enable: number): void {
@@ -155,7 +155,7 @@ export function cuptiActivityEnableLaunchAttributes(enable: number): void {
   if (status !== 0) throw fail('cuptiActivityEnableLaunchAttributes', status);
 }
 let cuptiActivityEnableRuntimeApi$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param cbid in `CUpti_CallbackId`.
  * @param enable in `uint8_t`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -166,7 +166,7 @@ export function cuptiActivityEnableRuntimeApi(cbid: number, enable: number): voi
   if (status !== 0) throw fail('cuptiActivityEnableRuntimeApi', status);
 }
 let cuptiActivityFlush$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param streamId in `uint32_t`.
  * @param flag in `uint32_t`.
@@ -179,7 +179,7 @@ export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number
   if (status !== 0) throw fail('cuptiActivityFlush', status);
 }
 let cuptiActivityFlushAll$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param flag in `uint32_t`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityFlushAll(flag: number): void {
@@ -188,7 +188,7 @@ export function cuptiActivityFlushAll(flag: number): void {
   if (status !== 0) throw fail('cuptiActivityFlushAll', status);
 }
 let cuptiActivityFlushPeriod$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param time in `uint32_t`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityFlushPeriod(time: number): void {
@@ -197,7 +197,7 @@ export function cuptiActivityFlushPeriod(time: number): void {
   if (status !== 0) throw fail('cuptiActivityFlushPeriod', status);
 }
 let cuptiActivityGetAttribute$: typeof cuptiActivityGetAttribute | undefined;
-/** `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param attr in `CUpti_ActivityAttribute`.
  * @param valueSize in/out `size_t *`: this value in, the call's value returned.
  * @param value in/out `void *`: address or host buffer.
@@ -227,7 +227,7 @@ function bind$cuptiActivityGetAttribute(): typeof cuptiActivityGetAttribute {
   };
 }
 let cuptiActivityGetNextRecord$: typeof cuptiActivityGetNextRecord | undefined;
-/** `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param buffer in/out `uint8_t *`: address or host buffer.
  * @param validBufferSizeBytes in `size_t`.
  * @param record in/out `CUpti_Activity **`: this value in, the call's value returned.
@@ -257,7 +257,7 @@ function bind$cuptiActivityGetNextRecord(): typeof cuptiActivityGetNextRecord {
   };
 }
 let cuptiActivityGetNumDroppedRecords$: typeof cuptiActivityGetNumDroppedRecords | undefined;
-/** `CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param streamId in `uint32_t`.
  * @returns the value of `dropped`: out `size_t *`.
@@ -285,7 +285,7 @@ function bind$cuptiActivityGetNumDroppedRecords(): typeof cuptiActivityGetNumDro
   };
 }
 let cuptiActivityPopExternalCorrelationId$: typeof cuptiActivityPopExternalCorrelationId | undefined;
-/** `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ExternalCorrelationKind`.
  * @returns the value of `lastId`: out `uint64_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -306,7 +306,7 @@ function bind$cuptiActivityPopExternalCorrelationId(): typeof cuptiActivityPopEx
   };
 }
 let cuptiActivityPushExternalCorrelationId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ExternalCorrelationKind`.
  * @param id in `uint64_t`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -317,7 +317,7 @@ export function cuptiActivityPushExternalCorrelationId(kind: T.CUpti_ExternalCor
   if (status !== 0) throw fail('cuptiActivityPushExternalCorrelationId', status);
 }
 let cuptiActivityRegisterCallbacks$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcBufferRequested` (callbacks.CUpti_BuffersCallbackRequestFunc), `funcBufferCompleted` (callbacks.CUpti_BuffersCallbackCompleteFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcBufferRequested` (callbacks.CUpti_BuffersCallbackRequestFunc), `funcBufferCompleted` (callbacks.CUpti_BuffersCallbackCompleteFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param funcBufferRequested in C callback `CUpti_BuffersCallbackRequestFunc`.
  * @param funcBufferCompleted in C callback `CUpti_BuffersCallbackCompleteFunc`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
@@ -328,7 +328,7 @@ export function cuptiActivityRegisterCallbacks(funcBufferRequested: T.Pointer, f
   if (status !== 0) throw fail('cuptiActivityRegisterCallbacks', status);
 }
 let cuptiActivityRegisterTimestampCallback$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcTimestamp` (callbacks.CUpti_TimestampCallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcTimestamp` (callbacks.CUpti_TimestampCallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param funcTimestamp in C callback `CUpti_TimestampCallbackFunc`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer): void {
@@ -337,7 +337,7 @@ export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer)
   if (status !== 0) throw fail('cuptiActivityRegisterTimestampCallback', status);
 }
 let cuptiActivitySetAttribute$: typeof cuptiActivitySetAttribute | undefined;
-/** `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param attr in `CUpti_ActivityAttribute`.
  * @param valueSize in/out `size_t *`: this value in, the call's value returned.
  * @param value in/out `void *`: address or host buffer.

@@ -10,7 +10,8 @@ let curandGetDirectionVectors32$: NativeFunction | undefined;
 /** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 13.0
  * @param vectors `curandDirectionVectors32_t **`
  * @param set `curandDirectionVectorSet_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGetDirectionVectors32(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): T.curandStatus_t {
   if (!(ArrayBuffer.isView(vectors) && vectors.byteLength >= 8 && (((vectors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vectors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof vectors === 'number' && vectors >= 0 && Number.isSafeInteger(vectors)) && vectors !== null) rawCovers('curandGetDirectionVectors32', 'vectors', vectors, 8, 8);
   return (curandGetDirectionVectors32$ ??= binder.native('curandGetDirectionVectors32'))(vectors, set);
@@ -19,7 +20,8 @@ let curandGetDirectionVectors64$: NativeFunction | undefined;
 /** `curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 13.0
  * @param vectors `curandDirectionVectors64_t **`
  * @param set `curandDirectionVectorSet_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGetDirectionVectors64(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): T.curandStatus_t {
   if (!(ArrayBuffer.isView(vectors) && vectors.byteLength >= 8 && (((vectors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vectors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof vectors === 'number' && vectors >= 0 && Number.isSafeInteger(vectors)) && vectors !== null) rawCovers('curandGetDirectionVectors64', 'vectors', vectors, 8, 8);
   return (curandGetDirectionVectors64$ ??= binder.native('curandGetDirectionVectors64'))(vectors, set);
@@ -28,7 +30,8 @@ let curandGetProperty$: NativeFunction | undefined;
 /** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 13.0
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.curandStatus_t {
   if (!(ArrayBuffer.isView(value) && value.byteLength >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('curandGetProperty', 'value', value, 4, 4);
   return (curandGetProperty$ ??= binder.native('curandGetProperty'))(type, value);
@@ -36,7 +39,8 @@ export function curandGetProperty(type: T.libraryPropertyType, value: T.Pointer)
 let curandGetScrambleConstants32$: NativeFunction | undefined;
 /** `curandStatus_t curandGetScrambleConstants32(unsigned int **constants)` · curand.h · CUDA 13.0
  * @param constants `unsigned int **`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGetScrambleConstants32(constants: T.Pointer): T.curandStatus_t {
   if (!(ArrayBuffer.isView(constants) && constants.byteLength >= 8 && (((constants as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (constants as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof constants === 'number' && constants >= 0 && Number.isSafeInteger(constants)) && constants !== null) rawCovers('curandGetScrambleConstants32', 'constants', constants, 8, 8);
   return (curandGetScrambleConstants32$ ??= binder.native('curandGetScrambleConstants32'))(constants);
@@ -44,7 +48,8 @@ export function curandGetScrambleConstants32(constants: T.Pointer): T.curandStat
 let curandGetScrambleConstants64$: NativeFunction | undefined;
 /** `curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)` · curand.h · CUDA 13.0
  * @param constants `unsigned long long **`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGetScrambleConstants64(constants: T.Pointer): T.curandStatus_t {
   if (!(ArrayBuffer.isView(constants) && constants.byteLength >= 8 && (((constants as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (constants as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof constants === 'number' && constants >= 0 && Number.isSafeInteger(constants)) && constants !== null) rawCovers('curandGetScrambleConstants64', 'constants', constants, 8, 8);
   return (curandGetScrambleConstants64$ ??= binder.native('curandGetScrambleConstants64'))(constants);
@@ -52,7 +57,8 @@ export function curandGetScrambleConstants64(constants: T.Pointer): T.curandStat
 let curandGetVersion$: NativeFunction | undefined;
 /** `curandStatus_t curandGetVersion(int *version)` · curand.h · CUDA 13.0
  * @param version `int *`, out: a typed array of one element
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandGetVersion(version: T.Pointer): T.curandStatus_t {
   if (!(ArrayBuffer.isView(version) && version.byteLength >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('curandGetVersion', 'version', version, 4, 4);
   return (curandGetVersion$ ??= binder.native('curandGetVersion'))(version);
@@ -61,7 +67,8 @@ let curandSetGeneratorOffset$: NativeFunction | undefined;
 /** `curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)` · curand.h · CUDA 13.0
  * @param generator `curandGenerator_t`
  * @param offset `unsigned long long`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandSetGeneratorOffset(generator: T.curandGenerator_t, offset: T.Int64): T.curandStatus_t {
   return (curandSetGeneratorOffset$ ??= binder.native('curandSetGeneratorOffset'))(generator, offset);
 }
@@ -69,7 +76,8 @@ let curandSetGeneratorOrdering$: NativeFunction | undefined;
 /** `curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)` · curand.h · CUDA 13.0
  * @param generator `curandGenerator_t`
  * @param order `curandOrdering_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandSetGeneratorOrdering(generator: T.curandGenerator_t, order: T.curandOrdering_t): T.curandStatus_t {
   return (curandSetGeneratorOrdering$ ??= binder.native('curandSetGeneratorOrdering'))(generator, order);
 }
@@ -77,7 +85,8 @@ let curandSetPseudoRandomGeneratorSeed$: NativeFunction | undefined;
 /** `curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)` · curand.h · CUDA 13.0
  * @param generator `curandGenerator_t`
  * @param seed `unsigned long long`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandSetPseudoRandomGeneratorSeed(generator: T.curandGenerator_t, seed: T.Int64): T.curandStatus_t {
   return (curandSetPseudoRandomGeneratorSeed$ ??= binder.native('curandSetPseudoRandomGeneratorSeed'))(generator, seed);
 }
@@ -85,7 +94,8 @@ let curandSetQuasiRandomGeneratorDimensions$: NativeFunction | undefined;
 /** `curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)` · curand.h · CUDA 13.0
  * @param generator `curandGenerator_t`
  * @param num_dimensions `unsigned int`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandSetQuasiRandomGeneratorDimensions(generator: T.curandGenerator_t, num_dimensions: number): T.curandStatus_t {
   return (curandSetQuasiRandomGeneratorDimensions$ ??= binder.native('curandSetQuasiRandomGeneratorDimensions'))(generator, num_dimensions);
 }
@@ -93,7 +103,8 @@ let curandSetStream$: NativeFunction | undefined;
 /** `curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)` · curand.h · CUDA 13.0
  * @param generator `curandGenerator_t`
  * @param stream `cudaStream_t`
- * @returns the `curandStatus_t` status, as C returns it. */
+ * @returns the `curandStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/curand/index.html). */
 export function curandSetStream(generator: T.curandGenerator_t, stream: T.cudaStream_t): T.curandStatus_t {
   return (curandSetStream$ ??= binder.native('curandSetStream'))(generator, stream);
 }

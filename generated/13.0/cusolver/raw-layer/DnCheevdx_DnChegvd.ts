@@ -24,7 +24,8 @@ let cusolverDnCheevdx$: NativeFunction | undefined;
  * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCheevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCheevdx', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCheevdx', 'A', A, 0, 1);
@@ -53,7 +54,8 @@ let cusolverDnCheevdx_bufferSize$: NativeFunction | undefined;
  * @param meig `int *`, out: a typed array of one element
  * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCheevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCheevdx_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCheevdx_bufferSize', 'A', A, 0, 1);
@@ -76,7 +78,8 @@ let cusolverDnCheevj$: NativeFunction | undefined;
  * @param lwork `int`
  * @param info `int *`, device memory
  * @param params `syevjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCheevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCheevj', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCheevj', 'A', A, 0, 1);
@@ -102,7 +105,8 @@ let cusolverDnCheevjBatched$: NativeFunction | undefined;
  * @param info `int *`, device memory
  * @param params `syevjInfo_t`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCheevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCheevjBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCheevjBatched', 'A', A, 0, 1);
@@ -126,7 +130,8 @@ let cusolverDnCheevjBatched_bufferSize$: NativeFunction | undefined;
  * @param lwork `int *`, out: a typed array of one element
  * @param params `syevjInfo_t`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCheevjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCheevjBatched_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCheevjBatched_bufferSize', 'A', A, 0, 1);
@@ -146,7 +151,8 @@ let cusolverDnCheevj_bufferSize$: NativeFunction | undefined;
  * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @param params `syevjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCheevj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCheevj_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCheevj_bufferSize', 'A', A, 0, 1);
@@ -170,7 +176,8 @@ let cusolverDnChegvd$: NativeFunction | undefined;
  * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnChegvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnChegvd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnChegvd', 'A', A, 0, 1);
@@ -197,7 +204,8 @@ let cusolverDnChegvd_bufferSize$: NativeFunction | undefined;
  * @param ldb `int`
  * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnChegvd_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnChegvd_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnChegvd_bufferSize', 'A', A, 0, 1);

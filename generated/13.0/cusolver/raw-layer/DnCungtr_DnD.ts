@@ -17,7 +17,8 @@ let cusolverDnCungtr$: NativeFunction | undefined;
  * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCungtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCungtr', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCungtr', 'A', A, 0, 1);
@@ -38,7 +39,8 @@ let cusolverDnCungtr_bufferSize$: NativeFunction | undefined;
  * @param lda `int`
  * @param tau `const cuComplex *`, device memory
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCungtr_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCungtr_bufferSize', 'A', A, 0, 1);
@@ -63,7 +65,8 @@ let cusolverDnCunmqr$: NativeFunction | undefined;
  * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param devInfo `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCunmqr', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCunmqr', 'A', A, 0, 1);
@@ -91,7 +94,8 @@ let cusolverDnCunmqr_bufferSize$: NativeFunction | undefined;
  * @param C `const cuComplex *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCunmqr_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCunmqr_bufferSize', 'A', A, 0, 1);
@@ -118,7 +122,8 @@ let cusolverDnCunmtr$: NativeFunction | undefined;
  * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCunmtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCunmtr', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCunmtr', 'A', A, 0, 1);
@@ -146,7 +151,8 @@ let cusolverDnCunmtr_bufferSize$: NativeFunction | undefined;
  * @param C `const cuComplex *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnCunmtr_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnCunmtr_bufferSize', 'A', A, 0, 1);
@@ -173,7 +179,8 @@ let cusolverDnDBgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDBgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDBgels', 'dA', dA, 0, 1);
@@ -202,7 +209,8 @@ let cusolverDnDBgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDBgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDBgels_bufferSize', 'dA', dA, 0, 1);
@@ -231,7 +239,8 @@ let cusolverDnDBgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDBgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDBgesv', 'dA', dA, 0, 1);
@@ -262,7 +271,8 @@ let cusolverDnDBgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDBgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDBgesv_bufferSize', 'dA', dA, 0, 1);
@@ -293,7 +303,8 @@ let cusolverDnDDgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDDgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDDgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDDgels', 'dA', dA, 0, 1);
@@ -322,7 +333,8 @@ let cusolverDnDDgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDDgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDDgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDDgels_bufferSize', 'dA', dA, 0, 1);
@@ -351,7 +363,8 @@ let cusolverDnDDgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDDgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDDgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDDgesv', 'dA', dA, 0, 1);
@@ -382,7 +395,8 @@ let cusolverDnDDgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDDgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDDgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDDgesv_bufferSize', 'dA', dA, 0, 1);
@@ -413,7 +427,8 @@ let cusolverDnDHgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDHgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDHgels', 'dA', dA, 0, 1);
@@ -442,7 +457,8 @@ let cusolverDnDHgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDHgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDHgels_bufferSize', 'dA', dA, 0, 1);
@@ -471,7 +487,8 @@ let cusolverDnDHgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDHgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDHgesv', 'dA', dA, 0, 1);
@@ -502,7 +519,8 @@ let cusolverDnDHgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDHgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDHgesv_bufferSize', 'dA', dA, 0, 1);
@@ -533,7 +551,8 @@ let cusolverDnDSgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDSgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDSgels', 'dA', dA, 0, 1);
@@ -562,7 +581,8 @@ let cusolverDnDSgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDSgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDSgels_bufferSize', 'dA', dA, 0, 1);
@@ -591,7 +611,8 @@ let cusolverDnDSgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDSgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDSgesv', 'dA', dA, 0, 1);
@@ -622,7 +643,8 @@ let cusolverDnDSgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDSgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDSgesv_bufferSize', 'dA', dA, 0, 1);
@@ -653,7 +675,8 @@ let cusolverDnDXgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDXgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDXgels', 'dA', dA, 0, 1);
@@ -682,7 +705,8 @@ let cusolverDnDXgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDXgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDXgels_bufferSize', 'dA', dA, 0, 1);
@@ -711,7 +735,8 @@ let cusolverDnDXgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDXgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDXgesv', 'dA', dA, 0, 1);
@@ -742,7 +767,8 @@ let cusolverDnDXgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnDXgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnDXgesv_bufferSize', 'dA', dA, 0, 1);

@@ -24,7 +24,8 @@ let cusolverDnDsyevdx$: NativeFunction | undefined;
  * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDsyevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDsyevdx', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDsyevdx', 'A', A, 0, 1);
@@ -53,7 +54,8 @@ let cusolverDnDsyevdx_bufferSize$: NativeFunction | undefined;
  * @param meig `int *`, out: a typed array of one element
  * @param W `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDsyevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDsyevdx_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDsyevdx_bufferSize', 'A', A, 0, 1);
@@ -76,7 +78,8 @@ let cusolverDnDsyevj$: NativeFunction | undefined;
  * @param lwork `int`
  * @param info `int *`, device memory
  * @param params `syevjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDsyevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDsyevj', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDsyevj', 'A', A, 0, 1);
@@ -102,7 +105,8 @@ let cusolverDnDsyevjBatched$: NativeFunction | undefined;
  * @param info `int *`, device memory
  * @param params `syevjInfo_t`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDsyevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDsyevjBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDsyevjBatched', 'A', A, 0, 1);
@@ -126,7 +130,8 @@ let cusolverDnDsyevjBatched_bufferSize$: NativeFunction | undefined;
  * @param lwork `int *`, out: a typed array of one element
  * @param params `syevjInfo_t`
  * @param batchSize `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDsyevjBatched_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDsyevjBatched_bufferSize', 'A', A, 0, 1);
@@ -146,7 +151,8 @@ let cusolverDnDsyevj_bufferSize$: NativeFunction | undefined;
  * @param W `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @param params `syevjInfo_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDsyevj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDsyevj_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDsyevj_bufferSize', 'A', A, 0, 1);
@@ -170,7 +176,8 @@ let cusolverDnDsygvd$: NativeFunction | undefined;
  * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDsygvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDsygvd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDsygvd', 'A', A, 0, 1);
@@ -197,7 +204,8 @@ let cusolverDnDsygvd_bufferSize$: NativeFunction | undefined;
  * @param ldb `int`
  * @param W `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnDsygvd_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnDsygvd_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnDsygvd_bufferSize', 'A', A, 0, 1);

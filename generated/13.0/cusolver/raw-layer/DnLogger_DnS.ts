@@ -8,14 +8,16 @@ void [callbackArg, checkRecord, cstringArg, rawCovers];
 
 let cusolverDnLoggerForceDisable$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerForceDisable(void)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnLoggerForceDisable(): T.cusolverStatus_t {
   return (cusolverDnLoggerForceDisable$ ??= binder.native('cusolverDnLoggerForceDisable'))();
 }
 let cusolverDnLoggerOpenFile$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
  * @param logFile `const char *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnLoggerOpenFile(logFile: string | T.Pointer): T.cusolverStatus_t {
   if (typeof logFile === 'string' && logFile.includes('\0')) cstringArg('cusolverDnLoggerOpenFile', 'logFile', logFile, true);
   return (cusolverDnLoggerOpenFile$ ??= binder.native('cusolverDnLoggerOpenFile'))(logFile);
@@ -23,7 +25,8 @@ export function cusolverDnLoggerOpenFile(logFile: string | T.Pointer): T.cusolve
 let cusolverDnLoggerSetCallback$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
  * @param callback `cusolverDnLoggerCallback_t`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnLoggerSetCallback(callback: T.Pointer): T.cusolverStatus_t {
   if (callback !== null && typeof callback !== 'bigint') callbackArg('cusolverDnLoggerSetCallback', 'callback', callback, true);
   return (cusolverDnLoggerSetCallback$ ??= binder.native('cusolverDnLoggerSetCallback'))(callback);
@@ -31,7 +34,8 @@ export function cusolverDnLoggerSetCallback(callback: T.Pointer): T.cusolverStat
 let cusolverDnLoggerSetFile$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
  * @param file `FILE *`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnLoggerSetFile(file: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(file) && file.byteLength >= 216) && !(typeof file === 'number' && file >= 0 && Number.isSafeInteger(file)) && file !== null) rawCovers('cusolverDnLoggerSetFile', 'file', file, 216, 1);
   return (cusolverDnLoggerSetFile$ ??= binder.native('cusolverDnLoggerSetFile'))(file);
@@ -39,14 +43,16 @@ export function cusolverDnLoggerSetFile(file: T.Pointer): T.cusolverStatus_t {
 let cusolverDnLoggerSetLevel$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
  * @param level `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnLoggerSetLevel(level: number): T.cusolverStatus_t {
   return (cusolverDnLoggerSetLevel$ ??= binder.native('cusolverDnLoggerSetLevel'))(level);
 }
 let cusolverDnLoggerSetMask$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
  * @param mask `int`
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnLoggerSetMask(mask: number): T.cusolverStatus_t {
   return (cusolverDnLoggerSetMask$ ??= binder.native('cusolverDnLoggerSetMask'))(mask);
 }
@@ -66,7 +72,8 @@ let cusolverDnSBgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSBgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSBgels', 'dA', dA, 0, 1);
@@ -95,7 +102,8 @@ let cusolverDnSBgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSBgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSBgels_bufferSize', 'dA', dA, 0, 1);
@@ -124,7 +132,8 @@ let cusolverDnSBgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSBgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSBgesv', 'dA', dA, 0, 1);
@@ -155,7 +164,8 @@ let cusolverDnSBgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSBgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSBgesv_bufferSize', 'dA', dA, 0, 1);
@@ -186,7 +196,8 @@ let cusolverDnSHgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSHgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSHgels', 'dA', dA, 0, 1);
@@ -215,7 +226,8 @@ let cusolverDnSHgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSHgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSHgels_bufferSize', 'dA', dA, 0, 1);
@@ -244,7 +256,8 @@ let cusolverDnSHgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSHgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSHgesv', 'dA', dA, 0, 1);
@@ -275,7 +288,8 @@ let cusolverDnSHgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSHgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSHgesv_bufferSize', 'dA', dA, 0, 1);
@@ -306,7 +320,8 @@ let cusolverDnSSgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSSgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSSgels', 'dA', dA, 0, 1);
@@ -335,7 +350,8 @@ let cusolverDnSSgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSSgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSSgels_bufferSize', 'dA', dA, 0, 1);
@@ -364,7 +380,8 @@ let cusolverDnSSgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSSgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSSgesv', 'dA', dA, 0, 1);
@@ -395,7 +412,8 @@ let cusolverDnSSgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSSgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSSgesv_bufferSize', 'dA', dA, 0, 1);
@@ -426,7 +444,8 @@ let cusolverDnSXgels$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSXgels', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSXgels', 'dA', dA, 0, 1);
@@ -455,7 +474,8 @@ let cusolverDnSXgels_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSXgels_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSXgels_bufferSize', 'dA', dA, 0, 1);
@@ -484,7 +504,8 @@ let cusolverDnSXgesv$: NativeFunction | undefined;
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
  * @param d_info `cusolver_int_t *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSXgesv', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSXgesv', 'dA', dA, 0, 1);
@@ -515,7 +536,8 @@ let cusolverDnSXgesv_bufferSize$: NativeFunction | undefined;
  * @param lddx `cusolver_int_t`
  * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(dA) || dA instanceof ArrayBuffer) deviceArg('cusolverDnSXgesv_bufferSize', 'dA', dA, true);
   if (dA !== null && typeof dA !== 'bigint' && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA))) rawCovers('cusolverDnSXgesv_bufferSize', 'dA', dA, 0, 1);

@@ -17,7 +17,8 @@ let cusolverDnSsytri$: NativeFunction | undefined;
  * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSsytri', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSsytri', 'A', A, 0, 1);
@@ -38,7 +39,8 @@ let cusolverDnSsytri_bufferSize$: NativeFunction | undefined;
  * @param lda `int`
  * @param ipiv `const int *`, device memory
  * @param lwork `int *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnSsytri_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnSsytri_bufferSize', 'A', A, 0, 1);
@@ -72,7 +74,7 @@ let cusolverDnXgeev$: NativeFunction | undefined;
  * @param workspaceInBytesOnHost `size_t`
  * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 12.6. */
+ * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgeev(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgeev', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgeev', 'A', A, 0, 1);
@@ -109,7 +111,7 @@ let cusolverDnXgeev_bufferSize$: NativeFunction | undefined;
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 12.6. */
+ * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgeev_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgeev_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgeev_bufferSize', 'A', A, 0, 1);
@@ -138,7 +140,8 @@ let cusolverDnXgeqrf$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgeqrf', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgeqrf', 'A', A, 0, 1);
@@ -165,7 +168,8 @@ let cusolverDnXgeqrf_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgeqrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgeqrf_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgeqrf_bufferSize', 'A', A, 0, 1);
@@ -200,7 +204,8 @@ let cusolverDnXgesvd$: NativeFunction | undefined;
  * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @param info `int *`, device memory
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgesvd', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgesvd', 'A', A, 0, 1);
@@ -239,7 +244,8 @@ let cusolverDnXgesvd_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
- * @returns the `cusolverStatus_t` status, as C returns it. */
+ * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cusolverDnXgesvd_bufferSize', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cusolverDnXgesvd_bufferSize', 'A', A, 0, 1);

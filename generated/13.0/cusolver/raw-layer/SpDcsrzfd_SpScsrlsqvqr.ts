@@ -19,6 +19,7 @@ let cusolverSpDcsrzfdHost$: NativeFunction | undefined;
  * @param P `int *`
  * @param numnz `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpDcsrzfdHost', 'csrValA', csrValA, 0, 1);
@@ -32,6 +33,7 @@ let cusolverSpDestroy$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDestroy(cusolverSpHandle_t handle)` · cusolverSp.h · CUDA 13.0
  * @param handle `cusolverSpHandle_t`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpDestroy(handle: T.cusolverSpHandle_t): T.cusolverStatus_t {
   return (cusolverSpDestroy$ ??= binder.native('cusolverSpDestroy'))(handle);
@@ -40,6 +42,7 @@ let cusolverSpDestroyCsrqrInfo$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDestroyCsrqrInfo(csrqrInfo_t info)` · cusolverSp.h · CUDA 13.0
  * @param info `csrqrInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpDestroyCsrqrInfo(info: T.csrqrInfo_t): T.cusolverStatus_t {
   return (cusolverSpDestroyCsrqrInfo$ ??= binder.native('cusolverSpDestroyCsrqrInfo'))(info);
@@ -49,6 +52,7 @@ let cusolverSpGetStream$: NativeFunction | undefined;
  * @param handle `cusolverSpHandle_t`
  * @param streamId `cudaStream_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpGetStream(handle: T.cusolverSpHandle_t, streamId: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(streamId) && streamId.byteLength >= 8 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cusolverSpGetStream', 'streamId', streamId, 8, 8);
@@ -67,6 +71,7 @@ let cusolverSpScsreigsHost$: NativeFunction | undefined;
  * @param right_upper_corner `cuComplex`
  * @param num_eigs `int *`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsreigsHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpScsreigsHost', 'csrValA', csrValA, 0, 1);
@@ -93,6 +98,7 @@ let cusolverSpScsreigvsi$: NativeFunction | undefined;
  * @param mu `float *`
  * @param x `float *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrValA) || csrValA instanceof ArrayBuffer) deviceArg('cusolverSpScsreigvsi', 'csrValA', csrValA, true);
@@ -124,6 +130,7 @@ let cusolverSpScsreigvsiHost$: NativeFunction | undefined;
  * @param mu `float *`
  * @param x `float *`, host memory
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpScsreigvsiHost', 'csrValA', csrValA, 0, 1);
@@ -151,6 +158,7 @@ let cusolverSpScsrlsqvqrHost$: NativeFunction | undefined;
  * @param p `int *`
  * @param min_norm `float *`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpScsrlsqvqrHost', 'csrValA', csrValA, 0, 1);

@@ -21,6 +21,7 @@ let cusolverSpScsrlsvchol$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param singularity `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpScsrlsvchol', 'csrVal', csrVal, true);
@@ -51,6 +52,7 @@ let cusolverSpScsrlsvcholHost$: NativeFunction | undefined;
  * @param x `float *`, host memory
  * @param singularity `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrVal) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusolverSpScsrlsvcholHost', 'csrVal', csrVal, 0, 1);
@@ -76,6 +78,7 @@ let cusolverSpScsrlsvluHost$: NativeFunction | undefined;
  * @param x `float *`, host memory
  * @param singularity `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpScsrlsvluHost', 'csrValA', csrValA, 0, 1);
@@ -101,6 +104,7 @@ let cusolverSpScsrlsvqr$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param singularity `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpScsrlsvqr', 'csrVal', csrVal, true);
@@ -131,6 +135,7 @@ let cusolverSpScsrlsvqrHost$: NativeFunction | undefined;
  * @param x `float *`, host memory
  * @param singularity `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpScsrlsvqrHost', 'csrValA', csrValA, 0, 1);
@@ -156,6 +161,7 @@ let cusolverSpScsrqrBufferInfoBatched$: NativeFunction | undefined;
  * @param internalDataInBytes `size_t *`, out: a typed array of one element
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t, internalDataInBytes: T.Pointer, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpScsrqrBufferInfoBatched', 'csrVal', csrVal, true);
@@ -184,6 +190,7 @@ let cusolverSpScsrqrsvBatched$: NativeFunction | undefined;
  * @param info `csrqrInfo_t`
  * @param pBuffer `void *`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrValA) || csrValA instanceof ArrayBuffer) deviceArg('cusolverSpScsrqrsvBatched', 'csrValA', csrValA, true);
@@ -211,6 +218,7 @@ let cusolverSpScsrzfdHost$: NativeFunction | undefined;
  * @param P `int *`
  * @param numnz `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpScsrzfdHost', 'csrValA', csrValA, 0, 1);

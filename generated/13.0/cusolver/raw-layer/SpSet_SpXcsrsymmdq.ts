@@ -11,6 +11,7 @@ let cusolverSpSetStream$: NativeFunction | undefined;
  * @param handle `cusolverSpHandle_t`
  * @param streamId `cudaStream_t`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpSetStream(handle: T.cusolverSpHandle_t, streamId: T.cudaStream_t): T.cusolverStatus_t {
   return (cusolverSpSetStream$ ??= binder.native('cusolverSpSetStream'))(handle, streamId);
@@ -26,6 +27,7 @@ let cusolverSpXcsrissymHost$: NativeFunction | undefined;
  * @param csrColIndA `const int *`, host memory
  * @param issym `int *`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrissymHost(handle: T.cusolverSpHandle_t, m: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrEndPtrA: T.Pointer, csrColIndA: T.Pointer, issym: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrissymHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -45,6 +47,7 @@ let cusolverSpXcsrmetisndHost$: NativeFunction | undefined;
  * @param options `const int64_t *`
  * @param p `int *`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrmetisndHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, options: T.Pointer, p: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrmetisndHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -67,6 +70,7 @@ let cusolverSpXcsrpermHost$: NativeFunction | undefined;
  * @param map `int *`
  * @param pBuffer `void *`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer, q: T.Pointer, map: T.Pointer, pBuffer: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(csrRowPtrA) && csrRowPtrA.byteLength >= 4 && (((csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrpermHost', 'csrRowPtrA', csrRowPtrA, 4, 4);
@@ -90,6 +94,7 @@ let cusolverSpXcsrperm_bufferSizeHost$: NativeFunction | undefined;
  * @param q `const int *`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrperm_bufferSizeHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer, q: T.Pointer, bufferSizeInBytes: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrperm_bufferSizeHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -110,6 +115,7 @@ let cusolverSpXcsrqrAnalysisBatched$: NativeFunction | undefined;
  * @param csrColIndA `const int *`, device memory
  * @param info `csrqrInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, info: T.csrqrInfo_t): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrRowPtrA) || csrRowPtrA instanceof ArrayBuffer) deviceArg('cusolverSpXcsrqrAnalysisBatched', 'csrRowPtrA', csrRowPtrA, true);
@@ -128,6 +134,7 @@ let cusolverSpXcsrsymamdHost$: NativeFunction | undefined;
  * @param csrColIndA `const int *`, host memory
  * @param p `int *`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrsymamdHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrsymamdHost', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -145,6 +152,7 @@ let cusolverSpXcsrsymmdqHost$: NativeFunction | undefined;
  * @param csrColIndA `const int *`, host memory
  * @param p `int *`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrsymmdqHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusolverSpXcsrsymmdqHost', 'csrRowPtrA', csrRowPtrA, 0, 1);

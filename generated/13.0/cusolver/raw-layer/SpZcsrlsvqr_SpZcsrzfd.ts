@@ -21,6 +21,7 @@ let cusolverSpZcsrlsvqr$: NativeFunction | undefined;
  * @param x `cuDoubleComplex *`, device memory
  * @param singularity `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpZcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpZcsrlsvqr', 'csrVal', csrVal, true);
@@ -51,6 +52,7 @@ let cusolverSpZcsrlsvqrHost$: NativeFunction | undefined;
  * @param x `cuDoubleComplex *`, host memory
  * @param singularity `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpZcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpZcsrlsvqrHost', 'csrValA', csrValA, 0, 1);
@@ -76,6 +78,7 @@ let cusolverSpZcsrqrBufferInfoBatched$: NativeFunction | undefined;
  * @param internalDataInBytes `size_t *`, out: a typed array of one element
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpZcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t, internalDataInBytes: T.Pointer, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrVal) || csrVal instanceof ArrayBuffer) deviceArg('cusolverSpZcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
@@ -104,6 +107,7 @@ let cusolverSpZcsrqrsvBatched$: NativeFunction | undefined;
  * @param info `csrqrInfo_t`
  * @param pBuffer `void *`
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): T.cusolverStatus_t {
   if (ArrayBuffer.isView(csrValA) || csrValA instanceof ArrayBuffer) deviceArg('cusolverSpZcsrqrsvBatched', 'csrValA', csrValA, true);
@@ -131,6 +135,7 @@ let cusolverSpZcsrzfdHost$: NativeFunction | undefined;
  * @param P `int *`
  * @param numnz `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(csrValA) && !(typeof csrValA === 'number' && csrValA >= 0 && Number.isSafeInteger(csrValA)) && csrValA !== null) rawCovers('cusolverSpZcsrzfdHost', 'csrValA', csrValA, 0, 1);

@@ -20,8 +20,9 @@ let cusolverDnCgebrd$c: NativeFunction | undefined;
  * @param TAUQ in/out `cuComplex *`: device memory.
  * @param TAUP in/out `cuComplex *`: device memory.
  * @param Work in/out `cuComplex *`: device memory, `Lwork` elements of `cuComplex`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Work` in elements of `cuComplex`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, D: T.DeviceMemory | null, E: T.DeviceMemory | null, TAUQ: T.DeviceMemory | null, TAUP: T.DeviceMemory | null, Work: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgebrd', 'm', 'i32', m);
@@ -43,7 +44,8 @@ let cusolverDnCgebrd_bufferSize$: typeof cusolverDnCgebrd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnCgebrd_bufferSize$ ??= bind$cusolverDnCgebrd_bufferSize())(handle, m, n_);
 }
@@ -71,8 +73,9 @@ let cusolverDnCgeqrf$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param TAU in/out `cuComplex *`: device memory.
  * @param Workspace in/out `cuComplex *`: device memory, `Lwork` elements of `cuComplex`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Workspace` in elements of `cuComplex`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, TAU: T.DeviceMemory | null, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgeqrf', 'm', 'i32', m);
@@ -93,7 +96,8 @@ let cusolverDnCgeqrf_bufferSize$: typeof cusolverDnCgeqrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnCgeqrf_bufferSize$ ??= bind$cusolverDnCgeqrf_bufferSize())(handle, m, n_, A, lda);
 }
@@ -129,9 +133,10 @@ let cusolverDnCgesvd$c: NativeFunction | undefined;
  * @param VT in/out `cuComplex *`: device memory.
  * @param ldvt in `int`.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
  * @param rwork in/out `float *`: address or host buffer.
- * @param info out `int *`: device memory. */
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgesvd(handle: T.cusolverDnHandle_t | null, jobu: number, jobvt: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, VT: T.DeviceMemory | null, ldvt: number, work: T.DeviceMemory | null, lwork: number, rwork: T.Pointer, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgesvd', 'handle', handle, true) as typeof handle;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnCgesvd', 'jobu', 'i8', jobu);
@@ -157,7 +162,8 @@ let cusolverDnCgesvd_bufferSize$: typeof cusolverDnCgesvd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnCgesvd_bufferSize$ ??= bind$cusolverDnCgesvd_bufferSize())(handle, m, n_);
 }
@@ -198,7 +204,8 @@ let cusolverDnCgesvdaStridedBatched$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param d_info out `int *`: device memory.
  * @param h_R_nrmF in/out `double *`: address or host buffer.
- * @param batchSize in `int`. */
+ * @param batchSize in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.DeviceMemory | null, h_R_nrmF: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdaStridedBatched', 'jobz', 'i32', jobz);
@@ -243,7 +250,8 @@ let cusolverDnCgesvdaStridedBatched_bufferSize$: typeof cusolverDnCgesvdaStrided
  * @param ldv in `int`.
  * @param strideV in `long long`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, batchSize: number): number {
   return (cusolverDnCgesvdaStridedBatched_bufferSize$ ??= bind$cusolverDnCgesvdaStridedBatched_bufferSize())(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize);
 }

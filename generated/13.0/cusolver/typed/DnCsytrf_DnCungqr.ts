@@ -17,8 +17,9 @@ let cusolverDnCsytrf$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param ipiv in/out `int *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCsytrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCsytrf', 'uplo', 'i32', uplo);
@@ -38,7 +39,8 @@ let cusolverDnCsytrf_bufferSize$: typeof cusolverDnCsytrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnCsytrf_bufferSize$ ??= bind$cusolverDnCsytrf_bufferSize())(handle, n_, A, lda);
 }
@@ -67,8 +69,9 @@ let cusolverDnCsytri$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param ipiv in `const int *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCsytri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCsytri', 'uplo', 'i32', uplo);
@@ -90,7 +93,8 @@ let cusolverDnCsytri_bufferSize$: typeof cusolverDnCsytri_bufferSize | undefined
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
  * @param ipiv in `const int *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null): number {
   return (cusolverDnCsytri_bufferSize$ ??= bind$cusolverDnCsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
 }
@@ -123,8 +127,9 @@ let cusolverDnCungbr$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param tau in `const cuComplex *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCungbr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCungbr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnCungbr', 'side', 'i32', side);
@@ -150,7 +155,8 @@ let cusolverDnCungbr_bufferSize$: typeof cusolverDnCungbr_bufferSize | undefined
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param tau in `const cuComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCungbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnCungbr_bufferSize$ ??= bind$cusolverDnCungbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
 }
@@ -184,8 +190,9 @@ let cusolverDnCungqr$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param tau in `const cuComplex *`: device memory.
  * @param work in/out `cuComplex *`: device memory, `lwork` elements of `cuComplex`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuComplex`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCungqr(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCungqr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCungqr', 'm', 'i32', m);
@@ -209,7 +216,8 @@ let cusolverDnCungqr_bufferSize$: typeof cusolverDnCungqr_bufferSize | undefined
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param tau in `const cuComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnCungqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnCungqr_bufferSize$ ??= bind$cusolverDnCungqr_bufferSize())(handle, m, n_, k, A, lda, tau);
 }

@@ -12,7 +12,8 @@ let cusolverDnSetAdvOptions$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnParams_t`.
  * @param function_ in `cusolverDnFunction_t`.
- * @param algo in `cusolverAlgMode_t`. */
+ * @param algo in `cusolverAlgMode_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSetAdvOptions(params: T.cusolverDnParams_t | null, function_: T.cusolverDnFunction_t, algo: T.cusolverAlgMode_t): void {
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSetAdvOptions', 'params', params, true) as typeof params;
   if (typeof function_ !== 'number' || (function_ | 0) !== function_) throw intError('cusolverDnSetAdvOptions', 'function', 'i32', function_);
@@ -24,7 +25,7 @@ let cusolverDnSetDeterministicMode$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param mode in `cusolverDeterministicMode_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSetDeterministicMode(handle: T.cusolverDnHandle_t | null, mode: T.cusolverDeterministicMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSetDeterministicMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cusolverDnSetDeterministicMode', 'mode', 'i32', mode);
@@ -35,7 +36,7 @@ let cusolverDnSetEmulationStrategy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetEmulationStrategy(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param strategy in `cudaEmulationStrategy_t`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSetEmulationStrategy(handle: T.cusolverDnHandle_t | null, strategy: T.cudaEmulationStrategy_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSetEmulationStrategy', 'handle', handle, true) as typeof handle;
   if (typeof strategy !== 'number' || (strategy | 0) !== strategy) throw intError('cusolverDnSetEmulationStrategy', 'strategy', 'i32', strategy);
@@ -46,7 +47,7 @@ let cusolverDnSetMathMode$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t mode)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param mode in `cusolverMathMode_t`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSetMathMode(handle: T.cusolverDnHandle_t | null, mode: T.cusolverMathMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSetMathMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cusolverDnSetMathMode', 'mode', 'i32', mode);
@@ -56,7 +57,8 @@ export function cusolverDnSetMathMode(handle: T.cusolverDnHandle_t | null, mode:
 let cusolverDnSetStream$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
- * @param streamId in `cudaStream_t`. */
+ * @param streamId in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSetStream(handle: T.cusolverDnHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cusolverDnSetStream', 'streamId', streamId, true) as typeof streamId;
@@ -75,8 +77,9 @@ let cusolverDnSgebrd$c: NativeFunction | undefined;
  * @param TAUQ in/out `float *`: device memory.
  * @param TAUP in/out `float *`: device memory.
  * @param Work in/out `float *`: device memory, `Lwork` elements of `float`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Work` in elements of `float`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, D: T.DeviceMemory | null, E: T.DeviceMemory | null, TAUQ: T.DeviceMemory | null, TAUP: T.DeviceMemory | null, Work: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgebrd', 'm', 'i32', m);
@@ -98,7 +101,8 @@ let cusolverDnSgebrd_bufferSize$: typeof cusolverDnSgebrd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnSgebrd_bufferSize$ ??= bind$cusolverDnSgebrd_bufferSize())(handle, m, n_);
 }
@@ -126,8 +130,9 @@ let cusolverDnSgeqrf$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param TAU in/out `float *`: device memory.
  * @param Workspace in/out `float *`: device memory, `Lwork` elements of `float`.
- * @param Lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param Lwork in `int`: count of `Workspace` in elements of `float`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, TAU: T.DeviceMemory | null, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgeqrf', 'm', 'i32', m);
@@ -148,7 +153,8 @@ let cusolverDnSgeqrf_bufferSize$: typeof cusolverDnSgeqrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSgeqrf_bufferSize$ ??= bind$cusolverDnSgeqrf_bufferSize())(handle, m, n_, A, lda);
 }

@@ -17,8 +17,9 @@ let cusolverDnSsytri$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param ipiv in `const int *`: device memory.
  * @param work in/out `float *`: device memory, `lwork` elements of `float`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `float`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsytri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytri', 'uplo', 'i32', uplo);
@@ -40,7 +41,8 @@ let cusolverDnSsytri_bufferSize$: typeof cusolverDnSsytri_bufferSize | undefined
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
  * @param ipiv in `const int *`: device memory.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null): number {
   return (cusolverDnSsytri_bufferSize$ ??= bind$cusolverDnSsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
 }
@@ -82,11 +84,11 @@ let cusolverDnXgeev$c: NativeFunction | undefined;
  * @param ldvr in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
  * @param info out `int *`: device memory.
- * @remarks Added after CUDA 12.5; present in CUDA 12.6. */
+ * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgeev(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgeev', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgeev', 'params', params, true) as typeof params;
@@ -134,7 +136,7 @@ let cusolverDnXgeev_bufferSize$: typeof cusolverDnXgeev_bufferSize | undefined;
  * @param ldvr in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
- * @remarks Added after CUDA 12.5; present in CUDA 12.6. */
+ * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgeev_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgeev_bufferSize$ ??= bind$cusolverDnXgeev_bufferSize())(handle, params, jobvl, jobvr, n_, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType);
 }
@@ -181,10 +183,11 @@ let cusolverDnXgeqrf$c: NativeFunction | undefined;
  * @param tau in/out `void *`: device memory.
  * @param computeType in `cudaDataType`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @param info out `int *`: device memory. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgeqrf', 'params', params, true) as typeof params;
@@ -217,7 +220,8 @@ let cusolverDnXgeqrf_bufferSize$: typeof cusolverDnXgeqrf_bufferSize | undefined
  * @param dataTypeTau in `cudaDataType`.
  * @param tau in `const void *`: device memory.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgeqrf_bufferSize$ ??= bind$cusolverDnXgeqrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType);
 }
@@ -265,10 +269,11 @@ let cusolverDnXgesvd$c: NativeFunction | undefined;
  * @param ldvt in `int64_t`.
  * @param computeType in `cudaDataType`.
  * @param bufferOnDevice in/out `void *`: device memory, `workspaceInBytesOnDevice` bytes, or null.
- * @param workspaceInBytesOnDevice in `size_t`.
+ * @param workspaceInBytesOnDevice in `size_t`: count of `bufferOnDevice` in bytes.
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
- * @param workspaceInBytesOnHost in `size_t`.
- * @param info out `int *`: device memory. */
+ * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.DeviceMemory | null, ldvt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvd', 'handle', handle, true) as typeof handle;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvd', 'params', params, true) as typeof params;
@@ -317,7 +322,8 @@ let cusolverDnXgesvd_bufferSize$: typeof cusolverDnXgesvd_bufferSize | undefined
  * @param VT in `const void *`: device memory.
  * @param ldvt in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.DeviceMemory | null, ldvt: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgesvd_bufferSize$ ??= bind$cusolverDnXgesvd_bufferSize())(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType);
 }

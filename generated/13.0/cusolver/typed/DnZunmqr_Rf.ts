@@ -22,8 +22,9 @@ let cusolverDnZunmqr$c: NativeFunction | undefined;
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
  * @param work in/out `cuDoubleComplex *`: device memory, `lwork` elements of `cuDoubleComplex`.
- * @param lwork in `int`.
- * @param devInfo out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuDoubleComplex`.
+ * @param devInfo out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZunmqr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmqr', 'side', 'i32', side);
@@ -55,7 +56,8 @@ let cusolverDnZunmqr_bufferSize$: typeof cusolverDnZunmqr_bufferSize | undefined
  * @param tau in `const cuDoubleComplex *`: device memory.
  * @param C in `const cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnZunmqr_bufferSize$ ??= bind$cusolverDnZunmqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
 }
@@ -96,8 +98,9 @@ let cusolverDnZunmtr$c: NativeFunction | undefined;
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
  * @param work in/out `cuDoubleComplex *`: device memory, `lwork` elements of `cuDoubleComplex`.
- * @param lwork in `int`.
- * @param info out `int *`: device memory. */
+ * @param lwork in `int`: count of `work` in elements of `cuDoubleComplex`.
+ * @param info out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZunmtr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmtr', 'side', 'i32', side);
@@ -129,7 +132,8 @@ let cusolverDnZunmtr_bufferSize$: typeof cusolverDnZunmtr_bufferSize | undefined
  * @param tau in `const cuDoubleComplex *`: device memory.
  * @param C in `const cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnZunmtr_bufferSize$ ??= bind$cusolverDnZunmtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
 }
@@ -159,7 +163,8 @@ function bind$cusolverDnZunmtr_bufferSize(): typeof cusolverDnZunmtr_bufferSize 
 let cusolverGetProperty$: typeof cusolverGetProperty | undefined;
 /** `cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)` · cusolver_common.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
- * @returns the value of `value`: out `int *`. */
+ * @returns the value of `value`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverGetProperty(type: T.libraryPropertyType): number {
   return (cusolverGetProperty$ ??= bind$cusolverGetProperty())(type);
 }
@@ -178,7 +183,8 @@ function bind$cusolverGetProperty(): typeof cusolverGetProperty {
 }
 let cusolverGetVersion$: typeof cusolverGetVersion | undefined;
 /** `cusolverStatus_t cusolverGetVersion(int *version)` · cusolver_common.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `version`: out `int *`. */
+ * @returns the value of `version`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
 export function cusolverGetVersion(): number {
   return (cusolverGetVersion$ ??= bind$cusolverGetVersion())();
 }
@@ -198,6 +204,7 @@ let cusolverRfAccessBundledFactorsDevice$: typeof cusolverRfAccessBundledFactors
 /** `cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ nnzM, Mp, Mi, Mx }`: `nnzM`: out `int *`; `Mp`: out `int **`; `Mi`: out `int **`; `Mx`: out `double **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_t | null): { nnzM: number; Mp: number; Mi: number; Mx: number } {
   return (cusolverRfAccessBundledFactorsDevice$ ??= bind$cusolverRfAccessBundledFactorsDevice())(handle);
@@ -221,6 +228,7 @@ function bind$cusolverRfAccessBundledFactorsDevice(): typeof cusolverRfAccessBun
 let cusolverRfAnalyze$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfAnalyze(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfAnalyze', 'handle', handle, true) as typeof handle;
@@ -230,6 +238,7 @@ export function cusolverRfAnalyze(handle: T.cusolverRfHandle_t | null): void {
 let cusolverRfBatchAnalyze$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfBatchAnalyze(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchAnalyze', 'handle', handle, true) as typeof handle;
@@ -239,6 +248,7 @@ export function cusolverRfBatchAnalyze(handle: T.cusolverRfHandle_t | null): voi
 let cusolverRfBatchRefactor$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfBatchRefactor(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchRefactor', 'handle', handle, true) as typeof handle;
@@ -256,6 +266,7 @@ let cusolverRfBatchResetValues$c: NativeFunction | undefined;
  * @param P in/out `int *`: address or host buffer.
  * @param Q in/out `int *`: address or host buffer.
  * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfBatchResetValues(batchSize: number, n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA_array: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverRfBatchResetValues', 'batchSize', 'i32', batchSize);
@@ -289,6 +300,7 @@ let cusolverRfBatchSetupHost$c: NativeFunction | undefined;
  * @param h_P in/out `int *`: address or host buffer.
  * @param h_Q in/out `int *`: address or host buffer.
  * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfBatchSetupHost(batchSize: number, n_: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA_array: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverRfBatchSetupHost', 'batchSize', 'i32', batchSize);
@@ -321,6 +333,7 @@ let cusolverRfBatchSolve$c: NativeFunction | undefined;
  * @param ldt in `int`.
  * @param XF_array in/out `double **`: address or host buffer.
  * @param ldxf in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t | null, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF_array: T.Pointer, ldxf: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchSolve', 'handle', handle, true) as typeof handle;
@@ -338,6 +351,7 @@ let cusolverRfBatchZeroPivot$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @param position in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t | null, position: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchZeroPivot', 'handle', handle, true) as typeof handle;
@@ -348,6 +362,7 @@ export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t | null, po
 let cusolverRfCreate$: typeof cusolverRfCreate | undefined;
 /** `cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cusolverRfHandle_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfCreate(): T.cusolverRfHandle_t {
   return (cusolverRfCreate$ ??= bind$cusolverRfCreate())();
@@ -372,6 +387,7 @@ function bind$cusolverRfCreate(): typeof cusolverRfCreate {
 let cusolverRfDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfDestroy(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfDestroy', 'handle', handle, true) as typeof handle;
@@ -382,6 +398,7 @@ let cusolverRfExtractBundledFactorsHost$: typeof cusolverRfExtractBundledFactors
 /** `cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ h_nnzM, h_Mp, h_Mi, h_Mx }`: `h_nnzM`: out `int *`; `h_Mp`: out `int **`; `h_Mi`: out `int **`; `h_Mx`: out `double **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfExtractBundledFactorsHost(handle: T.cusolverRfHandle_t | null): { h_nnzM: number; h_Mp: number; h_Mi: number; h_Mx: number } {
   return (cusolverRfExtractBundledFactorsHost$ ??= bind$cusolverRfExtractBundledFactorsHost())(handle);
@@ -406,6 +423,7 @@ let cusolverRfExtractSplitFactorsHost$: typeof cusolverRfExtractSplitFactorsHost
 /** `cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU }`: `h_nnzL`: out `int *`; `h_csrRowPtrL`: out `int **`; `h_csrColIndL`: out `int **`; `h_csrValL`: out `double **`; `h_nnzU`: out `int *`; `h_csrRowPtrU`: out `int **`; `h_csrColIndU`: out `int **`; `h_csrValU`: out `double **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfExtractSplitFactorsHost(handle: T.cusolverRfHandle_t | null): { h_nnzL: number; h_csrRowPtrL: number; h_csrColIndL: number; h_csrValL: number; h_nnzU: number; h_csrRowPtrU: number; h_csrColIndU: number; h_csrValU: number } {
   return (cusolverRfExtractSplitFactorsHost$ ??= bind$cusolverRfExtractSplitFactorsHost())(handle);
@@ -434,6 +452,7 @@ let cusolverRfGetAlgs$: typeof cusolverRfGetAlgs | undefined;
 /** `cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ factAlg, solveAlg }`: `factAlg`: out `cusolverRfFactorization_t *`; `solveAlg`: out `cusolverRfTriangularSolve_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfGetAlgs(handle: T.cusolverRfHandle_t | null): { factAlg: T.cusolverRfFactorization_t; solveAlg: T.cusolverRfTriangularSolve_t } {
   return (cusolverRfGetAlgs$ ??= bind$cusolverRfGetAlgs())(handle);
@@ -456,6 +475,7 @@ let cusolverRfGetMatrixFormat$: typeof cusolverRfGetMatrixFormat | undefined;
 /** `cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ format, diag }`: `format`: out `cusolverRfMatrixFormat_t *`; `diag`: out `cusolverRfUnitDiagonal_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfGetMatrixFormat(handle: T.cusolverRfHandle_t | null): { format: T.cusolverRfMatrixFormat_t; diag: T.cusolverRfUnitDiagonal_t } {
   return (cusolverRfGetMatrixFormat$ ??= bind$cusolverRfGetMatrixFormat())(handle);
@@ -478,6 +498,7 @@ let cusolverRfGetNumericBoostReport$: typeof cusolverRfGetNumericBoostReport | u
 /** `cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns the value of `report`: out `cusolverRfNumericBoostReport_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfGetNumericBoostReport(handle: T.cusolverRfHandle_t | null): T.cusolverRfNumericBoostReport_t {
   return (cusolverRfGetNumericBoostReport$ ??= bind$cusolverRfGetNumericBoostReport())(handle);
@@ -499,6 +520,7 @@ let cusolverRfGetNumericProperties$: typeof cusolverRfGetNumericProperties | und
 /** `cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ zero, boost }`: `zero`: out `double *`; `boost`: out `double *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfGetNumericProperties(handle: T.cusolverRfHandle_t | null): { zero: number; boost: number } {
   return (cusolverRfGetNumericProperties$ ??= bind$cusolverRfGetNumericProperties())(handle);
@@ -521,6 +543,7 @@ let cusolverRfGetResetValuesFastMode$: typeof cusolverRfGetResetValuesFastMode |
 /** `cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns the value of `fastMode`: out `cusolverRfResetValuesFastMode_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfGetResetValuesFastMode(handle: T.cusolverRfHandle_t | null): T.cusolverRfResetValuesFastMode_t {
   return (cusolverRfGetResetValuesFastMode$ ??= bind$cusolverRfGetResetValuesFastMode())(handle);
@@ -541,6 +564,7 @@ function bind$cusolverRfGetResetValuesFastMode(): typeof cusolverRfGetResetValue
 let cusolverRfRefactor$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfRefactor(handle: T.cusolverRfHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfRefactor', 'handle', handle, true) as typeof handle;
@@ -557,6 +581,7 @@ let cusolverRfResetValues$c: NativeFunction | undefined;
  * @param P in/out `int *`: address or host buffer.
  * @param Q in/out `int *`: address or host buffer.
  * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfResetValues(n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfResetValues', 'n', 'i32', n_);
@@ -575,6 +600,7 @@ let cusolverRfSetAlgs$c: NativeFunction | undefined;
  * @param handle in `cusolverRfHandle_t`.
  * @param factAlg in `cusolverRfFactorization_t`.
  * @param solveAlg in `cusolverRfTriangularSolve_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetAlgs(handle: T.cusolverRfHandle_t | null, factAlg: T.cusolverRfFactorization_t, solveAlg: T.cusolverRfTriangularSolve_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetAlgs', 'handle', handle, true) as typeof handle;
@@ -588,6 +614,7 @@ let cusolverRfSetMatrixFormat$c: NativeFunction | undefined;
  * @param handle in `cusolverRfHandle_t`.
  * @param format in `cusolverRfMatrixFormat_t`.
  * @param diag in `cusolverRfUnitDiagonal_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetMatrixFormat(handle: T.cusolverRfHandle_t | null, format: T.cusolverRfMatrixFormat_t, diag: T.cusolverRfUnitDiagonal_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetMatrixFormat', 'handle', handle, true) as typeof handle;
@@ -601,6 +628,7 @@ let cusolverRfSetNumericProperties$c: NativeFunction | undefined;
  * @param handle in `cusolverRfHandle_t`.
  * @param zero in `double`.
  * @param boost in `double`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetNumericProperties(handle: T.cusolverRfHandle_t | null, zero: number, boost: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetNumericProperties', 'handle', handle, true) as typeof handle;
@@ -613,6 +641,7 @@ let cusolverRfSetResetValuesFastMode$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t fastMode)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @param fastMode in `cusolverRfResetValuesFastMode_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetResetValuesFastMode(handle: T.cusolverRfHandle_t | null, fastMode: T.cusolverRfResetValuesFastMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetResetValuesFastMode', 'handle', handle, true) as typeof handle;
@@ -638,6 +667,7 @@ let cusolverRfSetupDevice$c: NativeFunction | undefined;
  * @param P in/out `int *`: address or host buffer.
  * @param Q in/out `int *`: address or host buffer.
  * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetupDevice(n_: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, nnzL: number, csrRowPtrL: T.Pointer, csrColIndL: T.Pointer, csrValL: T.Pointer, nnzU: number, csrRowPtrU: T.Pointer, csrColIndU: T.Pointer, csrValU: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfSetupDevice', 'n', 'i32', n_);
@@ -677,6 +707,7 @@ let cusolverRfSetupHost$c: NativeFunction | undefined;
  * @param h_P in/out `int *`: address or host buffer.
  * @param h_Q in/out `int *`: address or host buffer.
  * @param handle in `cusolverRfHandle_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSetupHost(n_: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverRfSetupHost', 'n', 'i32', n_);
@@ -708,6 +739,7 @@ let cusolverRfSolve$c: NativeFunction | undefined;
  * @param ldt in `int`.
  * @param XF in/out `double *`: address or host buffer.
  * @param ldxf in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfSolve(handle: T.cusolverRfHandle_t | null, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF: T.Pointer, ldxf: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSolve', 'handle', handle, true) as typeof handle;

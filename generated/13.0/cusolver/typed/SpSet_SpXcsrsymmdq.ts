@@ -12,6 +12,7 @@ let cusolverSpSetStream$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpSetStream(cusolverSpHandle_t handle, cudaStream_t streamId)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param streamId in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpSetStream(handle: T.cusolverSpHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpSetStream', 'handle', handle, true) as typeof handle;
@@ -29,6 +30,7 @@ let cusolverSpXcsrissymHost$c: NativeFunction | undefined;
  * @param csrEndPtrA in `const int *`: address or host buffer.
  * @param csrColIndA in `const int *`: host memory.
  * @param issym in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrissymHost(handle: T.cusolverSpHandle_t | null, m: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrEndPtrA: T.Pointer, csrColIndA: T.HostMemory | null, issym: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrissymHost', 'handle', handle, true) as typeof handle;
@@ -52,6 +54,7 @@ let cusolverSpXcsrmetisndHost$c: NativeFunction | undefined;
  * @param csrColIndA in `const int *`: host memory.
  * @param options in `const int64_t *`: address or host buffer.
  * @param p in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrmetisndHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, options: T.Pointer, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrmetisndHost', 'handle', handle, true) as typeof handle;
@@ -78,6 +81,7 @@ let cusolverSpXcsrpermHost$c: NativeFunction | undefined;
  * @param q in `const int *`: address or host buffer.
  * @param map in/out `int *`: address or host buffer.
  * @param pBuffer in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer, q: T.Pointer, map: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrpermHost', 'handle', handle, true) as typeof handle;
@@ -106,6 +110,7 @@ let cusolverSpXcsrperm_bufferSizeHost$: typeof cusolverSpXcsrperm_bufferSizeHost
  * @param p in `const int *`: address or host buffer.
  * @param q in `const int *`: address or host buffer.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrperm_bufferSizeHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer, q: T.Pointer): number {
   return (cusolverSpXcsrperm_bufferSizeHost$ ??= bind$cusolverSpXcsrperm_bufferSizeHost())(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q);
@@ -146,6 +151,7 @@ let cusolverSpXcsrqrAnalysisBatched$c: NativeFunction | undefined;
  * @param csrRowPtrA in `const int *`: device memory.
  * @param csrColIndA in `const int *`: device memory.
  * @param info in `csrqrInfo_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, info: T.csrqrInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrqrAnalysisBatched', 'handle', handle, true) as typeof handle;
@@ -168,6 +174,7 @@ let cusolverSpXcsrsymamdHost$c: NativeFunction | undefined;
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param p in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrsymamdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrsymamdHost', 'handle', handle, true) as typeof handle;
@@ -189,6 +196,7 @@ let cusolverSpXcsrsymmdqHost$c: NativeFunction | undefined;
  * @param csrRowPtrA in `const int *`: host memory.
  * @param csrColIndA in `const int *`: host memory.
  * @param p in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrsymmdqHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrsymmdqHost', 'handle', handle, true) as typeof handle;

@@ -23,6 +23,7 @@ let cusparseCgemvi$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseCgemvi', 'alpha', alpha, 0, 1);
@@ -47,6 +48,7 @@ let cusparseCgemvi_bufferSize$: NativeFunction | undefined;
  * @param nnz `int`
  * @param pBufferSize `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCgemvi_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, nnz: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(pBufferSize) && pBufferSize.byteLength >= 4 && (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pBufferSize === 'number' && pBufferSize >= 0 && Number.isSafeInteger(pBufferSize)) && pBufferSize !== null) rawCovers('cusparseCgemvi_bufferSize', 'pBufferSize', pBufferSize, 4, 4);
@@ -65,7 +67,8 @@ let cusparseCgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param batchCount `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(ds) || ds instanceof ArrayBuffer) deviceArg('cusparseCgpsvInterleavedBatch', 'ds', ds, true);
   if (ds !== null && typeof ds !== 'bigint' && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds))) rawCovers('cusparseCgpsvInterleavedBatch', 'ds', ds, 0, 1);
@@ -96,7 +99,8 @@ let cusparseCgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param x `const cuComplex *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(ds) || ds instanceof ArrayBuffer) deviceArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
   if (ds !== null && typeof ds !== 'bigint' && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds))) rawCovers('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, 0, 1);
@@ -124,7 +128,8 @@ let cusparseCgtsv2$: NativeFunction | undefined;
  * @param B `cuComplex *`
  * @param ldb `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2', 'dl', dl, 0, 1);
@@ -148,7 +153,8 @@ let cusparseCgtsv2StridedBatch$: NativeFunction | undefined;
  * @param batchCount `int`
  * @param batchStride `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2StridedBatch', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -173,7 +179,8 @@ let cusparseCgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', dl, 0, 1);
@@ -197,7 +204,8 @@ let cusparseCgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param B `const cuComplex *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2_bufferSizeExt', 'dl', dl, 0, 1);
@@ -220,7 +228,8 @@ let cusparseCgtsv2_nopivot$: NativeFunction | undefined;
  * @param B `cuComplex *`
  * @param ldb `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2_nopivot', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -244,7 +253,8 @@ let cusparseCgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param B `const cuComplex *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', dl, 0, 1);
@@ -267,7 +277,8 @@ let cusparseCgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param batchCount `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsvInterleavedBatch', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsvInterleavedBatch', 'dl', dl, 0, 1);
@@ -292,7 +303,8 @@ let cusparseCgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param x `const cuComplex *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, 0, 1);

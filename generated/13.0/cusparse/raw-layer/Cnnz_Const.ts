@@ -18,7 +18,8 @@ let cusparseCnnz$: NativeFunction | undefined;
  * @param lda `int`
  * @param nnzPerRowCol `int *`
  * @param nnzTotalDevHostPtr `int *`, either memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseCnnz', 'A', A, 0, 1);
   if (!(ArrayBuffer.isView(nnzPerRowCol) && nnzPerRowCol.byteLength >= 4 && (((nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nnzPerRowCol === 'number' && nnzPerRowCol >= 0 && Number.isSafeInteger(nnzPerRowCol)) && nnzPerRowCol !== null) rawCovers('cusparseCnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
@@ -36,6 +37,7 @@ let cusparseCnnz_compress$: NativeFunction | undefined;
  * @param nnzC `int *`
  * @param tol `cuComplex`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseCnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.float2): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseCnnz_compress', 'csrSortedValA', csrSortedValA, true);
@@ -60,7 +62,7 @@ let cusparseConstBlockedEllGet$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseConstBlockedEllGet(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, ellBlockSize: T.Pointer, ellCols: T.Pointer, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseConstBlockedEllGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseConstBlockedEllGet', 'cols', cols, 8, 8);
@@ -86,7 +88,7 @@ let cusparseConstCooGet$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseConstCooGet(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, idxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseConstCooGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseConstCooGet', 'cols', cols, 8, 8);
@@ -113,7 +115,7 @@ let cusparseConstCscGet$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseConstCscGet(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.Pointer, cscRowIndType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseConstCscGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseConstCscGet', 'cols', cols, 8, 8);
@@ -141,7 +143,7 @@ let cusparseConstCsrGet$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseConstCsrGet(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.Pointer, csrColIndType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseConstCsrGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseConstCsrGet', 'cols', cols, 8, 8);
@@ -165,7 +167,7 @@ let cusparseConstDnMatGet$: NativeFunction | undefined;
  * @param type `cudaDataType *`, out: a typed array of one element
  * @param order `cusparseOrder_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseConstDnMatGet(dnMatDescr: T.cusparseConstDnMatDescr_t, rows: T.Pointer, cols: T.Pointer, ld: T.Pointer, values: T.Pointer, type: T.Pointer, order: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseConstDnMatGet', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseConstDnMatGet', 'cols', cols, 8, 8);
@@ -180,7 +182,7 @@ let cusparseConstDnMatGetValues$: NativeFunction | undefined;
  * @param dnMatDescr `cusparseConstDnMatDescr_t`
  * @param values `const void **`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseConstDnMatGetValues(dnMatDescr: T.cusparseConstDnMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseConstDnMatGetValues', 'values', values, 8, 8);
   return (cusparseConstDnMatGetValues$ ??= binder.native('cusparseConstDnMatGetValues'))(dnMatDescr, values);
@@ -192,7 +194,7 @@ let cusparseConstDnVecGet$: NativeFunction | undefined;
  * @param values `const void **`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseConstDnVecGet(dnVecDescr: T.cusparseConstDnVecDescr_t, size: T.Pointer, values: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cusparseConstDnVecGet', 'size', size, 8, 8);
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseConstDnVecGet', 'values', values, 8, 8);
@@ -204,7 +206,7 @@ let cusparseConstDnVecGetValues$: NativeFunction | undefined;
  * @param dnVecDescr `cusparseConstDnVecDescr_t`
  * @param values `const void **`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseConstDnVecGetValues(dnVecDescr: T.cusparseConstDnVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseConstDnVecGetValues', 'values', values, 8, 8);
   return (cusparseConstDnVecGetValues$ ??= binder.native('cusparseConstDnVecGetValues'))(dnVecDescr, values);
@@ -214,7 +216,7 @@ let cusparseConstSpMatGetValues$: NativeFunction | undefined;
  * @param spMatDescr `cusparseConstSpMatDescr_t`
  * @param values `const void **`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseConstSpMatGetValues(spMatDescr: T.cusparseConstSpMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseConstSpMatGetValues', 'values', values, 8, 8);
   return (cusparseConstSpMatGetValues$ ??= binder.native('cusparseConstSpMatGetValues'))(spMatDescr, values);
@@ -230,7 +232,7 @@ let cusparseConstSpVecGet$: NativeFunction | undefined;
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseConstSpVecGet(spVecDescr: T.cusparseConstSpVecDescr_t, size: T.Pointer, nnz: T.Pointer, indices: T.Pointer, values: T.Pointer, idxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cusparseConstSpVecGet', 'size', size, 8, 8);
   if (!(ArrayBuffer.isView(nnz) && nnz.byteLength >= 8 && (((nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof nnz === 'number' && nnz >= 0 && Number.isSafeInteger(nnz)) && nnz !== null) rawCovers('cusparseConstSpVecGet', 'nnz', nnz, 8, 8);
@@ -246,7 +248,7 @@ let cusparseConstSpVecGetValues$: NativeFunction | undefined;
  * @param spVecDescr `cusparseConstSpVecDescr_t`
  * @param values `const void **`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseConstSpVecGetValues(spVecDescr: T.cusparseConstSpVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseConstSpVecGetValues', 'values', values, 8, 8);
   return (cusparseConstSpVecGetValues$ ??= binder.native('cusparseConstSpVecGetValues'))(spVecDescr, values);

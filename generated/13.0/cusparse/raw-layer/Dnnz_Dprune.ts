@@ -17,7 +17,8 @@ let cusparseDnnz$: NativeFunction | undefined;
  * @param lda `int`
  * @param nnzPerRowCol `int *`
  * @param nnzTotalDevHostPtr `int *`, either memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseDnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseDnnz', 'A', A, 0, 1);
   if (!(ArrayBuffer.isView(nnzPerRowCol) && nnzPerRowCol.byteLength >= 4 && (((nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nnzPerRowCol === 'number' && nnzPerRowCol >= 0 && Number.isSafeInteger(nnzPerRowCol)) && nnzPerRowCol !== null) rawCovers('cusparseDnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
@@ -35,6 +36,7 @@ let cusparseDnnz_compress$: NativeFunction | undefined;
  * @param nnzC `int *`
  * @param tol `double`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseDnnz_compress', 'csrSortedValA', csrSortedValA, true);
@@ -62,6 +64,7 @@ let cusparseDpruneCsr2csr$: NativeFunction | undefined;
  * @param csrSortedColIndC `int *`, device memory
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csr(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseDpruneCsr2csr', 'csrSortedValA', csrSortedValA, true);
@@ -99,6 +102,7 @@ let cusparseDpruneCsr2csrByPercentage$: NativeFunction | undefined;
  * @param info `pruneInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseDpruneCsr2csrByPercentage', 'csrSortedValA', csrSortedValA, true);
@@ -135,6 +139,7 @@ let cusparseDpruneCsr2csrByPercentage_bufferSizeExt$: NativeFunction | undefined
  * @param info `pruneInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
@@ -168,6 +173,7 @@ let cusparseDpruneCsr2csrNnz$: NativeFunction | undefined;
  * @param nnzTotalDevHostPtr `int *`, either memory
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseDpruneCsr2csrNnz', 'csrSortedValA', csrSortedValA, true);
@@ -201,6 +207,7 @@ let cusparseDpruneCsr2csrNnzByPercentage$: NativeFunction | undefined;
  * @param info `pruneInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseDpruneCsr2csrNnzByPercentage', 'csrSortedValA', csrSortedValA, true);
@@ -233,6 +240,7 @@ let cusparseDpruneCsr2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
@@ -265,6 +273,7 @@ let cusparseDpruneDense2csr$: NativeFunction | undefined;
  * @param csrSortedColIndC `int *`, device memory
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csr(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseDpruneDense2csr', 'A', A, 0, 1);
@@ -294,6 +303,7 @@ let cusparseDpruneDense2csrByPercentage$: NativeFunction | undefined;
  * @param info `pruneInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseDpruneDense2csrByPercentage', 'A', A, 0, 1);
@@ -322,6 +332,7 @@ let cusparseDpruneDense2csrByPercentage_bufferSizeExt$: NativeFunction | undefin
  * @param info `pruneInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'A', A, 0, 1);
@@ -347,6 +358,7 @@ let cusparseDpruneDense2csrNnz$: NativeFunction | undefined;
  * @param nnzTotalDevHostPtr `int *`, either memory
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseDpruneDense2csrNnz', 'A', A, 0, 1);
@@ -372,6 +384,7 @@ let cusparseDpruneDense2csrNnzByPercentage$: NativeFunction | undefined;
  * @param info `pruneInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseDpruneDense2csrNnzByPercentage', 'A', A, 0, 1);
@@ -395,6 +408,7 @@ let cusparseDpruneDense2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseDpruneDense2csr_bufferSizeExt', 'A', A, 0, 1);

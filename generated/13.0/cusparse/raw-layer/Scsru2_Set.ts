@@ -19,6 +19,7 @@ let cusparseScsru2csr$: NativeFunction | undefined;
  * @param info `csru2csrInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 4 && (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseScsru2csr', 'csrVal', csrVal, 4, 4);
@@ -41,6 +42,7 @@ let cusparseScsru2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param info `csru2csrInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 4 && (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseScsru2csr_bufferSizeExt', 'csrVal', csrVal, 4, 4);
@@ -54,7 +56,8 @@ let cusparseSetMatDiagType$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t descrA, cusparseDiagType_t diagType)` · cusparse.h · CUDA 13.0
  * @param descrA `cusparseMatDescr_t`
  * @param diagType `cusparseDiagType_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSetMatDiagType(descrA: T.cusparseMatDescr_t, diagType: T.cusparseDiagType_t): T.cusparseStatus_t {
   return (cusparseSetMatDiagType$ ??= binder.native('cusparseSetMatDiagType'))(descrA, diagType);
 }
@@ -62,7 +65,8 @@ let cusparseSetMatFillMode$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatFillMode(cusparseMatDescr_t descrA, cusparseFillMode_t fillMode)` · cusparse.h · CUDA 13.0
  * @param descrA `cusparseMatDescr_t`
  * @param fillMode `cusparseFillMode_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSetMatFillMode(descrA: T.cusparseMatDescr_t, fillMode: T.cusparseFillMode_t): T.cusparseStatus_t {
   return (cusparseSetMatFillMode$ ??= binder.native('cusparseSetMatFillMode'))(descrA, fillMode);
 }
@@ -70,7 +74,8 @@ let cusparseSetMatIndexBase$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatIndexBase(cusparseMatDescr_t descrA, cusparseIndexBase_t base)` · cusparse.h · CUDA 13.0
  * @param descrA `cusparseMatDescr_t`
  * @param base `cusparseIndexBase_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSetMatIndexBase(descrA: T.cusparseMatDescr_t, base: T.cusparseIndexBase_t): T.cusparseStatus_t {
   return (cusparseSetMatIndexBase$ ??= binder.native('cusparseSetMatIndexBase'))(descrA, base);
 }
@@ -78,7 +83,8 @@ let cusparseSetMatType$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetMatType(cusparseMatDescr_t descrA, cusparseMatrixType_t type)` · cusparse.h · CUDA 13.0
  * @param descrA `cusparseMatDescr_t`
  * @param type `cusparseMatrixType_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSetMatType(descrA: T.cusparseMatDescr_t, type: T.cusparseMatrixType_t): T.cusparseStatus_t {
   return (cusparseSetMatType$ ??= binder.native('cusparseSetMatType'))(descrA, type);
 }
@@ -86,7 +92,8 @@ let cusparseSetPointerMode$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t mode)` · cusparse.h · CUDA 13.0
  * @param handle `cusparseHandle_t`
  * @param mode `cusparsePointerMode_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSetPointerMode(handle: T.cusparseHandle_t, mode: T.cusparsePointerMode_t): T.cusparseStatus_t {
   return (cusparseSetPointerMode$ ??= binder.native('cusparseSetPointerMode'))(handle, mode);
 }
@@ -94,7 +101,8 @@ let cusparseSetStream$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSetStream(cusparseHandle_t handle, cudaStream_t streamId)` · cusparse.h · CUDA 13.0
  * @param handle `cusparseHandle_t`
  * @param streamId `cudaStream_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSetStream(handle: T.cusparseHandle_t, streamId: T.cudaStream_t): T.cusparseStatus_t {
   return (cusparseSetStream$ ??= binder.native('cusparseSetStream'))(handle, streamId);
 }

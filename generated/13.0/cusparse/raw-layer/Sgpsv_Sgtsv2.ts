@@ -19,7 +19,8 @@ let cusparseSgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param batchCount `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(ds) || ds instanceof ArrayBuffer) deviceArg('cusparseSgpsvInterleavedBatch', 'ds', ds, true);
   if (ds !== null && typeof ds !== 'bigint' && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds))) rawCovers('cusparseSgpsvInterleavedBatch', 'ds', ds, 0, 1);
@@ -50,7 +51,8 @@ let cusparseSgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param x `const float *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(ds) || ds instanceof ArrayBuffer) deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
   if (ds !== null && typeof ds !== 'bigint' && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds))) rawCovers('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, 0, 1);
@@ -78,7 +80,8 @@ let cusparseSgtsv2$: NativeFunction | undefined;
  * @param B `float *`
  * @param ldb `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2', 'dl', dl, 0, 1);
@@ -102,7 +105,8 @@ let cusparseSgtsv2StridedBatch$: NativeFunction | undefined;
  * @param batchCount `int`
  * @param batchStride `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2StridedBatch', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -127,7 +131,8 @@ let cusparseSgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, 0, 1);
@@ -151,7 +156,8 @@ let cusparseSgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param B `const float *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2_bufferSizeExt', 'dl', dl, 0, 1);
@@ -174,7 +180,8 @@ let cusparseSgtsv2_nopivot$: NativeFunction | undefined;
  * @param B `float *`
  * @param ldb `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2_nopivot', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -198,7 +205,8 @@ let cusparseSgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param B `const float *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, 0, 1);
@@ -221,7 +229,8 @@ let cusparseSgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param batchCount `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsvInterleavedBatch', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsvInterleavedBatch', 'dl', dl, 0, 1);
@@ -246,7 +255,8 @@ let cusparseSgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param x `const float *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(dl) || dl instanceof ArrayBuffer) deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
   if (dl !== null && typeof dl !== 'bigint' && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl))) rawCovers('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, 0, 1);

@@ -17,7 +17,8 @@ let cusparseSnnz$: NativeFunction | undefined;
  * @param lda `int`
  * @param nnzPerRowCol `int *`
  * @param nnzTotalDevHostPtr `int *`, either memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSnnz', 'A', A, 0, 1);
   if (!(ArrayBuffer.isView(nnzPerRowCol) && nnzPerRowCol.byteLength >= 4 && (((nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nnzPerRowCol === 'number' && nnzPerRowCol >= 0 && Number.isSafeInteger(nnzPerRowCol)) && nnzPerRowCol !== null) rawCovers('cusparseSnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
@@ -35,6 +36,7 @@ let cusparseSnnz_compress$: NativeFunction | undefined;
  * @param nnzC `int *`
  * @param tol `float`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseSnnz_compress', 'csrSortedValA', csrSortedValA, true);
@@ -60,7 +62,8 @@ let cusparseSpGEMM_compute$: NativeFunction | undefined;
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize2 `size_t *`, in/out: a typed array of one element
  * @param externalBuffer2 `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_compute(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize2: T.Pointer, externalBuffer2: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMM_compute', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpGEMM_compute', 'beta', beta, 0, 1);
@@ -82,7 +85,8 @@ let cusparseSpGEMM_copy$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_copy(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMM_copy', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpGEMM_copy', 'beta', beta, 0, 1);
@@ -91,7 +95,8 @@ export function cusparseSpGEMM_copy(handle: T.cusparseHandle_t, opA: T.cusparseO
 let cusparseSpGEMM_createDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *descr)` · cusparse.h · CUDA 13.0
  * @param descr `cusparseSpGEMMDescr_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_createDescr(descr: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(descr) && descr.byteLength >= 8 && (((descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof descr === 'number' && descr >= 0 && Number.isSafeInteger(descr)) && descr !== null) rawCovers('cusparseSpGEMM_createDescr', 'descr', descr, 8, 8);
   return (cusparseSpGEMM_createDescr$ ??= binder.native('cusparseSpGEMM_createDescr'))(descr);
@@ -99,7 +104,8 @@ export function cusparseSpGEMM_createDescr(descr: T.Pointer): T.cusparseStatus_t
 let cusparseSpGEMM_destroyDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t descr)` · cusparse.h · CUDA 13.0
  * @param descr `cusparseSpGEMMDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_destroyDescr(descr: T.cusparseSpGEMMDescr_t): T.cusparseStatus_t {
   return (cusparseSpGEMM_destroyDescr$ ??= binder.native('cusparseSpGEMM_destroyDescr'))(descr);
 }
@@ -121,7 +127,7 @@ let cusparseSpGEMM_estimateMemory$: NativeFunction | undefined;
  * @param externalBuffer3 `void *`, device memory
  * @param bufferSize2 `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_estimateMemory(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, chunk_fraction: number, bufferSize3: T.Pointer, externalBuffer3: T.Pointer, bufferSize2: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMM_estimateMemory', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpGEMM_estimateMemory', 'beta', beta, 0, 1);
@@ -136,7 +142,7 @@ let cusparseSpGEMM_getNumProducts$: NativeFunction | undefined;
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param num_prods `int64_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_getNumProducts(spgemmDescr: T.cusparseSpGEMMDescr_t, num_prods: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(num_prods) && num_prods.byteLength >= 8 && (((num_prods as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (num_prods as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof num_prods === 'number' && num_prods >= 0 && Number.isSafeInteger(num_prods)) && num_prods !== null) rawCovers('cusparseSpGEMM_getNumProducts', 'num_prods', num_prods, 8, 8);
   return (cusparseSpGEMM_getNumProducts$ ??= binder.native('cusparseSpGEMM_getNumProducts'))(spgemmDescr, num_prods);
@@ -156,7 +162,8 @@ let cusparseSpGEMM_workEstimation$: NativeFunction | undefined;
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize1 `size_t *`, in/out: a typed array of one element
  * @param externalBuffer1 `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize1: T.Pointer, externalBuffer1: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMM_workEstimation', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpGEMM_workEstimation', 'beta', beta, 0, 1);
@@ -178,7 +185,8 @@ let cusparseSpGEMMreuse_compute$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_compute(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMMreuse_compute', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpGEMMreuse_compute', 'beta', beta, 0, 1);
@@ -196,7 +204,8 @@ let cusparseSpGEMMreuse_copy$: NativeFunction | undefined;
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize5 `size_t *`, in/out: a typed array of one element
  * @param externalBuffer5 `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize5: T.Pointer, externalBuffer5: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize5) && bufferSize5.byteLength >= 8 && (((bufferSize5 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize5 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize5 === 'number' && bufferSize5 >= 0 && Number.isSafeInteger(bufferSize5)) && bufferSize5 !== null) rawCovers('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, 8, 8);
   if (ArrayBuffer.isView(externalBuffer5) || externalBuffer5 instanceof ArrayBuffer) deviceArg('cusparseSpGEMMreuse_copy', 'externalBuffer5', externalBuffer5, true);
@@ -219,7 +228,8 @@ let cusparseSpGEMMreuse_nnz$: NativeFunction | undefined;
  * @param externalBuffer3 `void *`, device memory
  * @param bufferSize4 `size_t *`, in/out: a typed array of one element
  * @param externalBuffer4 `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize2: T.Pointer, externalBuffer2: T.Pointer, bufferSize3: T.Pointer, externalBuffer3: T.Pointer, bufferSize4: T.Pointer, externalBuffer4: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize2) && bufferSize2.byteLength >= 8 && (((bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize2 === 'number' && bufferSize2 >= 0 && Number.isSafeInteger(bufferSize2)) && bufferSize2 !== null) rawCovers('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, 8, 8);
   if (ArrayBuffer.isView(externalBuffer2) || externalBuffer2 instanceof ArrayBuffer) deviceArg('cusparseSpGEMMreuse_nnz', 'externalBuffer2', externalBuffer2, true);
@@ -244,7 +254,8 @@ let cusparseSpGEMMreuse_workEstimation$: NativeFunction | undefined;
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize1 `size_t *`, in/out: a typed array of one element
  * @param externalBuffer1 `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_workEstimation(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize1: T.Pointer, externalBuffer1: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize1) && bufferSize1.byteLength >= 8 && (((bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize1 === 'number' && bufferSize1 >= 0 && Number.isSafeInteger(bufferSize1)) && bufferSize1 !== null) rawCovers('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, 8, 8);
   if (ArrayBuffer.isView(externalBuffer1) || externalBuffer1 instanceof ArrayBuffer) deviceArg('cusparseSpGEMMreuse_workEstimation', 'externalBuffer1', externalBuffer1, true);
@@ -264,7 +275,8 @@ let cusparseSpMM$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMM(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstDnMatDescr_t, beta: T.Pointer, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMM', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpMM', 'beta', beta, 0, 1);
@@ -276,7 +288,8 @@ let cusparseSpMMOp$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp(cusparseSpMMOpPlan_t plan, void *externalBuffer)` · cusparse.h · CUDA 13.0
  * @param plan `cusparseSpMMOpPlan_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseSpMMOp', 'externalBuffer', externalBuffer, true);
   if (externalBuffer !== null && typeof externalBuffer !== 'bigint' && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer))) rawCovers('cusparseSpMMOp', 'externalBuffer', externalBuffer, 0, 1);
@@ -300,7 +313,8 @@ let cusparseSpMMOp_createPlan$: NativeFunction | undefined;
  * @param epilogueNvvmBuffer `const void *`
  * @param epilogueBufferSize `size_t`
  * @param SpMMWorkspaceSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t, plan: T.Pointer, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMOpAlg_t, addOperationNvvmBuffer: T.Pointer, addOperationBufferSize: T.Int64, mulOperationNvvmBuffer: T.Pointer, mulOperationBufferSize: T.Int64, epilogueNvvmBuffer: T.Pointer, epilogueBufferSize: T.Int64, SpMMWorkspaceSize: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(plan) && plan.byteLength >= 8 && (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof plan === 'number' && plan >= 0 && Number.isSafeInteger(plan)) && plan !== null) rawCovers('cusparseSpMMOp_createPlan', 'plan', plan, 8, 8);
   if (!ArrayBuffer.isView(addOperationNvvmBuffer) && !(typeof addOperationNvvmBuffer === 'number' && addOperationNvvmBuffer >= 0 && Number.isSafeInteger(addOperationNvvmBuffer)) && addOperationNvvmBuffer !== null) rawCovers('cusparseSpMMOp_createPlan', 'addOperationNvvmBuffer', addOperationNvvmBuffer, 0, 1);
@@ -312,7 +326,8 @@ export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t, plan: T.Po
 let cusparseSpMMOp_destroyPlan$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp_destroyPlan(cusparseSpMMOpPlan_t plan)` · cusparse.h · CUDA 13.0
  * @param plan `cusparseSpMMOpPlan_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMMOp_destroyPlan(plan: T.cusparseSpMMOpPlan_t): T.cusparseStatus_t {
   return (cusparseSpMMOp_destroyPlan$ ??= binder.native('cusparseSpMMOp_destroyPlan'))(plan);
 }
@@ -329,7 +344,8 @@ let cusparseSpMM_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMM_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstDnMatDescr_t, beta: T.Pointer, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMM_bufferSize', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpMM_bufferSize', 'beta', beta, 0, 1);
@@ -349,7 +365,8 @@ let cusparseSpMM_preprocess$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMM_preprocess(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstDnMatDescr_t, beta: T.Pointer, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMM_preprocess', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpMM_preprocess', 'beta', beta, 0, 1);
@@ -369,7 +386,8 @@ let cusparseSpMV$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMVAlg_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMV(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, vecX: T.cusparseConstDnVecDescr_t, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMV', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpMV', 'beta', beta, 0, 1);
@@ -389,7 +407,8 @@ let cusparseSpMV_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMVAlg_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMV_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, vecX: T.cusparseConstDnVecDescr_t, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMV_bufferSize', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpMV_bufferSize', 'beta', beta, 0, 1);
@@ -409,7 +428,7 @@ let cusparseSpMV_preprocess$: NativeFunction | undefined;
  * @param alg `cusparseSpMVAlg_t`
  * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMV_preprocess(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, vecX: T.cusparseConstDnVecDescr_t, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMV_preprocess', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cusparseSpMV_preprocess', 'beta', beta, 0, 1);
@@ -423,7 +442,8 @@ let cusparseSpMatGetAttribute$: NativeFunction | undefined;
  * @param attribute `cusparseSpMatAttribute_t`
  * @param data `void *`
  * @param dataSize `size_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetAttribute(spMatDescr: T.cusparseConstSpMatDescr_t, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cusparseSpMatGetAttribute', 'data', data, 0, 1);
   return (cusparseSpMatGetAttribute$ ??= binder.native('cusparseSpMatGetAttribute'))(spMatDescr, attribute, data, dataSize);
@@ -432,7 +452,8 @@ let cusparseSpMatGetFormat$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMatDescr, cusparseFormat_t *format)` · cusparse.h · CUDA 13.0
  * @param spMatDescr `cusparseConstSpMatDescr_t`
  * @param format `cusparseFormat_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetFormat(spMatDescr: T.cusparseConstSpMatDescr_t, format: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(format) && format.byteLength >= 4 && (((format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof format === 'number' && format >= 0 && Number.isSafeInteger(format)) && format !== null) rawCovers('cusparseSpMatGetFormat', 'format', format, 4, 4);
   return (cusparseSpMatGetFormat$ ??= binder.native('cusparseSpMatGetFormat'))(spMatDescr, format);
@@ -441,7 +462,8 @@ let cusparseSpMatGetIndexBase$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 13.0
  * @param spMatDescr `cusparseConstSpMatDescr_t`
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetIndexBase(spMatDescr: T.cusparseConstSpMatDescr_t, idxBase: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(idxBase) && idxBase.byteLength >= 4 && (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof idxBase === 'number' && idxBase >= 0 && Number.isSafeInteger(idxBase)) && idxBase !== null) rawCovers('cusparseSpMatGetIndexBase', 'idxBase', idxBase, 4, 4);
   return (cusparseSpMatGetIndexBase$ ??= binder.native('cusparseSpMatGetIndexBase'))(spMatDescr, idxBase);
@@ -452,7 +474,8 @@ let cusparseSpMatGetSize$: NativeFunction | undefined;
  * @param rows `int64_t *`, out: a typed array of one element
  * @param cols `int64_t *`, out: a typed array of one element
  * @param nnz `int64_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetSize(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(rows) && rows.byteLength >= 8 && (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rows === 'number' && rows >= 0 && Number.isSafeInteger(rows)) && rows !== null) rawCovers('cusparseSpMatGetSize', 'rows', rows, 8, 8);
   if (!(ArrayBuffer.isView(cols) && cols.byteLength >= 8 && (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cols === 'number' && cols >= 0 && Number.isSafeInteger(cols)) && cols !== null) rawCovers('cusparseSpMatGetSize', 'cols', cols, 8, 8);
@@ -463,7 +486,8 @@ let cusparseSpMatGetStridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t spMatDescr, int *batchCount)` · cusparse.h · CUDA 13.0
  * @param spMatDescr `cusparseConstSpMatDescr_t`
  * @param batchCount `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetStridedBatch(spMatDescr: T.cusparseConstSpMatDescr_t, batchCount: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(batchCount) && batchCount.byteLength >= 4 && (((batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof batchCount === 'number' && batchCount >= 0 && Number.isSafeInteger(batchCount)) && batchCount !== null) rawCovers('cusparseSpMatGetStridedBatch', 'batchCount', batchCount, 4, 4);
   return (cusparseSpMatGetStridedBatch$ ??= binder.native('cusparseSpMatGetStridedBatch'))(spMatDescr, batchCount);
@@ -472,7 +496,8 @@ let cusparseSpMatGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr, void **values)` · cusparse.h · CUDA 13.0
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param values `void **`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetValues(spMatDescr: T.cusparseSpMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseSpMatGetValues', 'values', values, 8, 8);
   return (cusparseSpMatGetValues$ ??= binder.native('cusparseSpMatGetValues'))(spMatDescr, values);
@@ -483,7 +508,8 @@ let cusparseSpMatSetAttribute$: NativeFunction | undefined;
  * @param attribute `cusparseSpMatAttribute_t`
  * @param data `void *`
  * @param dataSize `size_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatSetAttribute(spMatDescr: T.cusparseSpMatDescr_t, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cusparseSpMatSetAttribute', 'data', data, 0, 1);
   return (cusparseSpMatSetAttribute$ ??= binder.native('cusparseSpMatSetAttribute'))(spMatDescr, attribute, data, dataSize);
@@ -492,7 +518,8 @@ let cusparseSpMatSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t spMatDescr, void *values)` · cusparse.h · CUDA 13.0
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param values `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatSetValues(spMatDescr: T.cusparseSpMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseSpMatSetValues', 'values', values, true);
   if (values !== null && typeof values !== 'bigint' && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values))) rawCovers('cusparseSpMatSetValues', 'values', values, 0, 1);
@@ -511,7 +538,8 @@ let cusparseSpSM_analysis$: NativeFunction | undefined;
  * @param alg `cusparseSpSMAlg_t`
  * @param spsmDescr `cusparseSpSMDescr_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_analysis(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSM_analysis', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseSpSM_analysis', 'externalBuffer', externalBuffer, true);
@@ -531,7 +559,8 @@ let cusparseSpSM_bufferSize$: NativeFunction | undefined;
  * @param alg `cusparseSpSMAlg_t`
  * @param spsmDescr `cusparseSpSMDescr_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSM_bufferSize', 'alpha', alpha, 0, 1);
   if (!(ArrayBuffer.isView(bufferSize) && bufferSize.byteLength >= 8 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('cusparseSpSM_bufferSize', 'bufferSize', bufferSize, 8, 8);
@@ -540,7 +569,8 @@ export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t, opA: T.cuspa
 let cusparseSpSM_createDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)` · cusparse.h · CUDA 13.0
  * @param descr `cusparseSpSMDescr_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_createDescr(descr: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(descr) && descr.byteLength >= 8 && (((descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof descr === 'number' && descr >= 0 && Number.isSafeInteger(descr)) && descr !== null) rawCovers('cusparseSpSM_createDescr', 'descr', descr, 8, 8);
   return (cusparseSpSM_createDescr$ ??= binder.native('cusparseSpSM_createDescr'))(descr);
@@ -548,7 +578,8 @@ export function cusparseSpSM_createDescr(descr: T.Pointer): T.cusparseStatus_t {
 let cusparseSpSM_destroyDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t descr)` · cusparse.h · CUDA 13.0
  * @param descr `cusparseSpSMDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_destroyDescr(descr: T.cusparseSpSMDescr_t): T.cusparseStatus_t {
   return (cusparseSpSM_destroyDescr$ ??= binder.native('cusparseSpSM_destroyDescr'))(descr);
 }
@@ -564,7 +595,8 @@ let cusparseSpSM_solve$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpSMAlg_t`
  * @param spsmDescr `cusparseSpSMDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_solve(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSM_solve', 'alpha', alpha, 0, 1);
   return (cusparseSpSM_solve$ ??= binder.native('cusparseSpSM_solve'))(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
@@ -576,7 +608,7 @@ let cusparseSpSM_updateMatrix$: NativeFunction | undefined;
  * @param newValues `void *`
  * @param updatePart `cusparseSpSMUpdate_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_updateMatrix(handle: T.cusparseHandle_t, spsmDescr: T.cusparseSpSMDescr_t, newValues: T.Pointer, updatePart: T.cusparseSpSMUpdate_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(newValues) && !(typeof newValues === 'number' && newValues >= 0 && Number.isSafeInteger(newValues)) && newValues !== null) rawCovers('cusparseSpSM_updateMatrix', 'newValues', newValues, 0, 1);
   return (cusparseSpSM_updateMatrix$ ??= binder.native('cusparseSpSM_updateMatrix'))(handle, spsmDescr, newValues, updatePart);
@@ -593,7 +625,8 @@ let cusparseSpSV_analysis$: NativeFunction | undefined;
  * @param alg `cusparseSpSVAlg_t`
  * @param spsvDescr `cusparseSpSVDescr_t`
  * @param externalBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_analysis(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, vecX: T.cusparseConstDnVecDescr_t, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSV_analysis', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(externalBuffer) || externalBuffer instanceof ArrayBuffer) deviceArg('cusparseSpSV_analysis', 'externalBuffer', externalBuffer, true);
@@ -612,7 +645,8 @@ let cusparseSpSV_bufferSize$: NativeFunction | undefined;
  * @param alg `cusparseSpSVAlg_t`
  * @param spsvDescr `cusparseSpSVDescr_t`
  * @param bufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, vecX: T.cusparseConstDnVecDescr_t, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSV_bufferSize', 'alpha', alpha, 0, 1);
   if (!(ArrayBuffer.isView(bufferSize) && bufferSize.byteLength >= 8 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('cusparseSpSV_bufferSize', 'bufferSize', bufferSize, 8, 8);
@@ -621,7 +655,8 @@ export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t, opA: T.cuspa
 let cusparseSpSV_createDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)` · cusparse.h · CUDA 13.0
  * @param descr `cusparseSpSVDescr_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_createDescr(descr: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(descr) && descr.byteLength >= 8 && (((descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof descr === 'number' && descr >= 0 && Number.isSafeInteger(descr)) && descr !== null) rawCovers('cusparseSpSV_createDescr', 'descr', descr, 8, 8);
   return (cusparseSpSV_createDescr$ ??= binder.native('cusparseSpSV_createDescr'))(descr);
@@ -629,7 +664,8 @@ export function cusparseSpSV_createDescr(descr: T.Pointer): T.cusparseStatus_t {
 let cusparseSpSV_destroyDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)` · cusparse.h · CUDA 13.0
  * @param descr `cusparseSpSVDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_destroyDescr(descr: T.cusparseSpSVDescr_t): T.cusparseStatus_t {
   return (cusparseSpSV_destroyDescr$ ??= binder.native('cusparseSpSV_destroyDescr'))(descr);
 }
@@ -644,7 +680,8 @@ let cusparseSpSV_solve$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpSVAlg_t`
  * @param spsvDescr `cusparseSpSVDescr_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_solve(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, vecX: T.cusparseConstDnVecDescr_t, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSV_solve', 'alpha', alpha, 0, 1);
   return (cusparseSpSV_solve$ ??= binder.native('cusparseSpSV_solve'))(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
@@ -656,7 +693,7 @@ let cusparseSpSV_updateMatrix$: NativeFunction | undefined;
  * @param newValues `void *`
  * @param updatePart `cusparseSpSVUpdate_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_updateMatrix(handle: T.cusparseHandle_t, spsvDescr: T.cusparseSpSVDescr_t, newValues: T.Pointer, updatePart: T.cusparseSpSVUpdate_t): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(newValues) && !(typeof newValues === 'number' && newValues >= 0 && Number.isSafeInteger(newValues)) && newValues !== null) rawCovers('cusparseSpSV_updateMatrix', 'newValues', newValues, 0, 1);
   return (cusparseSpSV_updateMatrix$ ??= binder.native('cusparseSpSV_updateMatrix'))(handle, spsvDescr, newValues, updatePart);
@@ -671,6 +708,7 @@ let cusparseSpVV$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpVV(handle: T.cusparseHandle_t, opX: T.cusparseOperation_t, vecX: T.cusparseConstSpVecDescr_t, vecY: T.cusparseConstDnVecDescr_t, result: T.Pointer, computeType: T.cudaDataType, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(result) && !(typeof result === 'number' && result >= 0 && Number.isSafeInteger(result)) && result !== null) rawCovers('cusparseSpVV', 'result', result, 0, 1);
@@ -688,6 +726,7 @@ let cusparseSpVV_bufferSize$: NativeFunction | undefined;
  * @param computeType `cudaDataType`
  * @param bufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpVV_bufferSize(handle: T.cusparseHandle_t, opX: T.cusparseOperation_t, vecX: T.cusparseConstSpVecDescr_t, vecY: T.cusparseConstDnVecDescr_t, result: T.Pointer, computeType: T.cudaDataType, bufferSize: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(result) && !(typeof result === 'number' && result >= 0 && Number.isSafeInteger(result)) && result !== null) rawCovers('cusparseSpVV_bufferSize', 'result', result, 0, 1);
@@ -704,7 +743,8 @@ let cusparseSpVecGet$: NativeFunction | undefined;
  * @param idxType `cusparseIndexType_t *`, out: a typed array of one element
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpVecGet(spVecDescr: T.cusparseSpVecDescr_t, size: T.Pointer, nnz: T.Pointer, indices: T.Pointer, values: T.Pointer, idxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cusparseSpVecGet', 'size', size, 8, 8);
   if (!(ArrayBuffer.isView(nnz) && nnz.byteLength >= 8 && (((nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof nnz === 'number' && nnz >= 0 && Number.isSafeInteger(nnz)) && nnz !== null) rawCovers('cusparseSpVecGet', 'nnz', nnz, 8, 8);
@@ -719,7 +759,8 @@ let cusparseSpVecGetIndexBase$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 13.0
  * @param spVecDescr `cusparseConstSpVecDescr_t`
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpVecGetIndexBase(spVecDescr: T.cusparseConstSpVecDescr_t, idxBase: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(idxBase) && idxBase.byteLength >= 4 && (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof idxBase === 'number' && idxBase >= 0 && Number.isSafeInteger(idxBase)) && idxBase !== null) rawCovers('cusparseSpVecGetIndexBase', 'idxBase', idxBase, 4, 4);
   return (cusparseSpVecGetIndexBase$ ??= binder.native('cusparseSpVecGetIndexBase'))(spVecDescr, idxBase);
@@ -728,7 +769,8 @@ let cusparseSpVecGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr, void **values)` · cusparse.h · CUDA 13.0
  * @param spVecDescr `cusparseSpVecDescr_t`
  * @param values `void **`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpVecGetValues(spVecDescr: T.cusparseSpVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(values) && values.byteLength >= 8 && (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseSpVecGetValues', 'values', values, 8, 8);
   return (cusparseSpVecGetValues$ ??= binder.native('cusparseSpVecGetValues'))(spVecDescr, values);
@@ -737,7 +779,8 @@ let cusparseSpVecSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)` · cusparse.h · CUDA 13.0
  * @param spVecDescr `cusparseSpVecDescr_t`
  * @param values `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpVecSetValues(spVecDescr: T.cusparseSpVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(values) || values instanceof ArrayBuffer) deviceArg('cusparseSpVecSetValues', 'values', values, true);
   if (values !== null && typeof values !== 'bigint' && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values))) rawCovers('cusparseSpVecSetValues', 'values', values, 0, 1);

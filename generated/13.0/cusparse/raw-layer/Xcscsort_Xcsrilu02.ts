@@ -17,7 +17,8 @@ let cusparseXcscsort$: NativeFunction | undefined;
  * @param cscRowIndA `int *`
  * @param P `int *`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseXcscsort(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cscColPtrA) && !(typeof cscColPtrA === 'number' && cscColPtrA >= 0 && Number.isSafeInteger(cscColPtrA)) && cscColPtrA !== null) rawCovers('cusparseXcscsort', 'cscColPtrA', cscColPtrA, 0, 1);
   if (!(ArrayBuffer.isView(cscRowIndA) && cscRowIndA.byteLength >= 4 && (((cscRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cscRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cscRowIndA === 'number' && cscRowIndA >= 0 && Number.isSafeInteger(cscRowIndA)) && cscRowIndA !== null) rawCovers('cusparseXcscsort', 'cscRowIndA', cscRowIndA, 4, 4);
@@ -35,7 +36,8 @@ let cusparseXcscsort_bufferSizeExt$: NativeFunction | undefined;
  * @param cscColPtrA `const int *`
  * @param cscRowIndA `const int *`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseXcscsort_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cscColPtrA) && !(typeof cscColPtrA === 'number' && cscColPtrA >= 0 && Number.isSafeInteger(cscColPtrA)) && cscColPtrA !== null) rawCovers('cusparseXcscsort_bufferSizeExt', 'cscColPtrA', cscColPtrA, 0, 1);
   if (!ArrayBuffer.isView(cscRowIndA) && !(typeof cscRowIndA === 'number' && cscRowIndA >= 0 && Number.isSafeInteger(cscRowIndA)) && cscRowIndA !== null) rawCovers('cusparseXcscsort_bufferSizeExt', 'cscRowIndA', cscRowIndA, 0, 1);
@@ -56,6 +58,7 @@ let cusparseXcsr2bsrNnz$: NativeFunction | undefined;
  * @param bsrSortedRowPtrC `int *`, device memory
  * @param nnzTotalDevHostPtr `int *`, either memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedRowPtrA) || csrSortedRowPtrA instanceof ArrayBuffer) deviceArg('cusparseXcsr2bsrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
@@ -75,7 +78,8 @@ let cusparseXcsr2coo$: NativeFunction | undefined;
  * @param m `int`
  * @param cooRowInd `int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseXcsr2coo(handle: T.cusparseHandle_t, csrSortedRowPtr: T.Pointer, nnz: number, m: number, cooRowInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedRowPtr) || csrSortedRowPtr instanceof ArrayBuffer) deviceArg('cusparseXcsr2coo', 'csrSortedRowPtr', csrSortedRowPtr, true);
   if (csrSortedRowPtr !== null && typeof csrSortedRowPtr !== 'bigint' && !(typeof csrSortedRowPtr === 'number' && csrSortedRowPtr >= 0 && Number.isSafeInteger(csrSortedRowPtr))) rawCovers('cusparseXcsr2coo', 'csrSortedRowPtr', csrSortedRowPtr, 0, 1);
@@ -98,7 +102,8 @@ let cusparseXcsr2gebsrNnz$: NativeFunction | undefined;
  * @param colBlockDim `int`
  * @param nnzTotalDevHostPtr `int *`, either memory
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseXcsr2gebsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, rowBlockDim: number, colBlockDim: number, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedRowPtrA) || csrSortedRowPtrA instanceof ArrayBuffer) deviceArg('cusparseXcsr2gebsrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   if (csrSortedRowPtrA !== null && typeof csrSortedRowPtrA !== 'bigint' && !(typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && Number.isSafeInteger(csrSortedRowPtrA))) rawCovers('cusparseXcsr2gebsrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, 0, 1);
@@ -128,7 +133,8 @@ let cusparseXcsrgeam2Nnz$: NativeFunction | undefined;
  * @param csrSortedRowPtrC `int *`, device memory
  * @param nnzTotalDevHostPtr `int *`, either memory
  * @param workspace `void *`
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseXcsrgeam2Nnz(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, workspace: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedRowPtrA) || csrSortedRowPtrA instanceof ArrayBuffer) deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   if (csrSortedRowPtrA !== null && typeof csrSortedRowPtrA !== 'bigint' && !(typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && Number.isSafeInteger(csrSortedRowPtrA))) rawCovers('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrA', csrSortedRowPtrA, 0, 1);
@@ -150,6 +156,7 @@ let cusparseXcsric02_zeroPivot$: NativeFunction | undefined;
  * @param info `csric02Info_t`
  * @param position `int *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsric02_zeroPivot(handle: T.cusparseHandle_t, info: T.csric02Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXcsric02_zeroPivot', 'position', position, 4, 4);
@@ -161,6 +168,7 @@ let cusparseXcsrilu02_zeroPivot$: NativeFunction | undefined;
  * @param info `csrilu02Info_t`
  * @param position `int *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsrilu02_zeroPivot(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, position: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(position) && position.byteLength >= 4 && (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof position === 'number' && position >= 0 && Number.isSafeInteger(position)) && position !== null) rawCovers('cusparseXcsrilu02_zeroPivot', 'position', position, 4, 4);

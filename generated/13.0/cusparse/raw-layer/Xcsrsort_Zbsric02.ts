@@ -17,7 +17,8 @@ let cusparseXcsrsort$: NativeFunction | undefined;
  * @param csrColIndA `int *`
  * @param P `int *`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseXcsrsort(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusparseXcsrsort', 'csrRowPtrA', csrRowPtrA, 0, 1);
   if (!(ArrayBuffer.isView(csrColIndA) && csrColIndA.byteLength >= 4 && (((csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusparseXcsrsort', 'csrColIndA', csrColIndA, 4, 4);
@@ -35,7 +36,8 @@ let cusparseXcsrsort_bufferSizeExt$: NativeFunction | undefined;
  * @param csrRowPtrA `const int *`
  * @param csrColIndA `const int *`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusparseXcsrsort_bufferSizeExt', 'csrRowPtrA', csrRowPtrA, 0, 1);
   if (!ArrayBuffer.isView(csrColIndA) && !(typeof csrColIndA === 'number' && csrColIndA >= 0 && Number.isSafeInteger(csrColIndA)) && csrColIndA !== null) rawCovers('cusparseXcsrsort_bufferSizeExt', 'csrColIndA', csrColIndA, 0, 1);
@@ -57,6 +59,7 @@ let cusparseXgebsr2csr$: NativeFunction | undefined;
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedRowPtrA) || bsrSortedRowPtrA instanceof ArrayBuffer) deviceArg('cusparseXgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
@@ -88,6 +91,7 @@ let cusparseXgebsr2gebsrNnz$: NativeFunction | undefined;
  * @param nnzTotalDevHostPtr `int *`, either memory
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseXgebsr2gebsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedRowPtrA) || bsrSortedRowPtrA instanceof ArrayBuffer) deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
@@ -117,6 +121,7 @@ let cusparseZbsr2csr$: NativeFunction | undefined;
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
@@ -148,6 +153,7 @@ let cusparseZbsric02$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsric02', 'bsrSortedVal', bsrSortedVal, true);
@@ -175,6 +181,7 @@ let cusparseZbsric02_analysis$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pInputBuffer `void *`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
@@ -200,6 +207,7 @@ let cusparseZbsric02_bufferSize$: NativeFunction | undefined;
  * @param info `bsric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
@@ -225,6 +233,7 @@ let cusparseZbsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param info `bsric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);

@@ -23,6 +23,7 @@ let cusparseZbsrsv2_analysis$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZbsrsv2_analysis', 'bsrSortedValA', bsrSortedValA, true);
@@ -50,6 +51,7 @@ let cusparseZbsrsv2_bufferSize$: NativeFunction | undefined;
  * @param info `bsrsv2Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
@@ -76,6 +78,7 @@ let cusparseZbsrsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param info `bsrsv2Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
@@ -106,6 +109,7 @@ let cusparseZbsrsv2_solve$: NativeFunction | undefined;
  * @param policy `cusparseSolvePolicy_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseZbsrsv2_solve', 'alpha', alpha, 0, 1);
@@ -143,6 +147,7 @@ let cusparseZbsrxmv$: NativeFunction | undefined;
  * @param beta `const cuDoubleComplex *`, scalar (c128): its address
  * @param y `cuDoubleComplex *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseZbsrxmv', 'alpha', alpha, 0, 1);
@@ -179,6 +184,7 @@ let cusparseZcsr2bsr$: NativeFunction | undefined;
  * @param bsrSortedRowPtrC `int *`, device memory
  * @param bsrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZcsr2bsr', 'csrSortedValA', csrSortedValA, true);
@@ -211,6 +217,7 @@ let cusparseZcsr2csr_compress$: NativeFunction | undefined;
  * @param csrSortedRowPtrC `int *`, device memory
  * @param tol `cuDoubleComplex`
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: T.double2): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZcsr2csr_compress', 'csrSortedValA', csrSortedValA, true);
@@ -242,6 +249,7 @@ let cusparseZcsr2csru$: NativeFunction | undefined;
  * @param info `csru2csrInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 16) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseZcsr2csru', 'csrVal', csrVal, 16, 1);
@@ -269,7 +277,8 @@ let cusparseZcsr2gebsr$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZcsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZcsr2gebsr', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseZcsr2gebsr', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -300,7 +309,8 @@ let cusparseZcsr2gebsr_bufferSize$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZcsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZcsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseZcsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -324,7 +334,8 @@ let cusparseZcsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(csrSortedValA) || csrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
   if (csrSortedValA !== null && typeof csrSortedValA !== 'bigint' && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA))) rawCovers('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, 0, 1);

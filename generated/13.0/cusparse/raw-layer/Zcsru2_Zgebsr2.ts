@@ -19,6 +19,7 @@ let cusparseZcsru2csr$: NativeFunction | undefined;
  * @param info `csru2csrInfo_t`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 16) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseZcsru2csr', 'csrVal', csrVal, 16, 1);
@@ -41,6 +42,7 @@ let cusparseZcsru2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param info `csru2csrInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 16) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseZcsru2csr_bufferSizeExt', 'csrVal', csrVal, 16, 1);
@@ -67,6 +69,7 @@ let cusparseZgebsr2csr$: NativeFunction | undefined;
  * @param csrSortedRowPtrC `int *`, device memory
  * @param csrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZgebsr2csr', 'bsrSortedValA', bsrSortedValA, true);
@@ -100,7 +103,8 @@ let cusparseZgebsr2gebsc$: NativeFunction | undefined;
  * @param copyValues `cusparseAction_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param pBuffer `void *`, device memory
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseZgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -127,7 +131,8 @@ let cusparseZgebsr2gebsc_bufferSize$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -150,7 +155,8 @@ let cusparseZgebsr2gebsc_bufferSizeExt$: NativeFunction | undefined;
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSize `size_t *`, out: a typed array of one element
- * @returns the `cusparseStatus_t` status, as C returns it. */
+ * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedVal) || bsrSortedVal instanceof ArrayBuffer) deviceArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
   if (bsrSortedVal !== null && typeof bsrSortedVal !== 'bigint' && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal))) rawCovers('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -182,6 +188,7 @@ let cusparseZgebsr2gebsr$: NativeFunction | undefined;
  * @param colBlockDimC `int`
  * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, true);
@@ -217,6 +224,7 @@ let cusparseZgebsr2gebsr_bufferSize$: NativeFunction | undefined;
  * @param colBlockDimC `int`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
@@ -245,6 +253,7 @@ let cusparseZgebsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
  * @param colBlockDimC `int`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
   if (ArrayBuffer.isView(bsrSortedValA) || bsrSortedValA instanceof ArrayBuffer) deviceArg('cusparseZgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);

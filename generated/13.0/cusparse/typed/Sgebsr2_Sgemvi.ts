@@ -24,6 +24,7 @@ let cusparseSgebsr2csr$c: NativeFunction | undefined;
  * @param csrSortedValC in/out `float *`: device memory.
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param csrSortedColIndC in/out `int *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgebsr2csr', 'handle', handle, true) as typeof handle;
@@ -59,7 +60,8 @@ let cusparseSgebsr2gebsc$c: NativeFunction | undefined;
  * @param bscColPtr in/out `int *`: address or host buffer.
  * @param copyValues in `cusparseAction_t`.
  * @param idxBase in `cusparseIndexBase_t`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgebsr2gebsc', 'handle', handle, true) as typeof handle;
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSgebsr2gebsc', 'mb', 'i32', mb);
@@ -90,7 +92,8 @@ let cusparseSgebsr2gebsc_bufferSize$: typeof cusparseSgebsr2gebsc_bufferSize | u
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseSgebsr2gebsc_bufferSize$ ??= bind$cusparseSgebsr2gebsc_bufferSize())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
@@ -126,7 +129,8 @@ let cusparseSgebsr2gebsc_bufferSizeExt$: typeof cusparseSgebsr2gebsc_bufferSizeE
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseSgebsr2gebsc_bufferSizeExt$ ??= bind$cusparseSgebsr2gebsc_bufferSizeExt())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
@@ -176,6 +180,7 @@ let cusparseSgebsr2gebsr$c: NativeFunction | undefined;
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.DeviceMemory | null, bsrSortedRowPtrC: T.DeviceMemory | null, bsrSortedColIndC: T.DeviceMemory | null, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgebsr2gebsr', 'handle', handle, true) as typeof handle;
@@ -215,6 +220,7 @@ let cusparseSgebsr2gebsr_bufferSize$: typeof cusparseSgebsr2gebsr_bufferSize | u
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   return (cusparseSgebsr2gebsr_bufferSize$ ??= bind$cusparseSgebsr2gebsr_bufferSize())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
@@ -260,6 +266,7 @@ let cusparseSgebsr2gebsr_bufferSizeExt$: typeof cusparseSgebsr2gebsr_bufferSizeE
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
  * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   return (cusparseSgebsr2gebsr_bufferSizeExt$ ??= bind$cusparseSgebsr2gebsr_bufferSizeExt())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
@@ -310,6 +317,7 @@ let cusparseSgemvi$: typeof cusparseSgemvi | undefined;
  * @param y in/out `float *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.RealScalar, A: T.Pointer, lda: number, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, beta: T.RealScalar, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t, pBuffer: T.DeviceMemory | null): void {
   return (cusparseSgemvi$ ??= bind$cusparseSgemvi())(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
@@ -346,6 +354,7 @@ let cusparseSgemvi_bufferSize$: typeof cusparseSgemvi_bufferSize | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @returns the value of `pBufferSize`: out `int *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   return (cusparseSgemvi_bufferSize$ ??= bind$cusparseSgemvi_bufferSize())(handle, transA, m, n_, nnz);

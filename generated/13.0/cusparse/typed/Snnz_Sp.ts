@@ -18,7 +18,8 @@ let cusparseSnnz$c: NativeFunction | undefined;
  * @param A in `const float *`: address or host buffer.
  * @param lda in `int`.
  * @param nnzPerRowCol in/out `int *`: address or host buffer.
- * @param nnzTotalDevHostPtr out `int *`: host or device memory. */
+ * @param nnzTotalDevHostPtr out `int *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSnnz', 'dirA', 'i32', dirA);
@@ -42,6 +43,7 @@ let cusparseSnnz_compress$c: NativeFunction | undefined;
  * @param nnzPerRow in/out `int *`: address or host buffer.
  * @param nnzC in/out `int *`: address or host buffer.
  * @param tol in `float`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSnnz_compress', 'handle', handle, true) as typeof handle;
@@ -70,7 +72,8 @@ let cusparseSpGEMM_compute$: typeof cusparseSpGEMM_compute | undefined;
  * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
  * @param bufferSize2 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer2 in/out `void *`: device memory, or null.
- * @returns the value of `bufferSize2`: in/out `size_t *`: this value in, the call's value returned. */
+ * @returns the value of `bufferSize2`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_compute(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize2: T.Int64, externalBuffer2: T.DeviceMemory | null): number {
   return (cusparseSpGEMM_compute$ ??= bind$cusparseSpGEMM_compute())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
 }
@@ -116,7 +119,8 @@ let cusparseSpGEMM_copy$: typeof cusparseSpGEMM_copy | undefined;
  * @param matC in `cusparseSpMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpGEMMAlg_t`.
- * @param spgemmDescr in `cusparseSpGEMMDescr_t`. */
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_copy(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null): void {
   return (cusparseSpGEMM_copy$ ??= bind$cusparseSpGEMM_copy())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
 }
@@ -143,7 +147,8 @@ function bind$cusparseSpGEMM_copy(): typeof cusparseSpGEMM_copy {
 }
 let cusparseSpGEMM_createDescr$: typeof cusparseSpGEMM_createDescr | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *descr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `descr`: out `cusparseSpGEMMDescr_t *`. */
+ * @returns the value of `descr`: out `cusparseSpGEMMDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_createDescr(): T.cusparseSpGEMMDescr_t {
   return (cusparseSpGEMM_createDescr$ ??= bind$cusparseSpGEMM_createDescr())();
 }
@@ -166,7 +171,8 @@ function bind$cusparseSpGEMM_createDescr(): typeof cusparseSpGEMM_createDescr {
 }
 let cusparseSpGEMM_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t descr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descr in `cusparseSpGEMMDescr_t`. */
+ * @param descr in `cusparseSpGEMMDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_destroyDescr(descr: T.cusparseSpGEMMDescr_t | null): void {
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSpGEMM_destroyDescr', 'descr', descr, true) as typeof descr;
   const status = (cusparseSpGEMM_destroyDescr$c ??= binder.native('cusparseSpGEMM_destroyDescr'))(descr);
@@ -189,7 +195,7 @@ let cusparseSpGEMM_estimateMemory$: typeof cusparseSpGEMM_estimateMemory | undef
  * @param bufferSize3 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer3 in/out `void *`: device memory, or null.
  * @returns `{ bufferSize3, bufferSize2 }`: `bufferSize3`: in/out `size_t *`: this value in, the call's value returned; `bufferSize2`: out `size_t *`: a size in bytes.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_estimateMemory(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, chunk_fraction: number, bufferSize3: T.Int64, externalBuffer3: T.DeviceMemory | null): { bufferSize3: number; bufferSize2: number } {
   return (cusparseSpGEMM_estimateMemory$ ??= bind$cusparseSpGEMM_estimateMemory())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3);
 }
@@ -224,7 +230,7 @@ let cusparseSpGEMM_getNumProducts$: typeof cusparseSpGEMM_getNumProducts | undef
 /** `cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t spgemmDescr, int64_t *num_prods)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
  * @returns the value of `num_prods`: out `int64_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_getNumProducts(spgemmDescr: T.cusparseSpGEMMDescr_t | null): bigint {
   return (cusparseSpGEMM_getNumProducts$ ??= bind$cusparseSpGEMM_getNumProducts())(spgemmDescr);
 }
@@ -256,7 +262,8 @@ let cusparseSpGEMM_workEstimation$: typeof cusparseSpGEMM_workEstimation | undef
  * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
  * @param bufferSize1 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer1 in/out `void *`: device memory, or null.
- * @returns the value of `bufferSize1`: in/out `size_t *`: this value in, the call's value returned. */
+ * @returns the value of `bufferSize1`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize1: T.Int64, externalBuffer1: T.DeviceMemory | null): number {
   return (cusparseSpGEMM_workEstimation$ ??= bind$cusparseSpGEMM_workEstimation())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
 }
@@ -302,7 +309,8 @@ let cusparseSpGEMMreuse_compute$: typeof cusparseSpGEMMreuse_compute | undefined
  * @param matC in `cusparseSpMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpGEMMAlg_t`.
- * @param spgemmDescr in `cusparseSpGEMMDescr_t`. */
+ * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_compute(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null): void {
   return (cusparseSpGEMMreuse_compute$ ??= bind$cusparseSpGEMMreuse_compute())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
 }
@@ -339,7 +347,8 @@ let cusparseSpGEMMreuse_copy$: typeof cusparseSpGEMMreuse_copy | undefined;
  * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
  * @param bufferSize5 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer5 in/out `void *`: device memory, or null.
- * @returns the value of `bufferSize5`: in/out `size_t *`: this value in, the call's value returned. */
+ * @returns the value of `bufferSize5`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize5: T.Int64, externalBuffer5: T.DeviceMemory | null): number {
   return (cusparseSpGEMMreuse_copy$ ??= bind$cusparseSpGEMMreuse_copy())(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
 }
@@ -386,7 +395,8 @@ let cusparseSpGEMMreuse_nnz$: typeof cusparseSpGEMMreuse_nnz | undefined;
  * @param externalBuffer3 in/out `void *`: device memory, or null.
  * @param bufferSize4 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer4 in/out `void *`: device memory, or null.
- * @returns `{ bufferSize2, bufferSize3, bufferSize4 }`: `bufferSize2`: in/out `size_t *`: this value in, the call's value returned; `bufferSize3`: in/out `size_t *`: this value in, the call's value returned; `bufferSize4`: in/out `size_t *`: this value in, the call's value returned. */
+ * @returns `{ bufferSize2, bufferSize3, bufferSize4 }`: `bufferSize2`: in/out `size_t *`: this value in, the call's value returned; `bufferSize3`: in/out `size_t *`: this value in, the call's value returned; `bufferSize4`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize2: T.Int64, externalBuffer2: T.DeviceMemory | null, bufferSize3: T.Int64, externalBuffer3: T.DeviceMemory | null, bufferSize4: T.Int64, externalBuffer4: T.DeviceMemory | null): { bufferSize2: number; bufferSize3: number; bufferSize4: number } {
   return (cusparseSpGEMMreuse_nnz$ ??= bind$cusparseSpGEMMreuse_nnz())(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
 }
@@ -430,7 +440,8 @@ let cusparseSpGEMMreuse_workEstimation$: typeof cusparseSpGEMMreuse_workEstimati
  * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
  * @param bufferSize1 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer1 in/out `void *`: device memory, or null.
- * @returns the value of `bufferSize1`: in/out `size_t *`: this value in, the call's value returned. */
+ * @returns the value of `bufferSize1`: in/out `size_t *`: this value in, the call's value returned.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpGEMMreuse_workEstimation(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize1: T.Int64, externalBuffer1: T.DeviceMemory | null): number {
   return (cusparseSpGEMMreuse_workEstimation$ ??= bind$cusparseSpGEMMreuse_workEstimation())(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
 }
@@ -473,7 +484,8 @@ let cusparseSpMM$: typeof cusparseSpMM | undefined;
  * @param matC in `cusparseDnMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpMMAlg_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMM(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.DeviceMemory | null): void {
   return (cusparseSpMM$ ??= bind$cusparseSpMM())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
 }
@@ -501,7 +513,8 @@ function bind$cusparseSpMM(): typeof cusparseSpMM {
 let cusparseSpMMOp$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp(cusparseSpMMOpPlan_t plan, void *externalBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cusparseSpMMOpPlan_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t | null, externalBuffer: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || Math.floor(plan) !== plan) plan = addressArg('cusparseSpMMOp', 'plan', plan, true) as typeof plan;
   const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpMMOp', 'externalBuffer', externalBuffer, true);
@@ -524,7 +537,8 @@ let cusparseSpMMOp_createPlan$: typeof cusparseSpMMOp_createPlan | undefined;
  * @param mulOperationBufferSize in `size_t`.
  * @param epilogueNvvmBuffer in `const void *`: address or host buffer.
  * @param epilogueBufferSize in `size_t`.
- * @returns `{ plan, SpMMWorkspaceSize }`: `plan`: out `cusparseSpMMOpPlan_t *`; `SpMMWorkspaceSize`: out `size_t *`: a size in bytes. */
+ * @returns `{ plan, SpMMWorkspaceSize }`: `plan`: out `cusparseSpMMOpPlan_t *`; `SpMMWorkspaceSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMOpAlg_t, addOperationNvvmBuffer: T.Pointer, addOperationBufferSize: T.Int64, mulOperationNvvmBuffer: T.Pointer, mulOperationBufferSize: T.Int64, epilogueNvvmBuffer: T.Pointer, epilogueBufferSize: T.Int64): { plan: T.cusparseSpMMOpPlan_t; SpMMWorkspaceSize: number } {
   return (cusparseSpMMOp_createPlan$ ??= bind$cusparseSpMMOp_createPlan())(handle, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize);
 }
@@ -557,7 +571,8 @@ function bind$cusparseSpMMOp_createPlan(): typeof cusparseSpMMOp_createPlan {
 }
 let cusparseSpMMOp_destroyPlan$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp_destroyPlan(cusparseSpMMOpPlan_t plan)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param plan in `cusparseSpMMOpPlan_t`. */
+ * @param plan in `cusparseSpMMOpPlan_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMMOp_destroyPlan(plan: T.cusparseSpMMOpPlan_t | null): void {
   if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || Math.floor(plan) !== plan) plan = addressArg('cusparseSpMMOp_destroyPlan', 'plan', plan, true) as typeof plan;
   const status = (cusparseSpMMOp_destroyPlan$c ??= binder.native('cusparseSpMMOp_destroyPlan'))(plan);
@@ -575,7 +590,8 @@ let cusparseSpMM_bufferSize$: typeof cusparseSpMM_bufferSize | undefined;
  * @param matC in `cusparseDnMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpMMAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t): number {
   return (cusparseSpMM_bufferSize$ ??= bind$cusparseSpMM_bufferSize())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg);
 }
@@ -618,7 +634,8 @@ let cusparseSpMM_preprocess$: typeof cusparseSpMM_preprocess | undefined;
  * @param matC in `cusparseDnMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpMMAlg_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMM_preprocess(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.DeviceMemory | null): void {
   return (cusparseSpMM_preprocess$ ??= bind$cusparseSpMM_preprocess())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
 }
@@ -644,7 +661,7 @@ function bind$cusparseSpMM_preprocess(): typeof cusparseSpMM_preprocess {
   };
 }
 let cusparseSpMV$: typeof cusparseSpMV | undefined;
-/** `cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
+/** Wrapped by `Sparse.spmv` (objects layer). `cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
@@ -654,7 +671,9 @@ let cusparseSpMV$: typeof cusparseSpMV | undefined;
  * @param vecY in `cusparseDnVecDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpMVAlg_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
+ * @see {@link cuda-ts/objects!Sparse#spmv | Sparse.spmv} (objects layer) */
 export function cusparseSpMV(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, beta: T.UntypedScalar, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, externalBuffer: T.DeviceMemory | null): void {
   return (cusparseSpMV$ ??= bind$cusparseSpMV())(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
 }
@@ -689,7 +708,8 @@ let cusparseSpMV_bufferSize$: typeof cusparseSpMV_bufferSize | undefined;
  * @param vecY in `cusparseDnVecDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpMVAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMV_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, beta: T.UntypedScalar, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t): number {
   return (cusparseSpMV_bufferSize$ ??= bind$cusparseSpMV_bufferSize())(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg);
 }
@@ -731,7 +751,7 @@ let cusparseSpMV_preprocess$: typeof cusparseSpMV_preprocess | undefined;
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpMVAlg_t`.
  * @param externalBuffer in/out `void *`: device memory, or null.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMV_preprocess(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, beta: T.UntypedScalar, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, externalBuffer: T.DeviceMemory | null): void {
   return (cusparseSpMV_preprocess$ ??= bind$cusparseSpMV_preprocess())(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
 }
@@ -760,7 +780,8 @@ let cusparseSpMatGetAttribute$c: NativeFunction | undefined;
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @param attribute in `cusparseSpMatAttribute_t`.
  * @param data in/out `void *`: address or host buffer.
- * @param dataSize in `size_t`. */
+ * @param dataSize in `size_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetAttribute(spMatDescr: T.cusparseConstSpMatDescr_t | null, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatGetAttribute', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cusparseSpMatGetAttribute', 'attribute', 'i32', attribute);
@@ -772,7 +793,8 @@ export function cusparseSpMatGetAttribute(spMatDescr: T.cusparseConstSpMatDescr_
 let cusparseSpMatGetFormat$: typeof cusparseSpMatGetFormat | undefined;
 /** `cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMatDescr, cusparseFormat_t *format)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
- * @returns the value of `format`: out `cusparseFormat_t *`. */
+ * @returns the value of `format`: out `cusparseFormat_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetFormat(spMatDescr: T.cusparseConstSpMatDescr_t | null): T.cusparseFormat_t {
   return (cusparseSpMatGetFormat$ ??= bind$cusparseSpMatGetFormat())(spMatDescr);
 }
@@ -792,7 +814,8 @@ function bind$cusparseSpMatGetFormat(): typeof cusparseSpMatGetFormat {
 let cusparseSpMatGetIndexBase$: typeof cusparseSpMatGetIndexBase | undefined;
 /** `cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
- * @returns the value of `idxBase`: out `cusparseIndexBase_t *`. */
+ * @returns the value of `idxBase`: out `cusparseIndexBase_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetIndexBase(spMatDescr: T.cusparseConstSpMatDescr_t | null): T.cusparseIndexBase_t {
   return (cusparseSpMatGetIndexBase$ ??= bind$cusparseSpMatGetIndexBase())(spMatDescr);
 }
@@ -812,7 +835,8 @@ function bind$cusparseSpMatGetIndexBase(): typeof cusparseSpMatGetIndexBase {
 let cusparseSpMatGetSize$: typeof cusparseSpMatGetSize | undefined;
 /** `cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
- * @returns `{ rows, cols, nnz }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`. */
+ * @returns `{ rows, cols, nnz }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetSize(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint } {
   return (cusparseSpMatGetSize$ ??= bind$cusparseSpMatGetSize())(spMatDescr);
 }
@@ -834,7 +858,8 @@ function bind$cusparseSpMatGetSize(): typeof cusparseSpMatGetSize {
 let cusparseSpMatGetStridedBatch$: typeof cusparseSpMatGetStridedBatch | undefined;
 /** `cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t spMatDescr, int *batchCount)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
- * @returns the value of `batchCount`: out `int *`. */
+ * @returns the value of `batchCount`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetStridedBatch(spMatDescr: T.cusparseConstSpMatDescr_t | null): number {
   return (cusparseSpMatGetStridedBatch$ ??= bind$cusparseSpMatGetStridedBatch())(spMatDescr);
 }
@@ -854,7 +879,8 @@ function bind$cusparseSpMatGetStridedBatch(): typeof cusparseSpMatGetStridedBatc
 let cusparseSpMatGetValues$: typeof cusparseSpMatGetValues | undefined;
 /** `cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr, void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @returns the value of `values`: out `void **`. */
+ * @returns the value of `values`: out `void **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatGetValues(spMatDescr: T.cusparseSpMatDescr_t | null): number {
   return (cusparseSpMatGetValues$ ??= bind$cusparseSpMatGetValues())(spMatDescr);
 }
@@ -881,7 +907,8 @@ let cusparseSpMatSetAttribute$c: NativeFunction | undefined;
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @param attribute in `cusparseSpMatAttribute_t`.
  * @param data in/out `void *`: address or host buffer.
- * @param dataSize in `size_t`. */
+ * @param dataSize in `size_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatSetAttribute(spMatDescr: T.cusparseSpMatDescr_t | null, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatSetAttribute', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cusparseSpMatSetAttribute', 'attribute', 'i32', attribute);
@@ -893,7 +920,8 @@ export function cusparseSpMatSetAttribute(spMatDescr: T.cusparseSpMatDescr_t | n
 let cusparseSpMatSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t spMatDescr, void *values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
- * @param values in/out `void *`: device memory. */
+ * @param values in/out `void *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatSetValues(spMatDescr: T.cusparseSpMatDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatSetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseSpMatSetValues', 'values', values, true);
@@ -912,7 +940,8 @@ let cusparseSpSM_analysis$: typeof cusparseSpSM_analysis | undefined;
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpSMAlg_t`.
  * @param spsmDescr in `cusparseSpSMDescr_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_analysis(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t | null, externalBuffer: T.DeviceMemory | null): void {
   return (cusparseSpSM_analysis$ ??= bind$cusparseSpSM_analysis())(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
 }
@@ -949,7 +978,8 @@ let cusparseSpSM_bufferSize$: typeof cusparseSpSM_bufferSize | undefined;
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpSMAlg_t`.
  * @param spsmDescr in `cusparseSpSMDescr_t`.
- * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t | null): number {
   return (cusparseSpSM_bufferSize$ ??= bind$cusparseSpSM_bufferSize())(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
 }
@@ -982,7 +1012,8 @@ function bind$cusparseSpSM_bufferSize(): typeof cusparseSpSM_bufferSize {
 }
 let cusparseSpSM_createDescr$: typeof cusparseSpSM_createDescr | undefined;
 /** `cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `descr`: out `cusparseSpSMDescr_t *`. */
+ * @returns the value of `descr`: out `cusparseSpSMDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_createDescr(): T.cusparseSpSMDescr_t {
   return (cusparseSpSM_createDescr$ ??= bind$cusparseSpSM_createDescr())();
 }
@@ -1005,7 +1036,8 @@ function bind$cusparseSpSM_createDescr(): typeof cusparseSpSM_createDescr {
 }
 let cusparseSpSM_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t descr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descr in `cusparseSpSMDescr_t`. */
+ * @param descr in `cusparseSpSMDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_destroyDescr(descr: T.cusparseSpSMDescr_t | null): void {
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSpSM_destroyDescr', 'descr', descr, true) as typeof descr;
   const status = (cusparseSpSM_destroyDescr$c ??= binder.native('cusparseSpSM_destroyDescr'))(descr);
@@ -1022,7 +1054,8 @@ let cusparseSpSM_solve$: typeof cusparseSpSM_solve | undefined;
  * @param matC in `cusparseDnMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpSMAlg_t`.
- * @param spsmDescr in `cusparseSpSMDescr_t`. */
+ * @param spsmDescr in `cusparseSpSMDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_solve(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t | null): void {
   return (cusparseSpSM_solve$ ??= bind$cusparseSpSM_solve())(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
 }
@@ -1052,7 +1085,7 @@ let cusparseSpSM_updateMatrix$c: NativeFunction | undefined;
  * @param spsmDescr in `cusparseSpSMDescr_t`.
  * @param newValues in/out `void *`: address or host buffer.
  * @param updatePart in `cusparseSpSMUpdate_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSM_updateMatrix(handle: T.cusparseHandle_t | null, spsmDescr: T.cusparseSpSMDescr_t | null, newValues: T.Pointer, updatePart: T.cusparseSpSMUpdate_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpSM_updateMatrix', 'handle', handle, true) as typeof handle;
   if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || Math.floor(spsmDescr) !== spsmDescr) spsmDescr = addressArg('cusparseSpSM_updateMatrix', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
@@ -1072,7 +1105,8 @@ let cusparseSpSV_analysis$: typeof cusparseSpSV_analysis | undefined;
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpSVAlg_t`.
  * @param spsvDescr in `cusparseSpSVDescr_t`.
- * @param externalBuffer in/out `void *`: device memory, or null. */
+ * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_analysis(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t | null, externalBuffer: T.DeviceMemory | null): void {
   return (cusparseSpSV_analysis$ ??= bind$cusparseSpSV_analysis())(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
 }
@@ -1107,7 +1141,8 @@ let cusparseSpSV_bufferSize$: typeof cusparseSpSV_bufferSize | undefined;
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpSVAlg_t`.
  * @param spsvDescr in `cusparseSpSVDescr_t`.
- * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t | null): number {
   return (cusparseSpSV_bufferSize$ ??= bind$cusparseSpSV_bufferSize())(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
 }
@@ -1139,7 +1174,8 @@ function bind$cusparseSpSV_bufferSize(): typeof cusparseSpSV_bufferSize {
 }
 let cusparseSpSV_createDescr$: typeof cusparseSpSV_createDescr | undefined;
 /** `cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @returns the value of `descr`: out `cusparseSpSVDescr_t *`. */
+ * @returns the value of `descr`: out `cusparseSpSVDescr_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_createDescr(): T.cusparseSpSVDescr_t {
   return (cusparseSpSV_createDescr$ ??= bind$cusparseSpSV_createDescr())();
 }
@@ -1162,7 +1198,8 @@ function bind$cusparseSpSV_createDescr(): typeof cusparseSpSV_createDescr {
 }
 let cusparseSpSV_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
- * @param descr in `cusparseSpSVDescr_t`. */
+ * @param descr in `cusparseSpSVDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_destroyDescr(descr: T.cusparseSpSVDescr_t | null): void {
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSpSV_destroyDescr', 'descr', descr, true) as typeof descr;
   const status = (cusparseSpSV_destroyDescr$c ??= binder.native('cusparseSpSV_destroyDescr'))(descr);
@@ -1178,7 +1215,8 @@ let cusparseSpSV_solve$: typeof cusparseSpSV_solve | undefined;
  * @param vecY in `cusparseDnVecDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpSVAlg_t`.
- * @param spsvDescr in `cusparseSpSVDescr_t`. */
+ * @param spsvDescr in `cusparseSpSVDescr_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_solve(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t | null): void {
   return (cusparseSpSV_solve$ ??= bind$cusparseSpSV_solve())(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
 }
@@ -1207,7 +1245,7 @@ let cusparseSpSV_updateMatrix$c: NativeFunction | undefined;
  * @param spsvDescr in `cusparseSpSVDescr_t`.
  * @param newValues in/out `void *`: address or host buffer.
  * @param updatePart in `cusparseSpSVUpdate_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpSV_updateMatrix(handle: T.cusparseHandle_t | null, spsvDescr: T.cusparseSpSVDescr_t | null, newValues: T.Pointer, updatePart: T.cusparseSpSVUpdate_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpSV_updateMatrix', 'handle', handle, true) as typeof handle;
   if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || Math.floor(spsvDescr) !== spsvDescr) spsvDescr = addressArg('cusparseSpSV_updateMatrix', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
@@ -1225,6 +1263,7 @@ let cusparseSpVV$c: NativeFunction | undefined;
  * @param result_ in/out `void *`: address or host buffer.
  * @param computeType in `cudaDataType`.
  * @param externalBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpVV(handle: T.cusparseHandle_t | null, opX: T.cusparseOperation_t, vecX: T.cusparseConstSpVecDescr_t | null, vecY: T.cusparseConstDnVecDescr_t | null, result_: T.Pointer, computeType: T.cudaDataType, externalBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpVV', 'handle', handle, true) as typeof handle;
@@ -1246,6 +1285,7 @@ let cusparseSpVV_bufferSize$: typeof cusparseSpVV_bufferSize | undefined;
  * @param result_ in `const void *`: address or host buffer.
  * @param computeType in `cudaDataType`.
  * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpVV_bufferSize(handle: T.cusparseHandle_t | null, opX: T.cusparseOperation_t, vecX: T.cusparseConstSpVecDescr_t | null, vecY: T.cusparseConstDnVecDescr_t | null, result_: T.Pointer, computeType: T.cudaDataType): number {
   return (cusparseSpVV_bufferSize$ ??= bind$cusparseSpVV_bufferSize())(handle, opX, vecX, vecY, result_, computeType);
@@ -1276,7 +1316,8 @@ function bind$cusparseSpVV_bufferSize(): typeof cusparseSpVV_bufferSize {
 let cusparseSpVecGet$: typeof cusparseSpVecGet | undefined;
 /** `cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseSpVecDescr_t`.
- * @returns `{ size, nnz, indices, values, idxType, idxBase, valueType }`: `size`: out `int64_t *`; `nnz`: out `int64_t *`; `indices`: out `void **`; `values`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
+ * @returns `{ size, nnz, indices, values, idxType, idxBase, valueType }`: `size`: out `int64_t *`; `nnz`: out `int64_t *`; `indices`: out `void **`; `values`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpVecGet(spVecDescr: T.cusparseSpVecDescr_t | null): { size: bigint; nnz: bigint; indices: number; values: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   return (cusparseSpVecGet$ ??= bind$cusparseSpVecGet())(spVecDescr);
 }
@@ -1302,7 +1343,8 @@ function bind$cusparseSpVecGet(): typeof cusparseSpVecGet {
 let cusparseSpVecGetIndexBase$: typeof cusparseSpVecGetIndexBase | undefined;
 /** `cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseConstSpVecDescr_t`.
- * @returns the value of `idxBase`: out `cusparseIndexBase_t *`. */
+ * @returns the value of `idxBase`: out `cusparseIndexBase_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpVecGetIndexBase(spVecDescr: T.cusparseConstSpVecDescr_t | null): T.cusparseIndexBase_t {
   return (cusparseSpVecGetIndexBase$ ??= bind$cusparseSpVecGetIndexBase())(spVecDescr);
 }
@@ -1322,7 +1364,8 @@ function bind$cusparseSpVecGetIndexBase(): typeof cusparseSpVecGetIndexBase {
 let cusparseSpVecGetValues$: typeof cusparseSpVecGetValues | undefined;
 /** `cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr, void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseSpVecDescr_t`.
- * @returns the value of `values`: out `void **`. */
+ * @returns the value of `values`: out `void **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpVecGetValues(spVecDescr: T.cusparseSpVecDescr_t | null): number {
   return (cusparseSpVecGetValues$ ??= bind$cusparseSpVecGetValues())(spVecDescr);
 }
@@ -1347,7 +1390,8 @@ function bind$cusparseSpVecGetValues(): typeof cusparseSpVecGetValues {
 let cusparseSpVecSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseSpVecDescr_t`.
- * @param values in/out `void *`: device memory. */
+ * @param values in/out `void *`: device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpVecSetValues(spVecDescr: T.cusparseSpVecDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseSpVecSetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseSpVecSetValues', 'values', values, true);

@@ -24,6 +24,7 @@ let cusparseZgemvi$: typeof cusparseZgemvi | undefined;
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.Pointer, lda: number, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, beta: T.ComplexScalar, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t, pBuffer: T.DeviceMemory | null): void {
   return (cusparseZgemvi$ ??= bind$cusparseZgemvi())(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
@@ -60,6 +61,7 @@ let cusparseZgemvi_bufferSize$: typeof cusparseZgemvi_bufferSize | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @returns the value of `pBufferSize`: out `int *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   return (cusparseZgemvi_bufferSize$ ??= bind$cusparseZgemvi_bufferSize())(handle, transA, m, n_, nnz);
@@ -93,7 +95,8 @@ let cusparseZgpsvInterleavedBatch$c: NativeFunction | undefined;
  * @param dw in/out `cuDoubleComplex *`: device memory.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param batchCount in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgpsvInterleavedBatch', 'algo', 'i32', algo);
@@ -121,7 +124,8 @@ let cusparseZgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseZgpsvInterleave
  * @param dw in `const cuDoubleComplex *`: device memory.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseZgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseZgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
 }
@@ -162,7 +166,8 @@ let cusparseZgtsv2$c: NativeFunction | undefined;
  * @param du in `const cuDoubleComplex *`: device memory.
  * @param B in/out `cuDoubleComplex *`: address or host buffer.
  * @param ldb in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2', 'm', 'i32', m);
@@ -186,7 +191,8 @@ let cusparseZgtsv2StridedBatch$c: NativeFunction | undefined;
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param batchCount in `int`.
  * @param batchStride in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2StridedBatch', 'm', 'i32', m);
@@ -210,7 +216,8 @@ let cusparseZgtsv2StridedBatch_bufferSizeExt$: typeof cusparseZgtsv2StridedBatch
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param batchCount in `int`.
  * @param batchStride in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number): number {
   return (cusparseZgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseZgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
@@ -249,7 +256,8 @@ let cusparseZgtsv2_bufferSizeExt$: typeof cusparseZgtsv2_bufferSizeExt | undefin
  * @param du in `const cuDoubleComplex *`: device memory.
  * @param B in `const cuDoubleComplex *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseZgtsv2_bufferSizeExt$ ??= bind$cusparseZgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -288,7 +296,8 @@ let cusparseZgtsv2_nopivot$c: NativeFunction | undefined;
  * @param du in `const cuDoubleComplex *`: device memory.
  * @param B in/out `cuDoubleComplex *`: address or host buffer.
  * @param ldb in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2_nopivot', 'm', 'i32', m);
@@ -312,7 +321,8 @@ let cusparseZgtsv2_nopivot_bufferSizeExt$: typeof cusparseZgtsv2_nopivot_bufferS
  * @param du in `const cuDoubleComplex *`: device memory.
  * @param B in `const cuDoubleComplex *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseZgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseZgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -351,7 +361,8 @@ let cusparseZgtsvInterleavedBatch$c: NativeFunction | undefined;
  * @param du in/out `cuDoubleComplex *`: device memory.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param batchCount in `int`.
- * @param pBuffer in/out `void *`: device memory, or null. */
+ * @param pBuffer in/out `void *`: device memory, or null.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgtsvInterleavedBatch', 'algo', 'i32', algo);
@@ -375,7 +386,8 @@ let cusparseZgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseZgtsvInterleave
  * @param du in `const cuDoubleComplex *`: device memory.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseZgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseZgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
 }

@@ -18,7 +18,8 @@ let cusparseZnnz$c: NativeFunction | undefined;
  * @param A in `const cuDoubleComplex *`: address or host buffer.
  * @param lda in `int`.
  * @param nnzPerRowCol in/out `int *`: address or host buffer.
- * @param nnzTotalDevHostPtr out `int *`: host or device memory. */
+ * @param nnzTotalDevHostPtr out `int *`: host or device memory.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseZnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZnnz', 'dirA', 'i32', dirA);
@@ -42,6 +43,7 @@ let cusparseZnnz_compress$c: NativeFunction | undefined;
  * @param nnzPerRow in/out `int *`: address or host buffer.
  * @param nnzC in/out `int *`: address or host buffer.
  * @param tol in `double2` by value.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html).
  * @deprecated The headers mark it deprecated. */
 export function cusparseZnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.double2): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZnnz_compress', 'handle', handle, true) as typeof handle;

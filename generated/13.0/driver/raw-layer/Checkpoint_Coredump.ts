@@ -11,7 +11,7 @@ let cuCheckpointProcessCheckpoint$: NativeFunction | undefined;
  * @param pid `int`
  * @param args `CUcheckpointCheckpointArgs *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessCheckpoint(pid: number, args: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(args) && args.byteLength >= 64) && !(typeof args === 'number' && args >= 0 && Number.isSafeInteger(args)) && args !== null) rawCovers('cuCheckpointProcessCheckpoint', 'args', args, 64, 1);
   return (cuCheckpointProcessCheckpoint$ ??= binder.native('cuCheckpointProcessCheckpoint'))(pid, args);
@@ -21,7 +21,7 @@ let cuCheckpointProcessGetRestoreThreadId$: NativeFunction | undefined;
  * @param pid `int`
  * @param tid `int *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessGetRestoreThreadId(pid: number, tid: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(tid) && tid.byteLength >= 4 && (((tid as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (tid as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof tid === 'number' && tid >= 0 && Number.isSafeInteger(tid)) && tid !== null) rawCovers('cuCheckpointProcessGetRestoreThreadId', 'tid', tid, 4, 4);
   return (cuCheckpointProcessGetRestoreThreadId$ ??= binder.native('cuCheckpointProcessGetRestoreThreadId'))(pid, tid);
@@ -31,7 +31,7 @@ let cuCheckpointProcessGetState$: NativeFunction | undefined;
  * @param pid `int`
  * @param state `CUprocessState *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessGetState(pid: number, state: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(state) && state.byteLength >= 4 && (((state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof state === 'number' && state >= 0 && Number.isSafeInteger(state)) && state !== null) rawCovers('cuCheckpointProcessGetState', 'state', state, 4, 4);
   return (cuCheckpointProcessGetState$ ??= binder.native('cuCheckpointProcessGetState'))(pid, state);
@@ -41,7 +41,7 @@ let cuCheckpointProcessLock$: NativeFunction | undefined;
  * @param pid `int`
  * @param args `CUcheckpointLockArgs *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessLock(pid: number, args: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(args) && args.byteLength >= 64) && !(typeof args === 'number' && args >= 0 && Number.isSafeInteger(args)) && args !== null) rawCovers('cuCheckpointProcessLock', 'args', args, 64, 1);
   return (cuCheckpointProcessLock$ ??= binder.native('cuCheckpointProcessLock'))(pid, args);
@@ -51,7 +51,7 @@ let cuCheckpointProcessRestore$: NativeFunction | undefined;
  * @param pid `int`
  * @param args `CUcheckpointRestoreArgs *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessRestore(pid: number, args: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(args) && args.byteLength >= 64) && !(typeof args === 'number' && args >= 0 && Number.isSafeInteger(args)) && args !== null) rawCovers('cuCheckpointProcessRestore', 'args', args, 64, 1);
   return (cuCheckpointProcessRestore$ ??= binder.native('cuCheckpointProcessRestore'))(pid, args);
@@ -61,7 +61,7 @@ let cuCheckpointProcessUnlock$: NativeFunction | undefined;
  * @param pid `int`
  * @param args `CUcheckpointUnlockArgs *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessUnlock(pid: number, args: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(args) && args.byteLength >= 64) && !(typeof args === 'number' && args >= 0 && Number.isSafeInteger(args)) && args !== null) rawCovers('cuCheckpointProcessUnlock', 'args', args, 64, 1);
   return (cuCheckpointProcessUnlock$ ??= binder.native('cuCheckpointProcessUnlock'))(pid, args);
@@ -72,7 +72,7 @@ let cuCoredumpGetAttribute$: NativeFunction | undefined;
  * @param value `void *`
  * @param size `size_t *`, in/out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuCoredumpGetAttribute', 'value', value, 0, 1);
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cuCoredumpGetAttribute', 'size', size, 8, 8);
@@ -84,7 +84,7 @@ let cuCoredumpGetAttributeGlobal$: NativeFunction | undefined;
  * @param value `void *`
  * @param size `size_t *`, in/out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuCoredumpGetAttributeGlobal', 'value', value, 0, 1);
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cuCoredumpGetAttributeGlobal', 'size', size, 8, 8);
@@ -96,7 +96,7 @@ let cuCoredumpSetAttribute$: NativeFunction | undefined;
  * @param value `void *`
  * @param size `size_t *`, in/out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuCoredumpSetAttribute', 'value', value, 0, 1);
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cuCoredumpSetAttribute', 'size', size, 8, 8);
@@ -108,7 +108,7 @@ let cuCoredumpSetAttributeGlobal$: NativeFunction | undefined;
  * @param value `void *`
  * @param size `size_t *`, in/out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuCoredumpSetAttributeGlobal', 'value', value, 0, 1);
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cuCoredumpSetAttributeGlobal', 'size', size, 8, 8);

@@ -11,7 +11,7 @@ let cuCtxAttach$: NativeFunction | undefined;
  * @param pctx `CUcontext *`, out: a typed array of one element
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxAttach(pctx: T.Pointer, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(pctx) && pctx.byteLength >= 8 && (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pctx === 'number' && pctx >= 0 && Number.isSafeInteger(pctx)) && pctx !== null) rawCovers('cuCtxAttach', 'pctx', pctx, 8, 8);
@@ -24,7 +24,7 @@ let cuCtxCreate$: NativeFunction | undefined;
  * @param flags `unsigned int`
  * @param dev `CUdevice`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate(pctx: T.Pointer, ctxCreateParams: T.Pointer, flags: number, dev: number): T.CUresult {
   if (!(ArrayBuffer.isView(pctx) && pctx.byteLength >= 8 && (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pctx === 'number' && pctx >= 0 && Number.isSafeInteger(pctx)) && pctx !== null) rawCovers('cuCtxCreate', 'pctx', pctx, 8, 8);
   if (!(ArrayBuffer.isView(ctxCreateParams) && ctxCreateParams.byteLength >= 24) && !(typeof ctxCreateParams === 'number' && ctxCreateParams >= 0 && Number.isSafeInteger(ctxCreateParams)) && ctxCreateParams !== null) rawCovers('cuCtxCreate', 'ctxCreateParams', ctxCreateParams, 24, 1);
@@ -34,7 +34,7 @@ let cuCtxDestroy$: NativeFunction | undefined;
 /** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 13.0
  * @param ctx `CUcontext`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxDestroy(ctx: T.CUcontext): T.CUresult {
   return (cuCtxDestroy$ ??= binder.native('cuCtxDestroy'))(ctx);
 }
@@ -42,7 +42,7 @@ let cuCtxDetach$: NativeFunction | undefined;
 /** `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 13.0
  * @param ctx `CUcontext`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxDetach(ctx: T.CUcontext): T.CUresult {
   return (cuCtxDetach$ ??= binder.native('cuCtxDetach'))(ctx);
@@ -51,7 +51,7 @@ let cuCtxDisablePeerAccess$: NativeFunction | undefined;
 /** `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 13.0
  * @param peerContext `CUcontext`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxDisablePeerAccess(peerContext: T.CUcontext): T.CUresult {
   return (cuCtxDisablePeerAccess$ ??= binder.native('cuCtxDisablePeerAccess'))(peerContext);
 }
@@ -60,7 +60,7 @@ let cuCtxEnablePeerAccess$: NativeFunction | undefined;
  * @param peerContext `CUcontext`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxEnablePeerAccess(peerContext: T.CUcontext, Flags: number): T.CUresult {
   return (cuCtxEnablePeerAccess$ ??= binder.native('cuCtxEnablePeerAccess'))(peerContext, Flags);
 }
@@ -69,7 +69,7 @@ let cuCtxFromGreenCtx$: NativeFunction | undefined;
  * @param pContext `CUcontext *`, out: a typed array of one element
  * @param hCtx `CUgreenCtx`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxFromGreenCtx(pContext: T.Pointer, hCtx: T.CUgreenCtx): T.CUresult {
   if (!(ArrayBuffer.isView(pContext) && pContext.byteLength >= 8 && (((pContext as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pContext as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pContext === 'number' && pContext >= 0 && Number.isSafeInteger(pContext)) && pContext !== null) rawCovers('cuCtxFromGreenCtx', 'pContext', pContext, 8, 8);
   return (cuCtxFromGreenCtx$ ??= binder.native('cuCtxFromGreenCtx'))(pContext, hCtx);
@@ -79,7 +79,7 @@ let cuCtxGetApiVersion$: NativeFunction | undefined;
  * @param ctx `CUcontext`
  * @param version `unsigned int *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetApiVersion(ctx: T.CUcontext, version: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(version) && version.byteLength >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('cuCtxGetApiVersion', 'version', version, 4, 4);
   return (cuCtxGetApiVersion$ ??= binder.native('cuCtxGetApiVersion'))(ctx, version);
@@ -88,7 +88,7 @@ let cuCtxGetCacheConfig$: NativeFunction | undefined;
 /** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 13.0
  * @param pconfig `CUfunc_cache *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCacheConfig(pconfig: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pconfig) && pconfig.byteLength >= 4 && (((pconfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pconfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pconfig === 'number' && pconfig >= 0 && Number.isSafeInteger(pconfig)) && pconfig !== null) rawCovers('cuCtxGetCacheConfig', 'pconfig', pconfig, 4, 4);
   return (cuCtxGetCacheConfig$ ??= binder.native('cuCtxGetCacheConfig'))(pconfig);
@@ -97,7 +97,7 @@ let cuCtxGetCurrent$: NativeFunction | undefined;
 /** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 13.0
  * @param pctx `CUcontext *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCurrent(pctx: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pctx) && pctx.byteLength >= 8 && (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pctx === 'number' && pctx >= 0 && Number.isSafeInteger(pctx)) && pctx !== null) rawCovers('cuCtxGetCurrent', 'pctx', pctx, 8, 8);
   return (cuCtxGetCurrent$ ??= binder.native('cuCtxGetCurrent'))(pctx);
@@ -108,7 +108,7 @@ let cuCtxGetDevResource$: NativeFunction | undefined;
  * @param resource `CUdevResource *`, out: bytes of a `CUdevResource_st`
  * @param type `CUdevResourceType`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxGetDevResource(hCtx: T.CUcontext, resource: T.Pointer, type: T.CUdevResourceType): T.CUresult {
   if (!(ArrayBuffer.isView(resource) && resource.byteLength >= 144) && !(typeof resource === 'number' && resource >= 0 && Number.isSafeInteger(resource)) && resource !== null) rawCovers('cuCtxGetDevResource', 'resource', resource, 144, 1);
   return (cuCtxGetDevResource$ ??= binder.native('cuCtxGetDevResource'))(hCtx, resource, type);
@@ -117,7 +117,7 @@ let cuCtxGetDevice$: NativeFunction | undefined;
 /** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 13.0
  * @param device `CUdevice *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice(device: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(device) && device.byteLength >= 4 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('cuCtxGetDevice', 'device', device, 4, 4);
   return (cuCtxGetDevice$ ??= binder.native('cuCtxGetDevice'))(device);
@@ -127,7 +127,7 @@ let cuCtxGetDevice_v2$: NativeFunction | undefined;
  * @param device `CUdevice *`, out: a typed array of one element
  * @param ctx `CUcontext`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice_v2(device: T.Pointer, ctx: T.CUcontext): T.CUresult {
   if (!(ArrayBuffer.isView(device) && device.byteLength >= 4 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('cuCtxGetDevice_v2', 'device', device, 4, 4);
   return (cuCtxGetDevice_v2$ ??= binder.native('cuCtxGetDevice_v2'))(device, ctx);
@@ -137,7 +137,7 @@ let cuCtxGetExecAffinity$: NativeFunction | undefined;
  * @param pExecAffinity `CUexecAffinityParam *`, out: bytes of a `CUexecAffinityParam_st`
  * @param type `CUexecAffinityType`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetExecAffinity(pExecAffinity: T.Pointer, type: T.CUexecAffinityType): T.CUresult {
   if (!(ArrayBuffer.isView(pExecAffinity) && pExecAffinity.byteLength >= 8) && !(typeof pExecAffinity === 'number' && pExecAffinity >= 0 && Number.isSafeInteger(pExecAffinity)) && pExecAffinity !== null) rawCovers('cuCtxGetExecAffinity', 'pExecAffinity', pExecAffinity, 8, 1);
   return (cuCtxGetExecAffinity$ ??= binder.native('cuCtxGetExecAffinity'))(pExecAffinity, type);
@@ -146,7 +146,7 @@ let cuCtxGetFlags$: NativeFunction | undefined;
 /** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 13.0
  * @param flags `unsigned int *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetFlags(flags: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 4 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cuCtxGetFlags', 'flags', flags, 4, 4);
   return (cuCtxGetFlags$ ??= binder.native('cuCtxGetFlags'))(flags);
@@ -156,7 +156,7 @@ let cuCtxGetId$: NativeFunction | undefined;
  * @param ctx `CUcontext`
  * @param ctxId `unsigned long long *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetId(ctx: T.CUcontext, ctxId: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(ctxId) && ctxId.byteLength >= 8 && (((ctxId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ctxId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ctxId === 'number' && ctxId >= 0 && Number.isSafeInteger(ctxId)) && ctxId !== null) rawCovers('cuCtxGetId', 'ctxId', ctxId, 8, 8);
   return (cuCtxGetId$ ??= binder.native('cuCtxGetId'))(ctx, ctxId);
@@ -166,7 +166,7 @@ let cuCtxGetLimit$: NativeFunction | undefined;
  * @param pvalue `size_t *`, out: a typed array of one element
  * @param limit `CUlimit`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetLimit(pvalue: T.Pointer, limit: T.CUlimit): T.CUresult {
   if (!(ArrayBuffer.isView(pvalue) && pvalue.byteLength >= 8 && (((pvalue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pvalue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pvalue === 'number' && pvalue >= 0 && Number.isSafeInteger(pvalue)) && pvalue !== null) rawCovers('cuCtxGetLimit', 'pvalue', pvalue, 8, 8);
   return (cuCtxGetLimit$ ??= binder.native('cuCtxGetLimit'))(pvalue, limit);
@@ -175,7 +175,7 @@ let cuCtxGetSharedMemConfig$: NativeFunction | undefined;
 /** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 13.0
  * @param pConfig `CUsharedconfig *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxGetSharedMemConfig(pConfig: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pConfig) && pConfig.byteLength >= 4 && (((pConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pConfig === 'number' && pConfig >= 0 && Number.isSafeInteger(pConfig)) && pConfig !== null) rawCovers('cuCtxGetSharedMemConfig', 'pConfig', pConfig, 4, 4);
@@ -186,7 +186,7 @@ let cuCtxGetStreamPriorityRange$: NativeFunction | undefined;
  * @param leastPriority `int *`, out: a typed array of one element
  * @param greatestPriority `int *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetStreamPriorityRange(leastPriority: T.Pointer, greatestPriority: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(leastPriority) && leastPriority.byteLength >= 4 && (((leastPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (leastPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof leastPriority === 'number' && leastPriority >= 0 && Number.isSafeInteger(leastPriority)) && leastPriority !== null) rawCovers('cuCtxGetStreamPriorityRange', 'leastPriority', leastPriority, 4, 4);
   if (!(ArrayBuffer.isView(greatestPriority) && greatestPriority.byteLength >= 4 && (((greatestPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (greatestPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof greatestPriority === 'number' && greatestPriority >= 0 && Number.isSafeInteger(greatestPriority)) && greatestPriority !== null) rawCovers('cuCtxGetStreamPriorityRange', 'greatestPriority', greatestPriority, 4, 4);
@@ -196,7 +196,7 @@ let cuCtxPopCurrent$: NativeFunction | undefined;
 /** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 13.0
  * @param pctx `CUcontext *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPopCurrent(pctx: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pctx) && pctx.byteLength >= 8 && (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pctx === 'number' && pctx >= 0 && Number.isSafeInteger(pctx)) && pctx !== null) rawCovers('cuCtxPopCurrent', 'pctx', pctx, 8, 8);
   return (cuCtxPopCurrent$ ??= binder.native('cuCtxPopCurrent'))(pctx);
@@ -205,7 +205,7 @@ let cuCtxPushCurrent$: NativeFunction | undefined;
 /** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 13.0
  * @param ctx `CUcontext`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPushCurrent(ctx: T.CUcontext): T.CUresult {
   return (cuCtxPushCurrent$ ??= binder.native('cuCtxPushCurrent'))(ctx);
 }
@@ -214,14 +214,14 @@ let cuCtxRecordEvent$: NativeFunction | undefined;
  * @param hCtx `CUcontext`
  * @param hEvent `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxRecordEvent(hCtx: T.CUcontext, hEvent: T.CUevent): T.CUresult {
   return (cuCtxRecordEvent$ ??= binder.native('cuCtxRecordEvent'))(hCtx, hEvent);
 }
 let cuCtxResetPersistingL2Cache$: NativeFunction | undefined;
 /** `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 13.0
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxResetPersistingL2Cache(): T.CUresult {
   return (cuCtxResetPersistingL2Cache$ ??= binder.native('cuCtxResetPersistingL2Cache'))();
 }
@@ -229,7 +229,7 @@ let cuCtxSetCacheConfig$: NativeFunction | undefined;
 /** `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 13.0
  * @param config `CUfunc_cache`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCacheConfig(config: T.CUfunc_cache): T.CUresult {
   return (cuCtxSetCacheConfig$ ??= binder.native('cuCtxSetCacheConfig'))(config);
 }
@@ -237,7 +237,7 @@ let cuCtxSetCurrent$: NativeFunction | undefined;
 /** `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 13.0
  * @param ctx `CUcontext`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCurrent(ctx: T.CUcontext): T.CUresult {
   return (cuCtxSetCurrent$ ??= binder.native('cuCtxSetCurrent'))(ctx);
 }
@@ -245,7 +245,7 @@ let cuCtxSetFlags$: NativeFunction | undefined;
 /** `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 13.0
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetFlags(flags: number): T.CUresult {
   return (cuCtxSetFlags$ ??= binder.native('cuCtxSetFlags'))(flags);
 }
@@ -254,7 +254,7 @@ let cuCtxSetLimit$: NativeFunction | undefined;
  * @param limit `CUlimit`
  * @param value `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 3.1 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): T.CUresult {
   return (cuCtxSetLimit$ ??= binder.native('cuCtxSetLimit'))(limit, value);
 }
@@ -262,7 +262,7 @@ let cuCtxSetSharedMemConfig$: NativeFunction | undefined;
 /** `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 13.0
  * @param config `CUsharedconfig`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
+ * @remarks Since CUDA 4.2 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): T.CUresult {
   return (cuCtxSetSharedMemConfig$ ??= binder.native('cuCtxSetSharedMemConfig'))(config);
@@ -270,7 +270,7 @@ export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): T.CUresult {
 let cuCtxSynchronize$: NativeFunction | undefined;
 /** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 13.0
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSynchronize(): T.CUresult {
   return (cuCtxSynchronize$ ??= binder.native('cuCtxSynchronize'))();
 }
@@ -278,7 +278,7 @@ let cuCtxSynchronize_v2$: NativeFunction | undefined;
 /** `CUresult cuCtxSynchronize_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 (since 13.0)
  * @param ctx `CUcontext`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSynchronize_v2(ctx: T.CUcontext): T.CUresult {
   return (cuCtxSynchronize_v2$ ??= binder.native('cuCtxSynchronize_v2'))(ctx);
 }
@@ -287,7 +287,7 @@ let cuCtxWaitEvent$: NativeFunction | undefined;
  * @param hCtx `CUcontext`
  * @param hEvent `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
+ * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxWaitEvent(hCtx: T.CUcontext, hEvent: T.CUevent): T.CUresult {
   return (cuCtxWaitEvent$ ??= binder.native('cuCtxWaitEvent'))(hCtx, hEvent);
 }

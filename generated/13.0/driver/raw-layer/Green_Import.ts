@@ -13,7 +13,7 @@ let cuGreenCtxCreate$: NativeFunction | undefined;
  * @param dev `CUdevice`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxCreate(phCtx: T.Pointer, desc: T.CUdevResourceDesc, dev: number, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(phCtx) && phCtx.byteLength >= 8 && (((phCtx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phCtx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phCtx === 'number' && phCtx >= 0 && Number.isSafeInteger(phCtx)) && phCtx !== null) rawCovers('cuGreenCtxCreate', 'phCtx', phCtx, 8, 8);
   return (cuGreenCtxCreate$ ??= binder.native('cuGreenCtxCreate'))(phCtx, desc, dev, flags);
@@ -22,7 +22,7 @@ let cuGreenCtxDestroy$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 13.0
  * @param hCtx `CUgreenCtx`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx): T.CUresult {
   return (cuGreenCtxDestroy$ ??= binder.native('cuGreenCtxDestroy'))(hCtx);
 }
@@ -32,7 +32,7 @@ let cuGreenCtxGetDevResource$: NativeFunction | undefined;
  * @param resource `CUdevResource *`, out: bytes of a `CUdevResource_st`
  * @param type `CUdevResourceType`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx, resource: T.Pointer, type: T.CUdevResourceType): T.CUresult {
   if (!(ArrayBuffer.isView(resource) && resource.byteLength >= 144) && !(typeof resource === 'number' && resource >= 0 && Number.isSafeInteger(resource)) && resource !== null) rawCovers('cuGreenCtxGetDevResource', 'resource', resource, 144, 1);
   return (cuGreenCtxGetDevResource$ ??= binder.native('cuGreenCtxGetDevResource'))(hCtx, resource, type);
@@ -42,7 +42,7 @@ let cuGreenCtxGetId$: NativeFunction | undefined;
  * @param greenCtx `CUgreenCtx`
  * @param greenCtxId `unsigned long long *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxGetId(greenCtx: T.CUgreenCtx, greenCtxId: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(greenCtxId) && greenCtxId.byteLength >= 8 && (((greenCtxId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (greenCtxId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof greenCtxId === 'number' && greenCtxId >= 0 && Number.isSafeInteger(greenCtxId)) && greenCtxId !== null) rawCovers('cuGreenCtxGetId', 'greenCtxId', greenCtxId, 8, 8);
   return (cuGreenCtxGetId$ ??= binder.native('cuGreenCtxGetId'))(greenCtx, greenCtxId);
@@ -52,7 +52,7 @@ let cuGreenCtxRecordEvent$: NativeFunction | undefined;
  * @param hCtx `CUgreenCtx`
  * @param hEvent `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx, hEvent: T.CUevent): T.CUresult {
   return (cuGreenCtxRecordEvent$ ??= binder.native('cuGreenCtxRecordEvent'))(hCtx, hEvent);
 }
@@ -63,7 +63,7 @@ let cuGreenCtxStreamCreate$: NativeFunction | undefined;
  * @param flags `unsigned int`
  * @param priority `int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.5 (cudaTypedefs.h), driver ≥ 555. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxStreamCreate(phStream: T.Pointer, greenCtx: T.CUgreenCtx, flags: number, priority: number): T.CUresult {
   if (!(ArrayBuffer.isView(phStream) && phStream.byteLength >= 8 && (((phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof phStream === 'number' && phStream >= 0 && Number.isSafeInteger(phStream)) && phStream !== null) rawCovers('cuGreenCtxStreamCreate', 'phStream', phStream, 8, 8);
   return (cuGreenCtxStreamCreate$ ??= binder.native('cuGreenCtxStreamCreate'))(phStream, greenCtx, flags, priority);
@@ -73,7 +73,7 @@ let cuGreenCtxWaitEvent$: NativeFunction | undefined;
  * @param hCtx `CUgreenCtx`
  * @param hEvent `CUevent`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
+ * @remarks Since CUDA 12.4 (cudaTypedefs.h), driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx, hEvent: T.CUevent): T.CUresult {
   return (cuGreenCtxWaitEvent$ ??= binder.native('cuGreenCtxWaitEvent'))(hCtx, hEvent);
 }
@@ -82,7 +82,7 @@ let cuImportExternalMemory$: NativeFunction | undefined;
  * @param extMem_out `CUexternalMemory *`, out: a typed array of one element
  * @param memHandleDesc `const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalMemory(extMem_out: T.Pointer, memHandleDesc: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(extMem_out) && extMem_out.byteLength >= 8 && (((extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof extMem_out === 'number' && extMem_out >= 0 && Number.isSafeInteger(extMem_out)) && extMem_out !== null) rawCovers('cuImportExternalMemory', 'extMem_out', extMem_out, 8, 8);
   if (!ArrayBuffer.isView(memHandleDesc) && !(typeof memHandleDesc === 'number' && memHandleDesc >= 0 && Number.isSafeInteger(memHandleDesc)) && memHandleDesc !== null) rawCovers('cuImportExternalMemory', 'memHandleDesc', memHandleDesc, 0, 1);
@@ -93,7 +93,7 @@ let cuImportExternalSemaphore$: NativeFunction | undefined;
  * @param extSem_out `CUexternalSemaphore *`, out: a typed array of one element
  * @param semHandleDesc `const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalSemaphore(extSem_out: T.Pointer, semHandleDesc: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(extSem_out) && extSem_out.byteLength >= 8 && (((extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof extSem_out === 'number' && extSem_out >= 0 && Number.isSafeInteger(extSem_out)) && extSem_out !== null) rawCovers('cuImportExternalSemaphore', 'extSem_out', extSem_out, 8, 8);
   if (!ArrayBuffer.isView(semHandleDesc) && !(typeof semHandleDesc === 'number' && semHandleDesc >= 0 && Number.isSafeInteger(semHandleDesc)) && semHandleDesc !== null) rawCovers('cuImportExternalSemaphore', 'semHandleDesc', semHandleDesc, 0, 1);

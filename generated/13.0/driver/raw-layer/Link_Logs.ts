@@ -17,7 +17,7 @@ let cuLinkAddData$: NativeFunction | undefined;
  * @param options `CUjit_option *`, array, `numOptions` long
  * @param optionValues `void **`, array, `numOptions` long
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddData(state: T.CUlinkState, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cuLinkAddData', 'data', data, 0, 1);
   if (typeof name === 'string' && name.includes('\0')) cstringArg('cuLinkAddData', 'name', name, true);
@@ -34,7 +34,7 @@ let cuLinkAddFile$: NativeFunction | undefined;
  * @param options `CUjit_option *`, array, `numOptions` long
  * @param optionValues `void **`, array, `numOptions` long
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddFile(state: T.CUlinkState, type: T.CUjitInputType, path: string | T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUresult {
   if (typeof path === 'string' && path.includes('\0')) cstringArg('cuLinkAddFile', 'path', path, true);
   if (!(ArrayBuffer.isView(options) && options.byteLength >= 4 && (((options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof options === 'number' && options >= 0 && Number.isSafeInteger(options)) && options !== null) rawCovers('cuLinkAddFile', 'options', options, 4, 4);
@@ -47,7 +47,7 @@ let cuLinkComplete$: NativeFunction | undefined;
  * @param cubinOut `void **`, out: a typed array of one element
  * @param sizeOut `size_t *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkComplete(state: T.CUlinkState, cubinOut: T.Pointer, sizeOut: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(cubinOut) && cubinOut.byteLength >= 8 && (((cubinOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cubinOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cubinOut === 'number' && cubinOut >= 0 && Number.isSafeInteger(cubinOut)) && cubinOut !== null) rawCovers('cuLinkComplete', 'cubinOut', cubinOut, 8, 8);
   if (!(ArrayBuffer.isView(sizeOut) && sizeOut.byteLength >= 8 && (((sizeOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeOut === 'number' && sizeOut >= 0 && Number.isSafeInteger(sizeOut)) && sizeOut !== null) rawCovers('cuLinkComplete', 'sizeOut', sizeOut, 8, 8);
@@ -60,7 +60,7 @@ let cuLinkCreate$: NativeFunction | undefined;
  * @param optionValues `void **`, array, `numOptions` long
  * @param stateOut `CUlinkState *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkCreate(numOptions: number, options: T.Pointer, optionValues: T.Pointer, stateOut: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(options) && options.byteLength >= 4 && (((options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof options === 'number' && options >= 0 && Number.isSafeInteger(options)) && options !== null) rawCovers('cuLinkCreate', 'options', options, 4, 4);
   if (!(ArrayBuffer.isView(optionValues) && optionValues.byteLength >= 8 && (((optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof optionValues === 'number' && optionValues >= 0 && Number.isSafeInteger(optionValues)) && optionValues !== null) rawCovers('cuLinkCreate', 'optionValues', optionValues, 8, 8);
@@ -71,7 +71,7 @@ let cuLinkDestroy$: NativeFunction | undefined;
 /** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 13.0
  * @param state `CUlinkState`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkDestroy(state: T.CUlinkState): T.CUresult {
   return (cuLinkDestroy$ ??= binder.native('cuLinkDestroy'))(state);
 }
@@ -80,7 +80,7 @@ let cuLogsCurrent$: NativeFunction | undefined;
  * @param iterator_out `CUlogIterator *`, out: a typed array of one element
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
+ * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsCurrent(iterator_out: T.Pointer, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(iterator_out) && iterator_out.byteLength >= 4 && (((iterator_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (iterator_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof iterator_out === 'number' && iterator_out >= 0 && Number.isSafeInteger(iterator_out)) && iterator_out !== null) rawCovers('cuLogsCurrent', 'iterator_out', iterator_out, 4, 4);
   return (cuLogsCurrent$ ??= binder.native('cuLogsCurrent'))(iterator_out, flags);
@@ -91,7 +91,7 @@ let cuLogsDumpToFile$: NativeFunction | undefined;
  * @param pathToFile `const char *`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
+ * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsDumpToFile(iterator: T.Pointer, pathToFile: string | T.Pointer, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(iterator) && iterator.byteLength >= 4 && (((iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof iterator === 'number' && iterator >= 0 && Number.isSafeInteger(iterator)) && iterator !== null) rawCovers('cuLogsDumpToFile', 'iterator', iterator, 4, 4);
   if (typeof pathToFile === 'string' && pathToFile.includes('\0')) cstringArg('cuLogsDumpToFile', 'pathToFile', pathToFile, true);
@@ -104,7 +104,7 @@ let cuLogsDumpToMemory$: NativeFunction | undefined;
  * @param size `size_t *`, in/out: capacity of `buffer` in, count out
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
+ * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsDumpToMemory(iterator: T.Pointer, buffer: T.Pointer, size: T.Pointer, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(iterator) && iterator.byteLength >= 4 && (((iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof iterator === 'number' && iterator >= 0 && Number.isSafeInteger(iterator)) && iterator !== null) rawCovers('cuLogsDumpToMemory', 'iterator', iterator, 4, 4);
   if (!ArrayBuffer.isView(buffer) && !(typeof buffer === 'number' && buffer >= 0 && Number.isSafeInteger(buffer)) && buffer !== null) rawCovers('cuLogsDumpToMemory', 'buffer', buffer, 0, 1);
@@ -117,7 +117,7 @@ let cuLogsRegisterCallback$: NativeFunction | undefined;
  * @param userData `void *`
  * @param callback_out `CUlogsCallbackHandle *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
+ * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer, callback_out: T.Pointer): T.CUresult {
   if (callbackFunc !== null && typeof callbackFunc !== 'bigint') callbackArg('cuLogsRegisterCallback', 'callbackFunc', callbackFunc, true);
   if (!ArrayBuffer.isView(userData) && !(typeof userData === 'number' && userData >= 0 && Number.isSafeInteger(userData)) && userData !== null) rawCovers('cuLogsRegisterCallback', 'userData', userData, 0, 1);
@@ -128,7 +128,7 @@ let cuLogsUnregisterCallback$: NativeFunction | undefined;
 /** `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 (since 12.9)
  * @param callback `CUlogsCallbackHandle`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
+ * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsUnregisterCallback(callback: T.CUlogsCallbackHandle): T.CUresult {
   return (cuLogsUnregisterCallback$ ??= binder.native('cuLogsUnregisterCallback'))(callback);
 }

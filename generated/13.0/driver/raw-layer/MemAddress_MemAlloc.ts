@@ -12,7 +12,7 @@ let cuMemAddressFree$: NativeFunction | undefined;
  * @param ptr `CUdeviceptr`
  * @param size `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): T.CUresult {
   return (cuMemAddressFree$ ??= binder.native('cuMemAddressFree'))(ptr, size);
 }
@@ -24,7 +24,7 @@ let cuMemAddressReserve$: NativeFunction | undefined;
  * @param addr `CUdeviceptr`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(ptr: T.Pointer, size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(ptr) && ptr.byteLength >= 8 && (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cuMemAddressReserve', 'ptr', ptr, 8, 8);
   return (cuMemAddressReserve$ ??= binder.native('cuMemAddressReserve'))(ptr, size, alignment, addr, flags);
@@ -36,7 +36,7 @@ let cuMemAdvise$: NativeFunction | undefined;
  * @param advice `CUmem_advise`
  * @param location `CUmemLocation`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): T.CUresult {
   location = checkRecord('cuMemAdvise', 'location', records.CUmemLocation_st(), location);
   return (cuMemAdvise$ ??= binder.native('cuMemAdvise'))(devPtr, count, advice, location);
@@ -46,7 +46,7 @@ let cuMemAlloc$: NativeFunction | undefined;
  * @param dptr `CUdeviceptr *`, out: a typed array of one element
  * @param bytesize `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAlloc(dptr: T.Pointer, bytesize: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuMemAlloc', 'dptr', dptr, 8, 8);
   return (cuMemAlloc$ ??= binder.native('cuMemAlloc'))(dptr, bytesize);
@@ -57,7 +57,7 @@ let cuMemAllocAsync$: NativeFunction | undefined;
  * @param bytesize `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(dptr: T.Pointer, bytesize: T.Int64, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuMemAllocAsync', 'dptr', dptr, 8, 8);
   return (cuMemAllocAsync$ ??= binder.native('cuMemAllocAsync'))(dptr, bytesize, hStream);
@@ -69,7 +69,7 @@ let cuMemAllocFromPoolAsync$: NativeFunction | undefined;
  * @param pool `CUmemoryPool`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(dptr: T.Pointer, bytesize: T.Int64, pool: T.CUmemoryPool, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuMemAllocFromPoolAsync', 'dptr', dptr, 8, 8);
   return (cuMemAllocFromPoolAsync$ ??= binder.native('cuMemAllocFromPoolAsync'))(dptr, bytesize, pool, hStream);
@@ -79,7 +79,7 @@ let cuMemAllocHost$: NativeFunction | undefined;
  * @param pp `void **`, out: a typed array of one element
  * @param bytesize `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(pp: T.Pointer, bytesize: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(pp) && pp.byteLength >= 8 && (((pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pp === 'number' && pp >= 0 && Number.isSafeInteger(pp)) && pp !== null) rawCovers('cuMemAllocHost', 'pp', pp, 8, 8);
   return (cuMemAllocHost$ ??= binder.native('cuMemAllocHost'))(pp, bytesize);
@@ -90,7 +90,7 @@ let cuMemAllocManaged$: NativeFunction | undefined;
  * @param bytesize `size_t`
  * @param flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocManaged(dptr: T.Pointer, bytesize: T.Int64, flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuMemAllocManaged', 'dptr', dptr, 8, 8);
   return (cuMemAllocManaged$ ??= binder.native('cuMemAllocManaged'))(dptr, bytesize, flags);
@@ -103,7 +103,7 @@ let cuMemAllocPitch$: NativeFunction | undefined;
  * @param Height `size_t`
  * @param ElementSizeBytes `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(dptr: T.Pointer, pPitch: T.Pointer, WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): T.CUresult {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cuMemAllocPitch', 'dptr', dptr, 8, 8);
   if (!(ArrayBuffer.isView(pPitch) && pPitch.byteLength >= 8 && (((pPitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pPitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pPitch === 'number' && pPitch >= 0 && Number.isSafeInteger(pPitch)) && pPitch !== null) rawCovers('cuMemAllocPitch', 'pPitch', pPitch, 8, 8);

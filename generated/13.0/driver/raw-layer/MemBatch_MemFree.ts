@@ -14,7 +14,7 @@ let cuMemBatchDecompressAsync$: NativeFunction | undefined;
  * @param errorIndex `size_t *`, out: a typed array of one element
  * @param stream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.6 (cudaTypedefs.h), driver ≥ 560. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 12.6 (cudaTypedefs.h), driver ≥ 560. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemBatchDecompressAsync(paramsArray: T.Pointer, count: T.Int64, flags: number, errorIndex: T.Pointer, stream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(paramsArray) && paramsArray.byteLength >= 64) && !(typeof paramsArray === 'number' && paramsArray >= 0 && Number.isSafeInteger(paramsArray)) && paramsArray !== null) rawCovers('cuMemBatchDecompressAsync', 'paramsArray', paramsArray, 64, 1);
   if (!(ArrayBuffer.isView(errorIndex) && errorIndex.byteLength >= 8 && (((errorIndex as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (errorIndex as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof errorIndex === 'number' && errorIndex >= 0 && Number.isSafeInteger(errorIndex)) && errorIndex !== null) rawCovers('cuMemBatchDecompressAsync', 'errorIndex', errorIndex, 8, 8);
@@ -27,7 +27,7 @@ let cuMemCreate$: NativeFunction | undefined;
  * @param prop `const CUmemAllocationProp *`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(handle: T.Pointer, size: T.Int64, prop: T.Pointer, flags: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cuMemCreate', 'handle', handle, 8, 8);
   if (!ArrayBuffer.isView(prop) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cuMemCreate', 'prop', prop, 0, 1);
@@ -44,7 +44,7 @@ let cuMemDiscardAndPrefetchBatchAsync$: NativeFunction | undefined;
  * @param flags `unsigned long long`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemDiscardAndPrefetchBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, prefetchLocs: T.Pointer, prefetchLocIdxs: T.Pointer, numPrefetchLocs: T.Int64, flags: T.Int64, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(dptrs) && dptrs.byteLength >= 8 && (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptrs === 'number' && dptrs >= 0 && Number.isSafeInteger(dptrs)) && dptrs !== null) rawCovers('cuMemDiscardAndPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
   if (!(ArrayBuffer.isView(sizes) && sizes.byteLength >= 8 && (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizes === 'number' && sizes >= 0 && Number.isSafeInteger(sizes)) && sizes !== null) rawCovers('cuMemDiscardAndPrefetchBatchAsync', 'sizes', sizes, 8, 8);
@@ -60,7 +60,7 @@ let cuMemDiscardBatchAsync$: NativeFunction | undefined;
  * @param flags `unsigned long long`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemDiscardBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, flags: T.Int64, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(dptrs) && dptrs.byteLength >= 8 && (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptrs === 'number' && dptrs >= 0 && Number.isSafeInteger(dptrs)) && dptrs !== null) rawCovers('cuMemDiscardBatchAsync', 'dptrs', dptrs, 8, 8);
   if (!(ArrayBuffer.isView(sizes) && sizes.byteLength >= 8 && (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizes === 'number' && sizes >= 0 && Number.isSafeInteger(sizes)) && sizes !== null) rawCovers('cuMemDiscardBatchAsync', 'sizes', sizes, 8, 8);
@@ -73,7 +73,7 @@ let cuMemExportToShareableHandle$: NativeFunction | undefined;
  * @param handleType `CUmemAllocationHandleType`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(shareableHandle) && !(typeof shareableHandle === 'number' && shareableHandle >= 0 && Number.isSafeInteger(shareableHandle)) && shareableHandle !== null) rawCovers('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, 0, 1);
   return (cuMemExportToShareableHandle$ ??= binder.native('cuMemExportToShareableHandle'))(shareableHandle, handle, handleType, flags);
@@ -82,7 +82,7 @@ let cuMemFree$: NativeFunction | undefined;
 /** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 13.0
  * @param dptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFree(dptr: T.CUdeviceptr): T.CUresult {
   return (cuMemFree$ ??= binder.native('cuMemFree'))(dptr);
 }
@@ -91,7 +91,7 @@ let cuMemFreeAsync$: NativeFunction | undefined;
  * @param dptr `CUdeviceptr`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream): T.CUresult {
   return (cuMemFreeAsync$ ??= binder.native('cuMemFreeAsync'))(dptr, hStream);
 }
@@ -99,7 +99,7 @@ let cuMemFreeHost$: NativeFunction | undefined;
 /** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 13.0
  * @param p `void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFreeHost(p: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cuMemFreeHost', 'p', p, 0, 1);
   return (cuMemFreeHost$ ??= binder.native('cuMemFreeHost'))(p);

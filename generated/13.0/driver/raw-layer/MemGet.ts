@@ -12,7 +12,7 @@ let cuMemGetAccess$: NativeFunction | undefined;
  * @param location `const CUmemLocation *`
  * @param ptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAccess(flags: T.Pointer, location: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 8 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cuMemGetAccess', 'flags', flags, 8, 8);
   if (!ArrayBuffer.isView(location) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cuMemGetAccess', 'location', location, 0, 1);
@@ -24,7 +24,7 @@ let cuMemGetAddressRange$: NativeFunction | undefined;
  * @param psize `size_t *`, out: a typed array of one element
  * @param dptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetAddressRange(pbase: T.Pointer, psize: T.Pointer, dptr: T.CUdeviceptr): T.CUresult {
   if (!(ArrayBuffer.isView(pbase) && pbase.byteLength >= 8 && (((pbase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pbase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pbase === 'number' && pbase >= 0 && Number.isSafeInteger(pbase)) && pbase !== null) rawCovers('cuMemGetAddressRange', 'pbase', pbase, 8, 8);
   if (!(ArrayBuffer.isView(psize) && psize.byteLength >= 8 && (((psize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (psize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof psize === 'number' && psize >= 0 && Number.isSafeInteger(psize)) && psize !== null) rawCovers('cuMemGetAddressRange', 'psize', psize, 8, 8);
@@ -36,7 +36,7 @@ let cuMemGetAllocationGranularity$: NativeFunction | undefined;
  * @param prop `const CUmemAllocationProp *`
  * @param option `CUmemAllocationGranularity_flags`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationGranularity(granularity: T.Pointer, prop: T.Pointer, option: T.CUmemAllocationGranularity_flags): T.CUresult {
   if (!(ArrayBuffer.isView(granularity) && granularity.byteLength >= 8 && (((granularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (granularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof granularity === 'number' && granularity >= 0 && Number.isSafeInteger(granularity)) && granularity !== null) rawCovers('cuMemGetAllocationGranularity', 'granularity', granularity, 8, 8);
   if (!ArrayBuffer.isView(prop) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cuMemGetAllocationGranularity', 'prop', prop, 0, 1);
@@ -47,7 +47,7 @@ let cuMemGetAllocationPropertiesFromHandle$: NativeFunction | undefined;
  * @param prop `CUmemAllocationProp *`, out: bytes of a `CUmemAllocationProp_st`
  * @param handle `CUmemGenericAllocationHandle`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationPropertiesFromHandle(prop: T.Pointer, handle: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(prop) && prop.byteLength >= 32) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cuMemGetAllocationPropertiesFromHandle', 'prop', prop, 32, 1);
   return (cuMemGetAllocationPropertiesFromHandle$ ??= binder.native('cuMemGetAllocationPropertiesFromHandle'))(prop, handle);
@@ -58,7 +58,7 @@ let cuMemGetDefaultMemPool$: NativeFunction | undefined;
  * @param location `CUmemLocation *`
  * @param type `CUmemAllocationType`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemGetDefaultMemPool(pool_out: T.Pointer, location: T.Pointer, type: T.CUmemAllocationType): T.CUresult {
   if (!(ArrayBuffer.isView(pool_out) && pool_out.byteLength >= 8 && (((pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pool_out === 'number' && pool_out >= 0 && Number.isSafeInteger(pool_out)) && pool_out !== null) rawCovers('cuMemGetDefaultMemPool', 'pool_out', pool_out, 8, 8);
   if (!(ArrayBuffer.isView(location) && location.byteLength >= 8) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cuMemGetDefaultMemPool', 'location', location, 8, 1);
@@ -72,7 +72,7 @@ let cuMemGetHandleForAddressRange$: NativeFunction | undefined;
  * @param handleType `CUmemRangeHandleType`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetHandleForAddressRange(handle: T.Pointer, dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(handle) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cuMemGetHandleForAddressRange', 'handle', handle, 0, 1);
   return (cuMemGetHandleForAddressRange$ ??= binder.native('cuMemGetHandleForAddressRange'))(handle, dptr, size, handleType, flags);
@@ -82,7 +82,7 @@ let cuMemGetInfo$: NativeFunction | undefined;
  * @param free `size_t *`, out: a typed array of one element
  * @param total `size_t *`, out: a typed array of one element
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetInfo(free: T.Pointer, total: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(free) && free.byteLength >= 8 && (((free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof free === 'number' && free >= 0 && Number.isSafeInteger(free)) && free !== null) rawCovers('cuMemGetInfo', 'free', free, 8, 8);
   if (!(ArrayBuffer.isView(total) && total.byteLength >= 8 && (((total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof total === 'number' && total >= 0 && Number.isSafeInteger(total)) && total !== null) rawCovers('cuMemGetInfo', 'total', total, 8, 8);
@@ -94,7 +94,7 @@ let cuMemGetMemPool$: NativeFunction | undefined;
  * @param location `CUmemLocation *`
  * @param type `CUmemAllocationType`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemGetMemPool(pool: T.Pointer, location: T.Pointer, type: T.CUmemAllocationType): T.CUresult {
   if (!(ArrayBuffer.isView(pool) && pool.byteLength >= 8 && (((pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pool === 'number' && pool >= 0 && Number.isSafeInteger(pool)) && pool !== null) rawCovers('cuMemGetMemPool', 'pool', pool, 8, 8);
   if (!(ArrayBuffer.isView(location) && location.byteLength >= 8) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cuMemGetMemPool', 'location', location, 8, 1);

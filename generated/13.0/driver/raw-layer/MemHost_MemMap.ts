@@ -12,7 +12,7 @@ let cuMemHostAlloc$: NativeFunction | undefined;
  * @param bytesize `size_t`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostAlloc(pp: T.Pointer, bytesize: T.Int64, Flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(pp) && pp.byteLength >= 8 && (((pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pp === 'number' && pp >= 0 && Number.isSafeInteger(pp)) && pp !== null) rawCovers('cuMemHostAlloc', 'pp', pp, 8, 8);
   return (cuMemHostAlloc$ ??= binder.native('cuMemHostAlloc'))(pp, bytesize, Flags);
@@ -23,7 +23,7 @@ let cuMemHostGetDevicePointer$: NativeFunction | undefined;
  * @param p `void *`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetDevicePointer(pdptr: T.Pointer, p: T.Pointer, Flags: number): T.CUresult {
   if (!(ArrayBuffer.isView(pdptr) && pdptr.byteLength >= 8 && (((pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pdptr === 'number' && pdptr >= 0 && Number.isSafeInteger(pdptr)) && pdptr !== null) rawCovers('cuMemHostGetDevicePointer', 'pdptr', pdptr, 8, 8);
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cuMemHostGetDevicePointer', 'p', p, 0, 1);
@@ -34,7 +34,7 @@ let cuMemHostGetFlags$: NativeFunction | undefined;
  * @param pFlags `unsigned int *`, out: a typed array of one element
  * @param p `void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.3 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.3 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetFlags(pFlags: T.Pointer, p: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pFlags) && pFlags.byteLength >= 4 && (((pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pFlags === 'number' && pFlags >= 0 && Number.isSafeInteger(pFlags)) && pFlags !== null) rawCovers('cuMemHostGetFlags', 'pFlags', pFlags, 4, 4);
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cuMemHostGetFlags', 'p', p, 0, 1);
@@ -46,7 +46,7 @@ let cuMemHostRegister$: NativeFunction | undefined;
  * @param bytesize `size_t`
  * @param Flags `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): T.CUresult {
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cuMemHostRegister', 'p', p, 0, 1);
   return (cuMemHostRegister$ ??= binder.native('cuMemHostRegister'))(p, bytesize, Flags);
@@ -55,7 +55,7 @@ let cuMemHostUnregister$: NativeFunction | undefined;
 /** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 13.0
  * @param p `void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostUnregister(p: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cuMemHostUnregister', 'p', p, 0, 1);
   return (cuMemHostUnregister$ ??= binder.native('cuMemHostUnregister'))(p);
@@ -66,7 +66,7 @@ let cuMemImportFromShareableHandle$: NativeFunction | undefined;
  * @param osHandle `void *`
  * @param shHandleType `CUmemAllocationHandleType`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(handle: T.Pointer, osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): T.CUresult {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cuMemImportFromShareableHandle', 'handle', handle, 8, 8);
   if (!ArrayBuffer.isView(osHandle) && !(typeof osHandle === 'number' && osHandle >= 0 && Number.isSafeInteger(osHandle)) && osHandle !== null) rawCovers('cuMemImportFromShareableHandle', 'osHandle', osHandle, 0, 1);
@@ -80,7 +80,7 @@ let cuMemMap$: NativeFunction | undefined;
  * @param handle `CUmemGenericAllocationHandle`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): T.CUresult {
   return (cuMemMap$ ??= binder.native('cuMemMap'))(ptr, size, offset, handle, flags);
 }
@@ -90,7 +90,7 @@ let cuMemMapArrayAsync$: NativeFunction | undefined;
  * @param count `unsigned int`, length of `mapInfoList`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMapArrayAsync(mapInfoList: T.Pointer, count: number, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(mapInfoList) && mapInfoList.byteLength >= 96) && !(typeof mapInfoList === 'number' && mapInfoList >= 0 && Number.isSafeInteger(mapInfoList)) && mapInfoList !== null) rawCovers('cuMemMapArrayAsync', 'mapInfoList', mapInfoList, 96, 1);
   return (cuMemMapArrayAsync$ ??= binder.native('cuMemMapArrayAsync'))(mapInfoList, count, hStream);

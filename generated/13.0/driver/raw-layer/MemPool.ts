@@ -11,7 +11,7 @@ let cuMemPoolCreate$: NativeFunction | undefined;
  * @param pool `CUmemoryPool *`, out: a typed array of one element
  * @param poolProps `const CUmemPoolProps *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolCreate(pool: T.Pointer, poolProps: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(pool) && pool.byteLength >= 8 && (((pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pool === 'number' && pool >= 0 && Number.isSafeInteger(pool)) && pool !== null) rawCovers('cuMemPoolCreate', 'pool', pool, 8, 8);
   if (!ArrayBuffer.isView(poolProps) && !(typeof poolProps === 'number' && poolProps >= 0 && Number.isSafeInteger(poolProps)) && poolProps !== null) rawCovers('cuMemPoolCreate', 'poolProps', poolProps, 0, 1);
@@ -21,7 +21,7 @@ let cuMemPoolDestroy$: NativeFunction | undefined;
 /** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 13.0
  * @param pool `CUmemoryPool`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolDestroy(pool: T.CUmemoryPool): T.CUresult {
   return (cuMemPoolDestroy$ ??= binder.native('cuMemPoolDestroy'))(pool);
 }
@@ -30,7 +30,7 @@ let cuMemPoolExportPointer$: NativeFunction | undefined;
  * @param shareData_out `CUmemPoolPtrExportData *`, out: bytes of a `CUmemPoolPtrExportData_st`
  * @param ptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportPointer(shareData_out: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
   if (!(ArrayBuffer.isView(shareData_out) && shareData_out.byteLength >= 64) && !(typeof shareData_out === 'number' && shareData_out >= 0 && Number.isSafeInteger(shareData_out)) && shareData_out !== null) rawCovers('cuMemPoolExportPointer', 'shareData_out', shareData_out, 64, 1);
   return (cuMemPoolExportPointer$ ??= binder.native('cuMemPoolExportPointer'))(shareData_out, ptr);
@@ -42,7 +42,7 @@ let cuMemPoolExportToShareableHandle$: NativeFunction | undefined;
  * @param handleType `CUmemAllocationHandleType`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(handle_out) && !(typeof handle_out === 'number' && handle_out >= 0 && Number.isSafeInteger(handle_out)) && handle_out !== null) rawCovers('cuMemPoolExportToShareableHandle', 'handle_out', handle_out, 0, 1);
   return (cuMemPoolExportToShareableHandle$ ??= binder.native('cuMemPoolExportToShareableHandle'))(handle_out, pool, handleType, flags);
@@ -53,7 +53,7 @@ let cuMemPoolGetAccess$: NativeFunction | undefined;
  * @param memPool `CUmemoryPool`
  * @param location `CUmemLocation *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAccess(flags: T.Pointer, memPool: T.CUmemoryPool, location: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 4 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cuMemPoolGetAccess', 'flags', flags, 4, 4);
   if (!(ArrayBuffer.isView(location) && location.byteLength >= 8) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cuMemPoolGetAccess', 'location', location, 8, 1);
@@ -65,7 +65,7 @@ let cuMemPoolGetAttribute$: NativeFunction | undefined;
  * @param attr `CUmemPool_attribute`
  * @param value `void *`, out: typed by `attr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAttribute(pool: T.CUmemoryPool, attr: T.CUmemPool_attribute, value: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuMemPoolGetAttribute', 'value', value, 0, 1);
   return (cuMemPoolGetAttribute$ ??= binder.native('cuMemPoolGetAttribute'))(pool, attr, value);
@@ -77,7 +77,7 @@ let cuMemPoolImportFromShareableHandle$: NativeFunction | undefined;
  * @param handleType `CUmemAllocationHandleType`
  * @param flags `unsigned long long`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportFromShareableHandle(pool_out: T.Pointer, handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(pool_out) && pool_out.byteLength >= 8 && (((pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pool_out === 'number' && pool_out >= 0 && Number.isSafeInteger(pool_out)) && pool_out !== null) rawCovers('cuMemPoolImportFromShareableHandle', 'pool_out', pool_out, 8, 8);
   if (!ArrayBuffer.isView(handle) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cuMemPoolImportFromShareableHandle', 'handle', handle, 0, 1);
@@ -89,7 +89,7 @@ let cuMemPoolImportPointer$: NativeFunction | undefined;
  * @param pool `CUmemoryPool`
  * @param shareData `CUmemPoolPtrExportData *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportPointer(ptr_out: T.Pointer, pool: T.CUmemoryPool, shareData: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(ptr_out) && ptr_out.byteLength >= 8 && (((ptr_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptr_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptr_out === 'number' && ptr_out >= 0 && Number.isSafeInteger(ptr_out)) && ptr_out !== null) rawCovers('cuMemPoolImportPointer', 'ptr_out', ptr_out, 8, 8);
   if (!(ArrayBuffer.isView(shareData) && shareData.byteLength >= 64) && !(typeof shareData === 'number' && shareData >= 0 && Number.isSafeInteger(shareData)) && shareData !== null) rawCovers('cuMemPoolImportPointer', 'shareData', shareData, 64, 1);
@@ -101,7 +101,7 @@ let cuMemPoolSetAccess$: NativeFunction | undefined;
  * @param map `const CUmemAccessDesc *`, array, `count` long
  * @param count `size_t`, length of `map`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAccess(pool: T.CUmemoryPool, map: T.Pointer, count: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(map) && !(typeof map === 'number' && map >= 0 && Number.isSafeInteger(map)) && map !== null) rawCovers('cuMemPoolSetAccess', 'map', map, 0, 1);
   return (cuMemPoolSetAccess$ ??= binder.native('cuMemPoolSetAccess'))(pool, map, count);
@@ -112,7 +112,7 @@ let cuMemPoolSetAttribute$: NativeFunction | undefined;
  * @param attr `CUmemPool_attribute`
  * @param value `void *`, in: typed by `attr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAttribute(pool: T.CUmemoryPool, attr: T.CUmemPool_attribute, value: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuMemPoolSetAttribute', 'value', value, 0, 1);
   return (cuMemPoolSetAttribute$ ??= binder.native('cuMemPoolSetAttribute'))(pool, attr, value);
@@ -122,7 +122,7 @@ let cuMemPoolTrimTo$: NativeFunction | undefined;
  * @param pool `CUmemoryPool`
  * @param minBytesToKeep `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolTrimTo(pool: T.CUmemoryPool, minBytesToKeep: T.Int64): T.CUresult {
   return (cuMemPoolTrimTo$ ??= binder.native('cuMemPoolTrimTo'))(pool, minBytesToKeep);
 }

@@ -15,7 +15,7 @@ let cuMemPrefetchAsync$: NativeFunction | undefined;
  * @param flags `unsigned int`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream): T.CUresult {
   location = checkRecord('cuMemPrefetchAsync', 'location', records.CUmemLocation_st(), location);
   return (cuMemPrefetchAsync$ ??= binder.native('cuMemPrefetchAsync'))(devPtr, count, location, flags, hStream);
@@ -31,7 +31,7 @@ let cuMemPrefetchBatchAsync$: NativeFunction | undefined;
  * @param flags `unsigned long long`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemPrefetchBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, prefetchLocs: T.Pointer, prefetchLocIdxs: T.Pointer, numPrefetchLocs: T.Int64, flags: T.Int64, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(dptrs) && dptrs.byteLength >= 8 && (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptrs === 'number' && dptrs >= 0 && Number.isSafeInteger(dptrs)) && dptrs !== null) rawCovers('cuMemPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
   if (!(ArrayBuffer.isView(sizes) && sizes.byteLength >= 8 && (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizes === 'number' && sizes >= 0 && Number.isSafeInteger(sizes)) && sizes !== null) rawCovers('cuMemPrefetchBatchAsync', 'sizes', sizes, 8, 8);
@@ -47,7 +47,7 @@ let cuMemRangeGetAttribute$: NativeFunction | undefined;
  * @param devPtr `CUdeviceptr`
  * @param count `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cuMemRangeGetAttribute', 'data', data, 0, 1);
   return (cuMemRangeGetAttribute$ ??= binder.native('cuMemRangeGetAttribute'))(data, dataSize, attribute, devPtr, count);
@@ -61,7 +61,7 @@ let cuMemRangeGetAttributes$: NativeFunction | undefined;
  * @param devPtr `CUdeviceptr`
  * @param count `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: T.Pointer, attributes: T.Pointer, numAttributes: T.Int64, devPtr: T.CUdeviceptr, count: T.Int64): T.CUresult {
   if (!(ArrayBuffer.isView(data) && data.byteLength >= 8 && (((data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cuMemRangeGetAttributes', 'data', data, 8, 8);
   if (!(ArrayBuffer.isView(dataSizes) && dataSizes.byteLength >= 8 && (((dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dataSizes === 'number' && dataSizes >= 0 && Number.isSafeInteger(dataSizes)) && dataSizes !== null) rawCovers('cuMemRangeGetAttributes', 'dataSizes', dataSizes, 8, 8);
@@ -72,7 +72,7 @@ let cuMemRelease$: NativeFunction | undefined;
 /** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0
  * @param handle `CUmemGenericAllocationHandle`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRelease(handle: T.Int64): T.CUresult {
   return (cuMemRelease$ ??= binder.native('cuMemRelease'))(handle);
 }
@@ -81,7 +81,7 @@ let cuMemRetainAllocationHandle$: NativeFunction | undefined;
  * @param handle `CUmemGenericAllocationHandle *`, out: a typed array of one element
  * @param addr `void *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRetainAllocationHandle(handle: T.Pointer, addr: T.Pointer): T.CUresult {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cuMemRetainAllocationHandle', 'handle', handle, 8, 8);
   if (!ArrayBuffer.isView(addr) && !(typeof addr === 'number' && addr >= 0 && Number.isSafeInteger(addr)) && addr !== null) rawCovers('cuMemRetainAllocationHandle', 'addr', addr, 0, 1);
@@ -94,7 +94,7 @@ let cuMemSetAccess$: NativeFunction | undefined;
  * @param desc `const CUmemAccessDesc *`, array, `count` long
  * @param count `size_t`, length of `desc`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: T.Pointer, count: T.Int64): T.CUresult {
   if (!ArrayBuffer.isView(desc) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cuMemSetAccess', 'desc', desc, 0, 1);
   return (cuMemSetAccess$ ??= binder.native('cuMemSetAccess'))(ptr, size, desc, count);
@@ -105,7 +105,7 @@ let cuMemSetMemPool$: NativeFunction | undefined;
  * @param type `CUmemAllocationType`
  * @param pool `CUmemoryPool`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemSetMemPool(location: T.Pointer, type: T.CUmemAllocationType, pool: T.CUmemoryPool): T.CUresult {
   if (!(ArrayBuffer.isView(location) && location.byteLength >= 8) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cuMemSetMemPool', 'location', location, 8, 1);
   return (cuMemSetMemPool$ ??= binder.native('cuMemSetMemPool'))(location, type, pool);

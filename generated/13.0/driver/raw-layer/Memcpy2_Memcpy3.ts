@@ -10,7 +10,7 @@ let cuMemcpy2D$: NativeFunction | undefined;
 /** `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0
  * @param pCopy `const CUDA_MEMCPY2D *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2D(pCopy: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy2D', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy2D$ ??= binder.native('cuMemcpy2D'))(pCopy);
@@ -20,7 +20,7 @@ let cuMemcpy2DAsync$: NativeFunction | undefined;
  * @param pCopy `const CUDA_MEMCPY2D *`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2DAsync(pCopy: T.Pointer, hStream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy2DAsync', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy2DAsync$ ??= binder.native('cuMemcpy2DAsync'))(pCopy, hStream);
@@ -29,7 +29,7 @@ let cuMemcpy2DUnaligned$: NativeFunction | undefined;
 /** `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0
  * @param pCopy `const CUDA_MEMCPY2D *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2DUnaligned(pCopy: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy2DUnaligned', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy2DUnaligned$ ??= binder.native('cuMemcpy2DUnaligned'))(pCopy);
@@ -38,7 +38,7 @@ let cuMemcpy3D$: NativeFunction | undefined;
 /** `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 13.0
  * @param pCopy `const CUDA_MEMCPY3D *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3D(pCopy: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy3D', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy3D$ ??= binder.native('cuMemcpy3D'))(pCopy);
@@ -48,7 +48,7 @@ let cuMemcpy3DAsync$: NativeFunction | undefined;
  * @param pCopy `const CUDA_MEMCPY3D *`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DAsync(pCopy: T.Pointer, hStream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy3DAsync', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy3DAsync$ ??= binder.native('cuMemcpy3DAsync'))(pCopy, hStream);
@@ -60,7 +60,7 @@ let cuMemcpy3DBatchAsync$: NativeFunction | undefined;
  * @param flags `unsigned long long`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h); this ABI since CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h); this ABI since CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DBatchAsync(numOps: T.Int64, opList: T.Pointer, flags: T.Int64, hStream: T.CUstream): T.CUresult {
   if (!(ArrayBuffer.isView(opList) && opList.byteLength >= 112) && !(typeof opList === 'number' && opList >= 0 && Number.isSafeInteger(opList)) && opList !== null) rawCovers('cuMemcpy3DBatchAsync', 'opList', opList, 112, 1);
   return (cuMemcpy3DBatchAsync$ ??= binder.native('cuMemcpy3DBatchAsync'))(numOps, opList, flags, hStream);
@@ -69,7 +69,7 @@ let cuMemcpy3DPeer$: NativeFunction | undefined;
 /** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 13.0
  * @param pCopy `const CUDA_MEMCPY3D_PEER *`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DPeer(pCopy: T.Pointer): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy3DPeer', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy3DPeer$ ??= binder.native('cuMemcpy3DPeer'))(pCopy);
@@ -79,7 +79,7 @@ let cuMemcpy3DPeerAsync$: NativeFunction | undefined;
  * @param pCopy `const CUDA_MEMCPY3D_PEER *`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DPeerAsync(pCopy: T.Pointer, hStream: T.CUstream): T.CUresult {
   if (!ArrayBuffer.isView(pCopy) && !(typeof pCopy === 'number' && pCopy >= 0 && Number.isSafeInteger(pCopy)) && pCopy !== null) rawCovers('cuMemcpy3DPeerAsync', 'pCopy', pCopy, 0, 1);
   return (cuMemcpy3DPeerAsync$ ??= binder.native('cuMemcpy3DPeerAsync'))(pCopy, hStream);

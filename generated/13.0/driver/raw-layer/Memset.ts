@@ -12,7 +12,7 @@ let cuMemsetD16$: NativeFunction | undefined;
  * @param us `unsigned short`
  * @param N `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): T.CUresult {
   return (cuMemsetD16$ ??= binder.native('cuMemsetD16'))(dstDevice, us, N);
 }
@@ -23,7 +23,7 @@ let cuMemsetD16Async$: NativeFunction | undefined;
  * @param N `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD16Async$ ??= binder.native('cuMemsetD16Async'))(dstDevice, us, N, hStream);
 }
@@ -35,7 +35,7 @@ let cuMemsetD2D16$: NativeFunction | undefined;
  * @param Width `size_t`
  * @param Height `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64): T.CUresult {
   return (cuMemsetD2D16$ ??= binder.native('cuMemsetD2D16'))(dstDevice, dstPitch, us, Width, Height);
 }
@@ -48,7 +48,7 @@ let cuMemsetD2D16Async$: NativeFunction | undefined;
  * @param Height `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD2D16Async$ ??= binder.native('cuMemsetD2D16Async'))(dstDevice, dstPitch, us, Width, Height, hStream);
 }
@@ -60,7 +60,7 @@ let cuMemsetD2D32$: NativeFunction | undefined;
  * @param Width `size_t`
  * @param Height `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64): T.CUresult {
   return (cuMemsetD2D32$ ??= binder.native('cuMemsetD2D32'))(dstDevice, dstPitch, ui, Width, Height);
 }
@@ -73,7 +73,7 @@ let cuMemsetD2D32Async$: NativeFunction | undefined;
  * @param Height `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD2D32Async$ ??= binder.native('cuMemsetD2D32Async'))(dstDevice, dstPitch, ui, Width, Height, hStream);
 }
@@ -85,7 +85,7 @@ let cuMemsetD2D8$: NativeFunction | undefined;
  * @param Width `size_t`
  * @param Height `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64): T.CUresult {
   return (cuMemsetD2D8$ ??= binder.native('cuMemsetD2D8'))(dstDevice, dstPitch, uc, Width, Height);
 }
@@ -98,7 +98,7 @@ let cuMemsetD2D8Async$: NativeFunction | undefined;
  * @param Height `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD2D8Async$ ??= binder.native('cuMemsetD2D8Async'))(dstDevice, dstPitch, uc, Width, Height, hStream);
 }
@@ -108,7 +108,7 @@ let cuMemsetD32$: NativeFunction | undefined;
  * @param ui `unsigned int`
  * @param N `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): T.CUresult {
   return (cuMemsetD32$ ??= binder.native('cuMemsetD32'))(dstDevice, ui, N);
 }
@@ -119,7 +119,7 @@ let cuMemsetD32Async$: NativeFunction | undefined;
  * @param N `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD32Async$ ??= binder.native('cuMemsetD32Async'))(dstDevice, ui, N, hStream);
 }
@@ -129,7 +129,7 @@ let cuMemsetD8$: NativeFunction | undefined;
  * @param uc `unsigned char`
  * @param N `size_t`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): T.CUresult {
   return (cuMemsetD8$ ??= binder.native('cuMemsetD8'))(dstDevice, uc, N);
 }
@@ -140,7 +140,7 @@ let cuMemsetD8Async$: NativeFunction | undefined;
  * @param N `size_t`
  * @param hStream `CUstream`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8Async(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64, hStream: T.CUstream): T.CUresult {
   return (cuMemsetD8Async$ ??= binder.native('cuMemsetD8Async'))(dstDevice, uc, N, hStream);
 }

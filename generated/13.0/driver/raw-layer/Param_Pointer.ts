@@ -11,7 +11,7 @@ let cuParamSetSize$: NativeFunction | undefined;
  * @param hfunc `CUfunction`
  * @param numbytes `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetSize(hfunc: T.CUfunction, numbytes: number): T.CUresult {
   return (cuParamSetSize$ ??= binder.native('cuParamSetSize'))(hfunc, numbytes);
@@ -22,7 +22,7 @@ let cuParamSetTexRef$: NativeFunction | undefined;
  * @param texunit `int`
  * @param hTexRef `CUtexref`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetTexRef(hfunc: T.CUfunction, texunit: number, hTexRef: T.CUtexref): T.CUresult {
   return (cuParamSetTexRef$ ??= binder.native('cuParamSetTexRef'))(hfunc, texunit, hTexRef);
@@ -33,7 +33,7 @@ let cuParamSetf$: NativeFunction | undefined;
  * @param offset `int`
  * @param value `float`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetf(hfunc: T.CUfunction, offset: number, value: number): T.CUresult {
   return (cuParamSetf$ ??= binder.native('cuParamSetf'))(hfunc, offset, value);
@@ -44,7 +44,7 @@ let cuParamSeti$: NativeFunction | undefined;
  * @param offset `int`
  * @param value `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSeti(hfunc: T.CUfunction, offset: number, value: number): T.CUresult {
   return (cuParamSeti$ ??= binder.native('cuParamSeti'))(hfunc, offset, value);
@@ -56,7 +56,7 @@ let cuParamSetv$: NativeFunction | undefined;
  * @param ptr `void *`
  * @param numbytes `unsigned int`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetv(hfunc: T.CUfunction, offset: number, ptr: T.Pointer, numbytes: number): T.CUresult {
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cuParamSetv', 'ptr', ptr, 0, 1);
@@ -68,7 +68,7 @@ let cuPointerGetAttribute$: NativeFunction | undefined;
  * @param attribute `CUpointer_attribute`
  * @param ptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerGetAttribute(data: T.Pointer, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUresult {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cuPointerGetAttribute', 'data', data, 0, 1);
   return (cuPointerGetAttribute$ ??= binder.native('cuPointerGetAttribute'))(data, attribute, ptr);
@@ -80,7 +80,7 @@ let cuPointerGetAttributes$: NativeFunction | undefined;
  * @param data `void **`, out: typed by `attributes`
  * @param ptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 7.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerGetAttributes(numAttributes: number, attributes: T.Pointer, data: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
   if (!(ArrayBuffer.isView(attributes) && attributes.byteLength >= 4 && (((attributes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (attributes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof attributes === 'number' && attributes >= 0 && Number.isSafeInteger(attributes)) && attributes !== null) rawCovers('cuPointerGetAttributes', 'attributes', attributes, 4, 4);
   if (!(ArrayBuffer.isView(data) && data.byteLength >= 8 && (((data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cuPointerGetAttributes', 'data', data, 8, 8);
@@ -92,7 +92,7 @@ let cuPointerSetAttribute$: NativeFunction | undefined;
  * @param attribute `CUpointer_attribute`
  * @param ptr `CUdeviceptr`
  * @returns the `CUresult` status, as C returns it.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuPointerSetAttribute(value: T.Pointer, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUresult {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuPointerSetAttribute', 'value', value, 0, 1);
   return (cuPointerSetAttribute$ ??= binder.native('cuPointerSetAttribute'))(value, attribute, ptr);

@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuCheckpointProcessCheckpoint$c: NativeFunction | undefined;
-/** `CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pid in `int`.
  * @param args in `CUcheckpointCheckpointArgs *`: a `CUcheckpointCheckpointArgs_st` object or its bytes; null allowed.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessCheckpoint(pid: number, args: T.CUcheckpointCheckpointArgs_st | Uint8Array | null): void {
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessCheckpoint', 'pid', 'i32', pid);
   const args$ = recordArg('cuCheckpointProcessCheckpoint', 'args', records.CUcheckpointCheckpointArgs_st(), args, true);
@@ -20,10 +20,10 @@ export function cuCheckpointProcessCheckpoint(pid: number, args: T.CUcheckpointC
   if (status !== 0) throw fail('cuCheckpointProcessCheckpoint', status);
 }
 let cuCheckpointProcessGetRestoreThreadId$: typeof cuCheckpointProcessGetRestoreThreadId | undefined;
-/** `CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pid in `int`.
  * @returns the value of `tid`: out `int *`.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessGetRestoreThreadId(pid: number): number {
   return (cuCheckpointProcessGetRestoreThreadId$ ??= bind$cuCheckpointProcessGetRestoreThreadId())(pid);
 }
@@ -41,10 +41,10 @@ function bind$cuCheckpointProcessGetRestoreThreadId(): typeof cuCheckpointProces
   };
 }
 let cuCheckpointProcessGetState$: typeof cuCheckpointProcessGetState | undefined;
-/** `CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pid in `int`.
  * @returns the value of `state`: out `CUprocessState *`.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessGetState(pid: number): T.CUprocessState {
   return (cuCheckpointProcessGetState$ ??= bind$cuCheckpointProcessGetState())(pid);
 }
@@ -62,10 +62,10 @@ function bind$cuCheckpointProcessGetState(): typeof cuCheckpointProcessGetState 
   };
 }
 let cuCheckpointProcessLock$c: NativeFunction | undefined;
-/** `CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pid in `int`.
  * @param args in `CUcheckpointLockArgs *`: a `CUcheckpointLockArgs_st` object or its bytes; null allowed.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessLock(pid: number, args: T.CUcheckpointLockArgs_st | Uint8Array | null): void {
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessLock', 'pid', 'i32', pid);
   const args$ = recordArg('cuCheckpointProcessLock', 'args', records.CUcheckpointLockArgs_st(), args, true);
@@ -73,10 +73,10 @@ export function cuCheckpointProcessLock(pid: number, args: T.CUcheckpointLockArg
   if (status !== 0) throw fail('cuCheckpointProcessLock', status);
 }
 let cuCheckpointProcessRestore$c: NativeFunction | undefined;
-/** `CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pid in `int`.
  * @param args in `CUcheckpointRestoreArgs *`: a `CUcheckpointRestoreArgs_st` object or its bytes; null allowed.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessRestore(pid: number, args: T.CUcheckpointRestoreArgs_st | Uint8Array | null): void {
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessRestore', 'pid', 'i32', pid);
   const args$ = recordArg('cuCheckpointProcessRestore', 'args', records.CUcheckpointRestoreArgs_st(), args, true);
@@ -84,10 +84,10 @@ export function cuCheckpointProcessRestore(pid: number, args: T.CUcheckpointRest
   if (status !== 0) throw fail('cuCheckpointProcessRestore', status);
 }
 let cuCheckpointProcessUnlock$c: NativeFunction | undefined;
-/** `CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_CHECKPOINT`. `CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pid in `int`.
  * @param args in `CUcheckpointUnlockArgs *`: a `CUcheckpointUnlockArgs_st` object or its bytes; null allowed.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessUnlock(pid: number, args: T.CUcheckpointUnlockArgs_st | Uint8Array | null): void {
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessUnlock', 'pid', 'i32', pid);
   const args$ = recordArg('cuCheckpointProcessUnlock', 'args', records.CUcheckpointUnlockArgs_st(), args, true);
@@ -95,12 +95,12 @@ export function cuCheckpointProcessUnlock(pid: number, args: T.CUcheckpointUnloc
   if (status !== 0) throw fail('cuCheckpointProcessUnlock', status);
 }
 let cuCoredumpGetAttribute$: typeof cuCoredumpGetAttribute | undefined;
-/** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_COREDUMP`. `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   return (cuCoredumpGetAttribute$ ??= bind$cuCoredumpGetAttribute())(attrib, value, size);
 }
@@ -125,12 +125,12 @@ function bind$cuCoredumpGetAttribute(): typeof cuCoredumpGetAttribute {
   };
 }
 let cuCoredumpGetAttributeGlobal$: typeof cuCoredumpGetAttributeGlobal | undefined;
-/** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_COREDUMP`. `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   return (cuCoredumpGetAttributeGlobal$ ??= bind$cuCoredumpGetAttributeGlobal())(attrib, value, size);
 }
@@ -155,12 +155,12 @@ function bind$cuCoredumpGetAttributeGlobal(): typeof cuCoredumpGetAttributeGloba
   };
 }
 let cuCoredumpSetAttribute$: typeof cuCoredumpSetAttribute | undefined;
-/** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_COREDUMP`. `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   return (cuCoredumpSetAttribute$ ??= bind$cuCoredumpSetAttribute())(attrib, value, size);
 }
@@ -185,12 +185,12 @@ function bind$cuCoredumpSetAttribute(): typeof cuCoredumpSetAttribute {
   };
 }
 let cuCoredumpSetAttributeGlobal$: typeof cuCoredumpSetAttributeGlobal | undefined;
-/** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_COREDUMP`. `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in/out `void *`: address or host buffer.
  * @param size in/out `size_t *`: this value in, the call's value returned.
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
+ * @remarks Since CUDA 12.1 (cudaTypedefs.h), driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   return (cuCoredumpSetAttributeGlobal$ ??= bind$cuCoredumpSetAttributeGlobal())(attrib, value, size);
 }

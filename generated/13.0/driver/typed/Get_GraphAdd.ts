@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuGetErrorName$: typeof cuGetErrorName | undefined;
-/** `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_ERROR`. `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param error in `CUresult`.
  * @returns the value of `pStr`: out `const char **`.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__ERROR.html). */
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorName(error: T.CUresult): string | null {
   return (cuGetErrorName$ ??= bind$cuGetErrorName())(error);
 }
@@ -30,10 +30,10 @@ function bind$cuGetErrorName(): typeof cuGetErrorName {
   };
 }
 let cuGetErrorString$: typeof cuGetErrorString | undefined;
-/** `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_ERROR`. `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param error in `CUresult`.
  * @returns the value of `pStr`: out `const char **`.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__ERROR.html). */
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorString(error: T.CUresult): string | null {
   return (cuGetErrorString$ ??= bind$cuGetErrorString())(error);
 }
@@ -54,7 +54,7 @@ let cuGetExportTable$: typeof cuGetExportTable | undefined;
 /** `CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pExportTableId in `const CUuuid *`: a `CUuuid_st` object or its bytes.
  * @returns the value of `ppExportTable`: out `const void **`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/index.html). */
 export function cuGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
   return (cuGetExportTable$ ??= bind$cuGetExportTable())(pExportTableId);
 }
@@ -77,12 +77,12 @@ function bind$cuGetExportTable(): typeof cuGetExportTable {
   };
 }
 let cuGetProcAddress$: typeof cuGetProcAddress | undefined;
-/** `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_DRIVER_ENTRY_POINT`. `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in string (`const char *`).
  * @param cudaVersion in `int`.
  * @param flags in `cuuint64_t`.
  * @returns `{ pfn, symbolStatus }`: `pfn`: out `void **`; `symbolStatus`: out `CUdriverProcAddressQueryResult *`.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html). */
 export function cuGetProcAddress(symbol: string, cudaVersion: number, flags: T.Int64): { pfn: number; symbolStatus: T.CUdriverProcAddressQueryResult } {
   return (cuGetProcAddress$ ??= bind$cuGetProcAddress())(symbol, cudaVersion, flags);
 }
@@ -103,12 +103,12 @@ function bind$cuGetProcAddress(): typeof cuGetProcAddress {
   };
 }
 let cuGraphAddBatchMemOpNode$: typeof cuGraphAddBatchMemOpNode | undefined;
-/** `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.7 (cudaTypedefs.h), driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddBatchMemOpNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): T.CUgraphNode {
   return (cuGraphAddBatchMemOpNode$ ??= bind$cuGraphAddBatchMemOpNode())(hGraph, dependencies, nodeParams);
 }
@@ -134,12 +134,12 @@ function bind$cuGraphAddBatchMemOpNode(): typeof cuGraphAddBatchMemOpNode {
   };
 }
 let cuGraphAddChildGraphNode$: typeof cuGraphAddChildGraphNode | undefined;
-/** `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param childGraph in `CUgraph`.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddChildGraphNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, childGraph: T.CUgraph | null): T.CUgraphNode {
   return (cuGraphAddChildGraphNode$ ??= bind$cuGraphAddChildGraphNode())(hGraph, dependencies, childGraph);
 }
@@ -165,13 +165,13 @@ function bind$cuGraphAddChildGraphNode(): typeof cuGraphAddChildGraphNode {
   };
 }
 let cuGraphAddDependencies$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param from in array of `CUgraphNode`.
  * @param to in array of `CUgraphNode`.
  * @param edgeData in `const CUgraphEdgeData *`: a `CUgraphEdgeData_st` object or its bytes; null allowed.
  * @param numDependencies in `size_t`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddDependencies(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddDependencies', 'hGraph', hGraph, true) as typeof hGraph;
   const from$ = scalarArrayArg('cuGraphAddDependencies', 'from', 'address', from, true);
@@ -182,11 +182,11 @@ export function cuGraphAddDependencies(hGraph: T.CUgraph | null, from: readonly 
   if (status !== 0) throw fail('cuGraphAddDependencies', status);
 }
 let cuGraphAddEmptyNode$: typeof cuGraphAddEmptyNode | undefined;
-/** `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEmptyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array): T.CUgraphNode {
   return (cuGraphAddEmptyNode$ ??= bind$cuGraphAddEmptyNode())(hGraph, dependencies);
 }
@@ -211,12 +211,12 @@ function bind$cuGraphAddEmptyNode(): typeof cuGraphAddEmptyNode {
   };
 }
 let cuGraphAddEventRecordNode$: typeof cuGraphAddEventRecordNode | undefined;
-/** `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param event in `CUevent`.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventRecordNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
   return (cuGraphAddEventRecordNode$ ??= bind$cuGraphAddEventRecordNode())(hGraph, dependencies, event);
 }
@@ -242,12 +242,12 @@ function bind$cuGraphAddEventRecordNode(): typeof cuGraphAddEventRecordNode {
   };
 }
 let cuGraphAddEventWaitNode$: typeof cuGraphAddEventWaitNode | undefined;
-/** `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param event in `CUevent`.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
   return (cuGraphAddEventWaitNode$ ??= bind$cuGraphAddEventWaitNode())(hGraph, dependencies, event);
 }
@@ -273,12 +273,12 @@ function bind$cuGraphAddEventWaitNode(): typeof cuGraphAddEventWaitNode {
   };
 }
 let cuGraphAddExternalSemaphoresSignalNode$: typeof cuGraphAddExternalSemaphoresSignalNode | undefined;
-/** `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddExternalSemaphoresSignalNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   return (cuGraphAddExternalSemaphoresSignalNode$ ??= bind$cuGraphAddExternalSemaphoresSignalNode())(hGraph, dependencies, nodeParams);
 }
@@ -304,12 +304,12 @@ function bind$cuGraphAddExternalSemaphoresSignalNode(): typeof cuGraphAddExterna
   };
 }
 let cuGraphAddExternalSemaphoresWaitNode$: typeof cuGraphAddExternalSemaphoresWaitNode | undefined;
-/** `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddExternalSemaphoresWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   return (cuGraphAddExternalSemaphoresWaitNode$ ??= bind$cuGraphAddExternalSemaphoresWaitNode())(hGraph, dependencies, nodeParams);
 }
@@ -335,12 +335,12 @@ function bind$cuGraphAddExternalSemaphoresWaitNode(): typeof cuGraphAddExternalS
   };
 }
 let cuGraphAddHostNode$: typeof cuGraphAddHostNode | undefined;
-/** `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_HOST_NODE_PARAMS *`: a `CUDA_HOST_NODE_PARAMS_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddHostNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   return (cuGraphAddHostNode$ ??= bind$cuGraphAddHostNode())(hGraph, dependencies, nodeParams);
 }
@@ -366,12 +366,12 @@ function bind$cuGraphAddHostNode(): typeof cuGraphAddHostNode {
   };
 }
 let cuGraphAddKernelNode$: typeof cuGraphAddKernelNode | undefined;
-/** `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_v2_st` object or its bytes.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddKernelNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): T.CUgraphNode {
   return (cuGraphAddKernelNode$ ??= bind$cuGraphAddKernelNode())(hGraph, dependencies, nodeParams);
 }
@@ -397,12 +397,12 @@ function bind$cuGraphAddKernelNode(): typeof cuGraphAddKernelNode {
   };
 }
 let cuGraphAddMemAllocNode$: typeof cuGraphAddMemAllocNode | undefined;
-/** `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param nodeParams in/out `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`: fields given here in, the record the call fills returned.
  * @returns `{ phGraphNode, nodeParams }`: `phGraphNode`: out `CUgraphNode *`; `nodeParams`: in/out `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`: fields given here in, the record the call fills returned.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemAllocNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams?: Partial<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st> | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st } {
   return (cuGraphAddMemAllocNode$ ??= bind$cuGraphAddMemAllocNode())(hGraph, dependencies, nodeParams);
 }
@@ -424,12 +424,12 @@ function bind$cuGraphAddMemAllocNode(): typeof cuGraphAddMemAllocNode {
   };
 }
 let cuGraphAddMemFreeNode$: typeof cuGraphAddMemFreeNode | undefined;
-/** `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param dptr in `CUdeviceptr`.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemFreeNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dptr: T.CUdeviceptr): T.CUgraphNode {
   return (cuGraphAddMemFreeNode$ ??= bind$cuGraphAddMemFreeNode())(hGraph, dependencies, dptr);
 }
@@ -455,13 +455,13 @@ function bind$cuGraphAddMemFreeNode(): typeof cuGraphAddMemFreeNode {
   };
 }
 let cuGraphAddMemcpyNode$: typeof cuGraphAddMemcpyNode | undefined;
-/** `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param copyParams in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
  * @param ctx in `CUcontext`.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemcpyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
   return (cuGraphAddMemcpyNode$ ??= bind$cuGraphAddMemcpyNode())(hGraph, dependencies, copyParams, ctx);
 }
@@ -488,13 +488,13 @@ function bind$cuGraphAddMemcpyNode(): typeof cuGraphAddMemcpyNode {
   };
 }
 let cuGraphAddMemsetNode$: typeof cuGraphAddMemsetNode | undefined;
-/** `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param memsetParams in `const CUDA_MEMSET_NODE_PARAMS *`: a `CUDA_MEMSET_NODE_PARAMS_st` object or its bytes.
  * @param ctx in `CUcontext`.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemsetNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
   return (cuGraphAddMemsetNode$ ??= bind$cuGraphAddMemsetNode())(hGraph, dependencies, memsetParams, ctx);
 }
@@ -521,13 +521,13 @@ function bind$cuGraphAddMemsetNode(): typeof cuGraphAddMemsetNode {
   };
 }
 let cuGraphAddNode$: typeof cuGraphAddNode | undefined;
-/** `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @param dependencyData in `const CUgraphEdgeData *`: a `CUgraphEdgeData_st` object or its bytes; null allowed.
  * @param nodeParams in/out `CUgraphNodeParams_st`: fields given here in, the record the call fills returned.
  * @returns `{ phGraphNode, nodeParams }`: `phGraphNode`: out `CUgraphNode *`; `nodeParams`: in/out `CUgraphNodeParams_st`: fields given here in, the record the call fills returned.
- * @remarks Since CUDA 12.2 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.2 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: T.CUgraphEdgeData_st | Uint8Array | null, nodeParams?: Partial<T.CUgraphNodeParams_st> | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUgraphNodeParams_st } {
   return (cuGraphAddNode$ ??= bind$cuGraphAddNode())(hGraph, dependencies, dependencyData, nodeParams);
 }

@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuGraphMemAllocNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `params_out`: out `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphMemAllocNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(120);
@@ -21,10 +21,10 @@ export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode | null): T.CUD
   return decodeRecord<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st>(records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st(), params_out$);
 }
 let cuGraphMemFreeNodeGetParams$: typeof cuGraphMemFreeNodeGetParams | undefined;
-/** `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `dptr_out`: out `CUdeviceptr *`.
- * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.4 (cudaTypedefs.h), driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemFreeNodeGetParams(hNode: T.CUgraphNode | null): T.CUdeviceptr {
   return (cuGraphMemFreeNodeGetParams$ ??= bind$cuGraphMemFreeNodeGetParams())(hNode);
 }
@@ -47,10 +47,10 @@ function bind$cuGraphMemFreeNodeGetParams(): typeof cuGraphMemFreeNodeGetParams 
   };
 }
 let cuGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `nodeParams`: out `CUDA_MEMCPY3D_st`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEMCPY3D_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphMemcpyNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(200);
@@ -59,10 +59,10 @@ export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_
   return decodeRecord<T.CUDA_MEMCPY3D_st>(records.CUDA_MEMCPY3D_st(), nodeParams$);
 }
 let cuGraphMemcpyNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_MEMCPY3D_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphMemcpyNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphMemcpyNodeSetParams', 'nodeParams', records.CUDA_MEMCPY3D_st(), nodeParams, false);
@@ -70,10 +70,10 @@ export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode | null, nodePara
   if (status !== 0) throw fail('cuGraphMemcpyNodeSetParams', status);
 }
 let cuGraphMemsetNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `nodeParams`: out `CUDA_MEMSET_NODE_PARAMS_st`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEMSET_NODE_PARAMS_st {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphMemsetNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(40);
@@ -82,10 +82,10 @@ export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_
   return decodeRecord<T.CUDA_MEMSET_NODE_PARAMS_st>(records.CUDA_MEMSET_NODE_PARAMS_st(), nodeParams$);
 }
 let cuGraphMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `const CUDA_MEMSET_NODE_PARAMS *`: a `CUDA_MEMSET_NODE_PARAMS_st` object or its bytes.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphMemsetNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphMemsetNodeSetParams', 'nodeParams', records.CUDA_MEMSET_NODE_PARAMS_st(), nodeParams, false);
@@ -93,11 +93,11 @@ export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode | null, nodePara
   if (status !== 0) throw fail('cuGraphMemsetNodeSetParams', status);
 }
 let cuGraphNodeFindInClone$: typeof cuGraphNodeFindInClone | undefined;
-/** `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hOriginalNode in `CUgraphNode`.
  * @param hClonedGraph in `CUgraph`.
  * @returns the value of `phNode`: out `CUgraphNode *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeFindInClone(hOriginalNode: T.CUgraphNode | null, hClonedGraph: T.CUgraph | null): T.CUgraphNode {
   return (cuGraphNodeFindInClone$ ??= bind$cuGraphNodeFindInClone())(hOriginalNode, hClonedGraph);
 }
@@ -121,10 +121,10 @@ function bind$cuGraphNodeFindInClone(): typeof cuGraphNodeFindInClone {
   };
 }
 let cuGraphNodeGetDependencies$: typeof cuGraphNodeGetDependencies | undefined;
-/** `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns `{ dependencies, edgeData }`: `dependencies`: out array of `CUgraphNode`: its length asked first through `numDependencies` (capacity/count pair); `edgeData`: out array of `struct CUgraphEdgeData_st`: its length asked first through `numDependencies` (capacity/count pair).
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependencies(hNode: T.CUgraphNode | null): { dependencies: T.CUgraphNode[]; edgeData: T.CUgraphEdgeData_st[] } {
   return (cuGraphNodeGetDependencies$ ??= bind$cuGraphNodeGetDependencies())(hNode);
 }
@@ -151,10 +151,10 @@ function bind$cuGraphNodeGetDependencies(): typeof cuGraphNodeGetDependencies {
   };
 }
 let cuGraphNodeGetDependentNodes$: typeof cuGraphNodeGetDependentNodes | undefined;
-/** `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns `{ dependentNodes, edgeData }`: `dependentNodes`: out array of `CUgraphNode`: its length asked first through `numDependentNodes` (capacity/count pair); `edgeData`: out array of `struct CUgraphEdgeData_st`: its length asked first through `numDependentNodes` (capacity/count pair).
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependentNodes(hNode: T.CUgraphNode | null): { dependentNodes: T.CUgraphNode[]; edgeData: T.CUgraphEdgeData_st[] } {
   return (cuGraphNodeGetDependentNodes$ ??= bind$cuGraphNodeGetDependentNodes())(hNode);
 }
@@ -181,11 +181,11 @@ function bind$cuGraphNodeGetDependentNodes(): typeof cuGraphNodeGetDependentNode
   };
 }
 let cuGraphNodeGetEnabled$: typeof cuGraphNodeGetEnabled | undefined;
-/** `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `isEnabled`: out `unsigned int *`.
- * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null): number {
   return (cuGraphNodeGetEnabled$ ??= bind$cuGraphNodeGetEnabled())(hGraphExec, hNode);
 }
@@ -204,10 +204,10 @@ function bind$cuGraphNodeGetEnabled(): typeof cuGraphNodeGetEnabled {
   };
 }
 let cuGraphNodeGetType$: typeof cuGraphNodeGetType | undefined;
-/** `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `type`: out `CUgraphNodeType *`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetType(hNode: T.CUgraphNode | null): T.CUgraphNodeType {
   return (cuGraphNodeGetType$ ??= bind$cuGraphNodeGetType())(hNode);
 }
@@ -225,11 +225,11 @@ function bind$cuGraphNodeGetType(): typeof cuGraphNodeGetType {
   };
 }
 let cuGraphNodeSetEnabled$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @param isEnabled in `unsigned int`.
- * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.6 (cudaTypedefs.h), driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, isEnabled: number): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
@@ -238,10 +238,10 @@ export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T
   if (status !== 0) throw fail('cuGraphNodeSetEnabled', status);
 }
 let cuGraphNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @param nodeParams in `CUgraphNodeParams *`: a `CUgraphNodeParams_st` object or its bytes.
- * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 12.2 (cudaTypedefs.h), driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUgraphNodeParams_st | Uint8Array): void {
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphNodeSetParams', 'nodeParams', records.CUgraphNodeParams_st(), nodeParams, false);

@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuGraphReleaseUserObject$c: NativeFunction | undefined;
-/** `CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `CUgraph`.
  * @param object in `CUuserObject`.
  * @param count in `unsigned int`.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphReleaseUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cuGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cuGraphReleaseUserObject', 'object', object, true) as typeof object;
@@ -22,13 +22,13 @@ export function cuGraphReleaseUserObject(graph: T.CUgraph | null, object: T.CUus
   if (status !== 0) throw fail('cuGraphReleaseUserObject', status);
 }
 let cuGraphRemoveDependencies$c: NativeFunction | undefined;
-/** `CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param from in array of `CUgraphNode`.
  * @param to in array of `CUgraphNode`.
  * @param edgeData in `const CUgraphEdgeData *`: a `CUgraphEdgeData_st` object or its bytes; null allowed.
  * @param numDependencies in `size_t`.
- * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 10.0 (cudaTypedefs.h); this ABI since CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRemoveDependencies(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphRemoveDependencies', 'hGraph', hGraph, true) as typeof hGraph;
   const from$ = scalarArrayArg('cuGraphRemoveDependencies', 'from', 'address', from, true);
@@ -39,12 +39,12 @@ export function cuGraphRemoveDependencies(hGraph: T.CUgraph | null, from: readon
   if (status !== 0) throw fail('cuGraphRemoveDependencies', status);
 }
 let cuGraphRetainUserObject$c: NativeFunction | undefined;
-/** `CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`. `CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `CUgraph`.
  * @param object in `CUuserObject`.
  * @param count in `unsigned int`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
+ * @remarks Since CUDA 11.3 (cudaTypedefs.h), driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRetainUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number, flags: number): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cuGraphRetainUserObject', 'graph', graph, true) as typeof graph;
   if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cuGraphRetainUserObject', 'object', object, true) as typeof object;
@@ -54,10 +54,10 @@ export function cuGraphRetainUserObject(graph: T.CUgraph | null, object: T.CUuse
   if (status !== 0) throw fail('cuGraphRetainUserObject', status);
 }
 let cuGraphUpload$c: NativeFunction | undefined;
-/** `CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPH`; wrapped by `GraphExec.upload` (objects layer). `CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!GraphExec#upload | GraphExec.upload} (objects layer) */
 export function cuGraphUpload(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphUpload', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
@@ -66,10 +66,10 @@ export function cuGraphUpload(hGraphExec: T.CUgraphExec | null, hStream: T.CUstr
   if (status !== 0) throw fail('cuGraphUpload', status);
 }
 let cuGraphicsMapResources$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resources in array of `CUgraphicsResource`; its length is passed as `count`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsMapResources(resources: readonly (T.CUgraphicsResource)[] | BigUint64Array, hStream: T.CUstream | null): void {
   const resources$ = scalarArrayArg('cuGraphicsMapResources', 'resources', 'address', resources, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuGraphicsMapResources', 'hStream', hStream, true) as typeof hStream;
@@ -78,10 +78,10 @@ export function cuGraphicsMapResources(resources: readonly (T.CUgraphicsResource
   if (status !== 0) throw fail('cuGraphicsMapResources', status);
 }
 let cuGraphicsResourceGetMappedMipmappedArray$: typeof cuGraphicsResourceGetMappedMipmappedArray | undefined;
-/** `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `CUgraphicsResource`.
  * @returns the value of `pMipmappedArray`: out `CUmipmappedArray *`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedMipmappedArray(resource: T.CUgraphicsResource | null): T.CUmipmappedArray {
   return (cuGraphicsResourceGetMappedMipmappedArray$ ??= bind$cuGraphicsResourceGetMappedMipmappedArray())(resource);
 }
@@ -104,10 +104,10 @@ function bind$cuGraphicsResourceGetMappedMipmappedArray(): typeof cuGraphicsReso
   };
 }
 let cuGraphicsResourceGetMappedPointer$: typeof cuGraphicsResourceGetMappedPointer | undefined;
-/** `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `CUgraphicsResource`.
  * @returns `{ pDevPtr, pSize }`: `pDevPtr`: out `CUdeviceptr *`; `pSize`: out `size_t *`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedPointer(resource: T.CUgraphicsResource | null): { pDevPtr: T.CUdeviceptr; pSize: number } {
   return (cuGraphicsResourceGetMappedPointer$ ??= bind$cuGraphicsResourceGetMappedPointer())(resource);
 }
@@ -126,10 +126,10 @@ function bind$cuGraphicsResourceGetMappedPointer(): typeof cuGraphicsResourceGet
   };
 }
 let cuGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `CUgraphicsResource`.
  * @param flags in `unsigned int`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource | null, flags: number): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cuGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphicsResourceSetMapFlags', 'flags', 'u32', flags);
@@ -137,12 +137,12 @@ export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource | n
   if (status !== 0) throw fail('cuGraphicsResourceSetMapFlags', status);
 }
 let cuGraphicsSubResourceGetMappedArray$: typeof cuGraphicsSubResourceGetMappedArray | undefined;
-/** `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `CUgraphicsResource`.
  * @param arrayIndex in `unsigned int`.
  * @param mipLevel in `unsigned int`.
  * @returns the value of `pArray`: out `CUarray *`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsSubResourceGetMappedArray(resource: T.CUgraphicsResource | null, arrayIndex: number, mipLevel: number): T.CUarray {
   return (cuGraphicsSubResourceGetMappedArray$ ??= bind$cuGraphicsSubResourceGetMappedArray())(resource, arrayIndex, mipLevel);
 }
@@ -167,10 +167,10 @@ function bind$cuGraphicsSubResourceGetMappedArray(): typeof cuGraphicsSubResourc
   };
 }
 let cuGraphicsUnmapResources$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resources in array of `CUgraphicsResource`; its length is passed as `count`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsUnmapResources(resources: readonly (T.CUgraphicsResource)[] | BigUint64Array, hStream: T.CUstream | null): void {
   const resources$ = scalarArrayArg('cuGraphicsUnmapResources', 'resources', 'address', resources, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuGraphicsUnmapResources', 'hStream', hStream, true) as typeof hStream;
@@ -179,9 +179,9 @@ export function cuGraphicsUnmapResources(resources: readonly (T.CUgraphicsResour
   if (status !== 0) throw fail('cuGraphicsUnmapResources', status);
 }
 let cuGraphicsUnregisterResource$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_GRAPHICS`. `CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `CUgraphicsResource`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsUnregisterResource(resource: T.CUgraphicsResource | null): void {
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cuGraphicsUnregisterResource', 'resource', resource, true) as typeof resource;
   const status = (cuGraphicsUnregisterResource$c ??= binder.native('cuGraphicsUnregisterResource'))(resource);

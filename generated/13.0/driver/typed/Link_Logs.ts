@@ -9,15 +9,15 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuLinkAddData$c: NativeFunction | undefined;
-/** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param state in `CUlinkState`.
  * @param type in `CUjitInputType`.
  * @param data in/out `void *`: address or host buffer covering `size` bytes.
- * @param size in `size_t`.
+ * @param size in `size_t`: size of `data` in bytes.
  * @param name in string (`const char *`); null allowed.
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
  * @param optionValues in array of address; its length is passed as `numOptions`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | null, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkAddData', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddData', 'type', 'i32', type);
@@ -32,13 +32,13 @@ export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputTyp
   if (status !== 0) throw fail('cuLinkAddData', status);
 }
 let cuLinkAddFile$c: NativeFunction | undefined;
-/** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param state in `CUlinkState`.
  * @param type in `CUjitInputType`.
  * @param path in string (`const char *`).
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
  * @param optionValues in array of address; its length is passed as `numOptions`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputType, path: string, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkAddFile', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddFile', 'type', 'i32', type);
@@ -50,10 +50,10 @@ export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputTyp
   if (status !== 0) throw fail('cuLinkAddFile', status);
 }
 let cuLinkComplete$: typeof cuLinkComplete | undefined;
-/** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`; wrapped by `Linker.complete` (objects layer). `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param state in `CUlinkState`.
  * @returns `{ cubinOut, sizeOut }`: `cubinOut`: out `void **`; `sizeOut`: out `size_t *`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Linker#complete | Linker.complete} (objects layer) */
 export function cuLinkComplete(state: T.CUlinkState | null): { cubinOut: number; sizeOut: number } {
   return (cuLinkComplete$ ??= bind$cuLinkComplete())(state);
@@ -73,11 +73,11 @@ function bind$cuLinkComplete(): typeof cuLinkComplete {
   };
 }
 let cuLinkCreate$: typeof cuLinkCreate | undefined;
-/** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
  * @param optionValues in array of address; its length is passed as `numOptions`.
  * @returns the value of `stateOut`: out `CUlinkState *`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkCreate(options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlinkState {
   return (cuLinkCreate$ ??= bind$cuLinkCreate())(options, optionValues);
 }
@@ -102,19 +102,19 @@ function bind$cuLinkCreate(): typeof cuLinkCreate {
   };
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
-/** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MODULE`. `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param state in `CUlinkState`.
- * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
+ * @remarks Since CUDA 5.5 (cudaTypedefs.h). [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkDestroy(state: T.CUlinkState | null): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkDestroy', 'state', state, true) as typeof state;
   const status = (cuLinkDestroy$c ??= binder.native('cuLinkDestroy'))(state);
   if (status !== 0) throw fail('cuLinkDestroy', status);
 }
 let cuLogsCurrent$: typeof cuLogsCurrent | undefined;
-/** `CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LOGS`. `CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `iterator_out`: out `CUlogIterator *`.
- * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
+ * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsCurrent(flags: number): number {
   return (cuLogsCurrent$ ??= bind$cuLogsCurrent())(flags);
 }
@@ -132,12 +132,12 @@ function bind$cuLogsCurrent(): typeof cuLogsCurrent {
   };
 }
 let cuLogsDumpToFile$: typeof cuLogsDumpToFile | undefined;
-/** `CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LOGS`. `CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param iterator in/out `CUlogIterator *`: this value in, the call's value returned.
  * @param pathToFile in string (`const char *`).
  * @param flags in `unsigned int`.
  * @returns the value of `iterator`: in/out `CUlogIterator *`: this value in, the call's value returned.
- * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
+ * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsDumpToFile(iterator: number, pathToFile: string, flags: number): number {
   return (cuLogsDumpToFile$ ??= bind$cuLogsDumpToFile())(iterator, pathToFile, flags);
 }
@@ -157,11 +157,11 @@ function bind$cuLogsDumpToFile(): typeof cuLogsDumpToFile {
   };
 }
 let cuLogsDumpToMemory$: typeof cuLogsDumpToMemory | undefined;
-/** `CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LOGS`. `CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param iterator in/out `CUlogIterator *`: this value in, the call's value returned.
  * @param flags in `unsigned int`.
  * @returns `{ iterator, buffer }`: `iterator`: in/out `CUlogIterator *`: this value in, the call's value returned; `buffer`: out text (`char *`, length `size`).
- * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
+ * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsDumpToMemory(iterator: number, flags: number): { iterator: number; buffer: string } {
   return (cuLogsDumpToMemory$ ??= bind$cuLogsDumpToMemory())(iterator, flags);
 }
@@ -182,11 +182,11 @@ function bind$cuLogsDumpToMemory(): typeof cuLogsDumpToMemory {
   };
 }
 let cuLogsRegisterCallback$: typeof cuLogsRegisterCallback | undefined;
-/** `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.CUlogsCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LOGS`. `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.CUlogsCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param callbackFunc in C callback `CUlogsCallback`.
  * @param userData in/out `void *`: address or host buffer.
  * @returns the value of `callback_out`: out `CUlogsCallbackHandle *`.
- * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
+ * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer): T.CUlogsCallbackHandle {
   return (cuLogsRegisterCallback$ ??= bind$cuLogsRegisterCallback())(callbackFunc, userData);
 }
@@ -210,9 +210,9 @@ function bind$cuLogsRegisterCallback(): typeof cuLogsRegisterCallback {
   };
 }
 let cuLogsUnregisterCallback$c: NativeFunction | undefined;
-/** `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_LOGS`. `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param callback in `CUlogsCallbackHandle`.
- * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
+ * @remarks Since CUDA 12.9 (cudaTypedefs.h), driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsUnregisterCallback(callback: T.CUlogsCallbackHandle | null): void {
   if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || Math.floor(callback) !== callback) callback = addressArg('cuLogsUnregisterCallback', 'callback', callback, true) as typeof callback;
   const status = (cuLogsUnregisterCallback$c ??= binder.native('cuLogsUnregisterCallback'))(callback);

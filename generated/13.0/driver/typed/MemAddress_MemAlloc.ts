@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuMemAddressFree$c: NativeFunction | undefined;
-/** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in `CUdeviceptr`.
  * @param size in `size_t`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemAddressFree', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemAddressFree', 'size', size, false);
@@ -20,13 +20,13 @@ export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (status !== 0) throw fail('cuMemAddressFree', status);
 }
 let cuMemAddressReserve$: typeof cuMemAddressReserve | undefined;
-/** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param alignment in `size_t`.
  * @param addr in `CUdeviceptr`.
  * @param flags in `unsigned long long`.
  * @returns the value of `ptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUdeviceptr {
   return (cuMemAddressReserve$ ??= bind$cuMemAddressReserve())(size, alignment, addr, flags);
 }
@@ -52,12 +52,12 @@ function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
   };
 }
 let cuMemAdvise$c: NativeFunction | undefined;
-/** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`; wrapped by `ManagedBuffer.advise` (objects layer). `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `CUdeviceptr`.
  * @param count in `size_t`.
  * @param advice in `CUmem_advise`.
  * @param location in `CUmemLocation_st` by value.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#advise | ManagedBuffer.advise} (objects layer) */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemAdvise', 'devPtr', devPtr, false) as typeof devPtr;
@@ -68,10 +68,11 @@ export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUm
   if (status !== 0) throw fail('cuMemAdvise', status);
 }
 let cuMemAlloc$: typeof cuMemAlloc | undefined;
-/** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `DeviceBuffer.alloc` (objects layer). `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html).
+ * @see {@link cuda-ts/objects!DeviceBuffer.alloc | DeviceBuffer.alloc} (objects layer) */
 export function cuMemAlloc(bytesize: T.Int64): T.CUdeviceptr {
   return (cuMemAlloc$ ??= bind$cuMemAlloc())(bytesize);
 }
@@ -94,11 +95,11 @@ function bind$cuMemAlloc(): typeof cuMemAlloc {
   };
 }
 let cuMemAllocAsync$: typeof cuMemAllocAsync | undefined;
-/** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param hStream in `CUstream`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): T.CUdeviceptr {
   return (cuMemAllocAsync$ ??= bind$cuMemAllocAsync())(bytesize, hStream);
 }
@@ -122,12 +123,12 @@ function bind$cuMemAllocAsync(): typeof cuMemAllocAsync {
   };
 }
 let cuMemAllocFromPoolAsync$: typeof cuMemAllocFromPoolAsync | undefined;
-/** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param pool in `CUmemoryPool`.
  * @param hStream in `CUstream`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool | null, hStream: T.CUstream | null): T.CUdeviceptr {
   return (cuMemAllocFromPoolAsync$ ??= bind$cuMemAllocFromPoolAsync())(bytesize, pool, hStream);
 }
@@ -152,10 +153,10 @@ function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
   };
 }
 let cuMemAllocHost$: typeof cuMemAllocHost | undefined;
-/** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @returns the value of `pp`: out `void **`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(bytesize: T.Int64): number {
   return (cuMemAllocHost$ ??= bind$cuMemAllocHost())(bytesize);
 }
@@ -178,11 +179,11 @@ function bind$cuMemAllocHost(): typeof cuMemAllocHost {
   };
 }
 let cuMemAllocManaged$: typeof cuMemAllocManaged | undefined;
-/** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `ManagedBuffer.alloc` (objects layer). `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 6.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!ManagedBuffer.alloc | ManagedBuffer.alloc} (objects layer) */
 export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdeviceptr {
   return (cuMemAllocManaged$ ??= bind$cuMemAllocManaged())(bytesize, flags);
@@ -207,12 +208,12 @@ function bind$cuMemAllocManaged(): typeof cuMemAllocManaged {
   };
 }
 let cuMemAllocPitch$: typeof cuMemAllocPitch | undefined;
-/** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param WidthInBytes in `size_t`.
  * @param Height in `size_t`.
  * @param ElementSizeBytes in `unsigned int`.
  * @returns `{ dptr, pPitch }`: `dptr`: out `CUdeviceptr *`; `pPitch`: out `size_t *`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): { dptr: T.CUdeviceptr; pPitch: number } {
   return (cuMemAllocPitch$ ??= bind$cuMemAllocPitch())(WidthInBytes, Height, ElementSizeBytes);
 }

@@ -9,12 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuMemBatchDecompressAsync$: typeof cuMemBatchDecompressAsync | undefined;
-/** `CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param paramsArray in array of `struct CUmemDecompressParams_st`; its length is passed as `count`.
  * @param flags in `unsigned int`.
  * @param stream in `CUstream`.
  * @returns the value of `errorIndex`: out `size_t *`.
- * @remarks Since CUDA 12.6 (cudaTypedefs.h), driver ≥ 560. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 12.6 (cudaTypedefs.h), driver ≥ 560. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemBatchDecompressAsync(paramsArray: readonly (T.CUmemDecompressParams_st)[] | Uint8Array, flags: number, stream: T.CUstream | null): number {
   return (cuMemBatchDecompressAsync$ ??= bind$cuMemBatchDecompressAsync())(paramsArray, flags, stream);
 }
@@ -40,12 +40,12 @@ function bind$cuMemBatchDecompressAsync(): typeof cuMemBatchDecompressAsync {
   };
 }
 let cuMemCreate$: typeof cuMemCreate | undefined;
-/** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
  * @param flags in `unsigned long long`.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint8Array, flags: T.Int64): bigint {
   return (cuMemCreate$ ??= bind$cuMemCreate())(size, prop, flags);
 }
@@ -65,14 +65,14 @@ function bind$cuMemCreate(): typeof cuMemCreate {
   };
 }
 let cuMemDiscardAndPrefetchBatchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`. `CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptrs in array of `CUdeviceptr`; its length is passed as `count`.
  * @param sizes in array of `size_t`; its length is passed as `count`.
  * @param prefetchLocs in array of `struct CUmemLocation_st`; its length is passed as `numPrefetchLocs`.
  * @param prefetchLocIdxs in array of `size_t`; its length is passed as `numPrefetchLocs`.
  * @param flags in `unsigned long long`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemDiscardAndPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, prefetchLocs: readonly (T.CUmemLocation_st)[] | Uint8Array, prefetchLocIdxs: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, hStream: T.CUstream | null): void {
   const dptrs$ = scalarArrayArg('cuMemDiscardAndPrefetchBatchAsync', 'dptrs', 'address', dptrs, false);
   const sizes$ = scalarArrayArg('cuMemDiscardAndPrefetchBatchAsync', 'sizes', 'u64', sizes, false);
@@ -86,12 +86,12 @@ export function cuMemDiscardAndPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr
   if (status !== 0) throw fail('cuMemDiscardAndPrefetchBatchAsync', status);
 }
 let cuMemDiscardBatchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`. `CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptrs in array of `CUdeviceptr`; its length is passed as `count`.
  * @param sizes in array of `size_t`; its length is passed as `count`.
  * @param flags in `unsigned long long`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemDiscardBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, hStream: T.CUstream | null): void {
   const dptrs$ = scalarArrayArg('cuMemDiscardBatchAsync', 'dptrs', 'address', dptrs, false);
   const sizes$ = scalarArrayArg('cuMemDiscardBatchAsync', 'sizes', 'u64', sizes, false);
@@ -102,12 +102,12 @@ export function cuMemDiscardBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUi
   if (status !== 0) throw fail('cuMemDiscardBatchAsync', status);
 }
 let cuMemExportToShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param shareableHandle out `void *`: address or host buffer.
  * @param handle in `CUmemGenericAllocationHandle`.
  * @param handleType in `CUmemAllocationHandleType`.
  * @param flags in `unsigned long long`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, true);
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemExportToShareableHandle', 'handle', handle, false);
@@ -117,9 +117,9 @@ export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle:
   if (status !== 0) throw fail('cuMemExportToShareableHandle', status);
 }
 let cuMemFree$c: NativeFunction | undefined;
-/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFree(dptr: T.CUdeviceptr): void {
   assertMayBlock('cuMemFree');
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemFree', 'dptr', dptr, false) as typeof dptr;
@@ -127,10 +127,10 @@ export function cuMemFree(dptr: T.CUdeviceptr): void {
   if (status !== 0) throw fail('cuMemFree', status);
 }
 let cuMemFreeAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 11.2 (cudaTypedefs.h), driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null): void {
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemFreeAsync', 'dptr', dptr, false) as typeof dptr;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemFreeAsync', 'hStream', hStream, true) as typeof hStream;
@@ -138,9 +138,9 @@ export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null):
   if (status !== 0) throw fail('cuMemFreeAsync', status);
 }
 let cuMemFreeHost$c: NativeFunction | undefined;
-/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFreeHost(p: T.Pointer): void {
   assertMayBlock('cuMemFreeHost');
   pointerArg('cuMemFreeHost', 'p', p, true);

@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuMemHostAlloc$: typeof cuMemHostAlloc | undefined;
-/** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `PinnedHostBuffer.alloc` (objects layer). `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param Flags in `unsigned int`.
  * @returns the value of `pp`: out `void **`.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer.alloc | PinnedHostBuffer.alloc} (objects layer) */
 export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
   return (cuMemHostAlloc$ ??= bind$cuMemHostAlloc())(bytesize, Flags);
@@ -38,11 +38,11 @@ function bind$cuMemHostAlloc(): typeof cuMemHostAlloc {
   };
 }
 let cuMemHostGetDevicePointer$: typeof cuMemHostGetDevicePointer | undefined;
-/** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`; wrapped by `PinnedHostBuffer.devicePointer` (objects layer). `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
  * @param Flags in `unsigned int`.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
- * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
+ * @remarks Since CUDA 2.2 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer#devicePointer | PinnedHostBuffer.devicePointer} (objects layer) */
 export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdeviceptr {
   return (cuMemHostGetDevicePointer$ ??= bind$cuMemHostGetDevicePointer())(p, Flags);
@@ -67,10 +67,10 @@ function bind$cuMemHostGetDevicePointer(): typeof cuMemHostGetDevicePointer {
   };
 }
 let cuMemHostGetFlags$: typeof cuMemHostGetFlags | undefined;
-/** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
  * @returns the value of `pFlags`: out `unsigned int *`.
- * @remarks Since CUDA 2.3 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.3 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetFlags(p: T.Pointer): number {
   return (cuMemHostGetFlags$ ??= bind$cuMemHostGetFlags())(p);
 }
@@ -88,11 +88,11 @@ function bind$cuMemHostGetFlags(): typeof cuMemHostGetFlags {
   };
 }
 let cuMemHostRegister$c: NativeFunction | undefined;
-/** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
  * @param bytesize in `size_t`.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h); this ABI since CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): void {
   pointerArg('cuMemHostRegister', 'p', p, true);
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemHostRegister', 'bytesize', bytesize, false);
@@ -101,20 +101,20 @@ export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number
   if (status !== 0) throw fail('cuMemHostRegister', status);
 }
 let cuMemHostUnregister$c: NativeFunction | undefined;
-/** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in/out `void *`: address or host buffer.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostUnregister(p: T.Pointer): void {
   pointerArg('cuMemHostUnregister', 'p', p, true);
   const status = (cuMemHostUnregister$c ??= binder.native('cuMemHostUnregister'))(p);
   if (status !== 0) throw fail('cuMemHostUnregister', status);
 }
 let cuMemImportFromShareableHandle$: typeof cuMemImportFromShareableHandle | undefined;
-/** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param osHandle in/out `void *`: address or host buffer.
  * @param shHandleType in `CUmemAllocationHandleType`.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): bigint {
   return (cuMemImportFromShareableHandle$ ??= bind$cuMemImportFromShareableHandle())(osHandle, shHandleType);
 }
@@ -133,13 +133,13 @@ function bind$cuMemImportFromShareableHandle(): typeof cuMemImportFromShareableH
   };
 }
 let cuMemMap$c: NativeFunction | undefined;
-/** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in `CUdeviceptr`.
  * @param size in `size_t`.
  * @param offset in `size_t`.
  * @param handle in `CUmemGenericAllocationHandle`.
  * @param flags in `unsigned long long`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemMap', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemMap', 'size', size, false);
@@ -150,10 +150,10 @@ export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, han
   if (status !== 0) throw fail('cuMemMap', status);
 }
 let cuMemMapArrayAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mapInfoList in array of `struct CUarrayMapInfo_st`; its length is passed as `count`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 11.1 (cudaTypedefs.h), driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[] | Uint8Array, hStream: T.CUstream | null): void {
   const mapInfoList$ = recordArrayArg('cuMemMapArrayAsync', 'mapInfoList', records.CUarrayMapInfo_st(), mapInfoList, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemMapArrayAsync', 'hStream', hStream, true) as typeof hStream;

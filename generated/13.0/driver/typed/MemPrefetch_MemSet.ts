@@ -9,13 +9,13 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuMemPrefetchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`; wrapped by `ManagedBuffer.prefetch` (objects layer). `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in `CUdeviceptr`.
  * @param count in `size_t`.
  * @param location in `CUmemLocation_st` by value.
  * @param flags in `unsigned int`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h); this ABI since CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#prefetch | ManagedBuffer.prefetch} (objects layer) */
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream | null): void {
   if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemPrefetchAsync', 'devPtr', devPtr, false) as typeof devPtr;
@@ -27,14 +27,14 @@ export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, locati
   if (status !== 0) throw fail('cuMemPrefetchAsync', status);
 }
 let cuMemPrefetchBatchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`. `CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptrs in array of `CUdeviceptr`; its length is passed as `count`.
  * @param sizes in array of `size_t`; its length is passed as `count`.
  * @param prefetchLocs in array of `struct CUmemLocation_st`; its length is passed as `numPrefetchLocs`.
  * @param prefetchLocIdxs in array of `size_t`; its length is passed as `numPrefetchLocs`.
  * @param flags in `unsigned long long`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, prefetchLocs: readonly (T.CUmemLocation_st)[] | Uint8Array, prefetchLocIdxs: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, hStream: T.CUstream | null): void {
   const dptrs$ = scalarArrayArg('cuMemPrefetchBatchAsync', 'dptrs', 'address', dptrs, false);
   const sizes$ = scalarArrayArg('cuMemPrefetchBatchAsync', 'sizes', 'u64', sizes, false);
@@ -48,13 +48,13 @@ export function cuMemPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigU
   if (status !== 0) throw fail('cuMemPrefetchBatchAsync', status);
 }
 let cuMemRangeGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`. `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param data in/out `void *`: address or host buffer covering `dataSize` bytes.
- * @param dataSize in `size_t`.
+ * @param dataSize in `size_t`: size of `data` in bytes.
  * @param attribute in `CUmem_range_attribute`.
  * @param devPtr in `CUdeviceptr`.
  * @param count in `size_t`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): void {
   if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
   pointerArg('cuMemRangeGetAttribute', 'data', data, false, dataSize);
@@ -66,13 +66,13 @@ export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attri
   if (status !== 0) throw fail('cuMemRangeGetAttribute', status);
 }
 let cuMemRangeGetAttributes$c: NativeFunction | undefined;
-/** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_UNIFIED`. `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param data in/out `void **`: address or host buffer.
  * @param dataSizes in array of `size_t`; its length is passed as `numAttributes`.
  * @param attributes in array of `CUmem_range_attribute`; its length is passed as `numAttributes`.
  * @param devPtr in `CUdeviceptr`.
  * @param count in `size_t`.
- * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
+ * @remarks Since CUDA 8.0 (cudaTypedefs.h). [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.Int64)[] | BigUint64Array, attributes: readonly (T.CUmem_range_attribute)[] | Int32Array, devPtr: T.CUdeviceptr, count: T.Int64): void {
   pointerArg('cuMemRangeGetAttributes', 'data', data, false);
   const dataSizes$ = scalarArrayArg('cuMemRangeGetAttributes', 'dataSizes', 'u64', dataSizes, false);
@@ -84,19 +84,19 @@ export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.
   if (status !== 0) throw fail('cuMemRangeGetAttributes', status);
 }
 let cuMemRelease$c: NativeFunction | undefined;
-/** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `CUmemGenericAllocationHandle`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRelease(handle: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemRelease', 'handle', handle, false);
   const status = (cuMemRelease$c ??= binder.native('cuMemRelease'))(handle);
   if (status !== 0) throw fail('cuMemRelease', status);
 }
 let cuMemRetainAllocationHandle$: typeof cuMemRetainAllocationHandle | undefined;
-/** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param addr in/out `void *`: address or host buffer.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
- * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 11.0 (cudaTypedefs.h), driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
   return (cuMemRetainAllocationHandle$ ??= bind$cuMemRetainAllocationHandle())(addr);
 }
@@ -114,11 +114,11 @@ function bind$cuMemRetainAllocationHandle(): typeof cuMemRetainAllocationHandle 
   };
 }
 let cuMemSetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_VA`. `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in `CUdeviceptr`.
  * @param size in `size_t`.
  * @param desc in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
- * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
+ * @remarks Since CUDA 10.2 (cudaTypedefs.h). [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemSetAccess', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemSetAccess', 'size', size, false);
@@ -128,11 +128,11 @@ export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly
   if (status !== 0) throw fail('cuMemSetAccess', status);
 }
 let cuMemSetMemPool$c: NativeFunction | undefined;
-/** `CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MALLOC_ASYNC`. `CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
  * @param type in `CUmemAllocationType`.
  * @param pool in `CUmemoryPool`.
- * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
+ * @remarks Since CUDA 13.0 (cudaTypedefs.h), driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemSetMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType, pool: T.CUmemoryPool | null): void {
   const location$ = recordArg('cuMemSetMemPool', 'location', records.CUmemLocation_st(), location, false);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuMemSetMemPool', 'type', 'i32', type);

@@ -9,9 +9,9 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuMemcpy2D$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY2D *`: a `CUDA_MEMCPY2D_st` object or its bytes.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2D(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): void {
   assertMayBlock('cuMemcpy2D');
   const pCopy$ = recordArg('cuMemcpy2D', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
@@ -19,10 +19,10 @@ export function cuMemcpy2D(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): void {
   if (status !== 0) throw fail('cuMemcpy2D', status);
 }
 let cuMemcpy2DAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY2D *`: a `CUDA_MEMCPY2D_st` object or its bytes.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2DAsync(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy2DAsync', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpy2DAsync', 'hStream', hStream, true) as typeof hStream;
@@ -30,9 +30,9 @@ export function cuMemcpy2DAsync(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array, hStream:
   if (status !== 0) throw fail('cuMemcpy2DAsync', status);
 }
 let cuMemcpy2DUnaligned$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY2D *`: a `CUDA_MEMCPY2D_st` object or its bytes.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2DUnaligned(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): void {
   assertMayBlock('cuMemcpy2DUnaligned');
   const pCopy$ = recordArg('cuMemcpy2DUnaligned', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
@@ -40,9 +40,9 @@ export function cuMemcpy2DUnaligned(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): voi
   if (status !== 0) throw fail('cuMemcpy2DUnaligned', status);
 }
 let cuMemcpy3D$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3D(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array): void {
   assertMayBlock('cuMemcpy3D');
   const pCopy$ = recordArg('cuMemcpy3D', 'pCopy', records.CUDA_MEMCPY3D_st(), pCopy, false);
@@ -50,10 +50,10 @@ export function cuMemcpy3D(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array): void {
   if (status !== 0) throw fail('cuMemcpy3D', status);
 }
 let cuMemcpy3DAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DAsync(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy3DAsync', 'pCopy', records.CUDA_MEMCPY3D_st(), pCopy, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpy3DAsync', 'hStream', hStream, true) as typeof hStream;
@@ -61,12 +61,12 @@ export function cuMemcpy3DAsync(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array, hStream:
   if (status !== 0) throw fail('cuMemcpy3DAsync', status);
 }
 let cuMemcpy3DBatchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param numOps in `size_t`.
  * @param opList in/out `CUDA_MEMCPY3D_BATCH_OP *`: address or host buffer.
  * @param flags in `unsigned long long`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h); this ABI since CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h); this ABI since CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DBatchAsync(numOps: T.Int64, opList: T.Pointer, flags: T.Int64, hStream: T.CUstream | null): void {
   if (typeof numOps !== 'number' || !(numOps >= 0 && numOps <= 9007199254740991) || Math.floor(numOps) !== numOps) int64Arg('cuMemcpy3DBatchAsync', 'numOps', numOps, false);
   pointerArg('cuMemcpy3DBatchAsync', 'opList', opList, true);
@@ -76,9 +76,9 @@ export function cuMemcpy3DBatchAsync(numOps: T.Int64, opList: T.Pointer, flags: 
   if (status !== 0) throw fail('cuMemcpy3DBatchAsync', status);
 }
 let cuMemcpy3DPeer$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D_PEER *`: a `CUDA_MEMCPY3D_PEER_st` object or its bytes.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DPeer(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array): void {
   assertMayBlock('cuMemcpy3DPeer');
   const pCopy$ = recordArg('cuMemcpy3DPeer', 'pCopy', records.CUDA_MEMCPY3D_PEER_st(), pCopy, false);
@@ -86,10 +86,10 @@ export function cuMemcpy3DPeer(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array): voi
   if (status !== 0) throw fail('cuMemcpy3DPeer', status);
 }
 let cuMemcpy3DPeerAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pCopy in `const CUDA_MEMCPY3D_PEER *`: a `CUDA_MEMCPY3D_PEER_st` object or its bytes.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 4.0 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DPeerAsync(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy3DPeerAsync', 'pCopy', records.CUDA_MEMCPY3D_PEER_st(), pCopy, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpy3DPeerAsync', 'hStream', hStream, true) as typeof hStream;

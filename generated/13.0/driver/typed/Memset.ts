@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuMemsetD16$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param us in `unsigned short`.
  * @param N in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD16');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD16', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -23,12 +23,12 @@ export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): v
   if (status !== 0) throw fail('cuMemsetD16', status);
 }
 let cuMemsetD16Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param us in `unsigned short`.
  * @param N in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof us !== 'number' || (us & 0xffff) !== us) throw intError('cuMemsetD16Async', 'us', 'u16', us);
@@ -38,13 +38,13 @@ export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int6
   if (status !== 0) throw fail('cuMemsetD16Async', status);
 }
 let cuMemsetD2D16$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param us in `unsigned short`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D16');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D16', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -56,14 +56,14 @@ export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: n
   if (status !== 0) throw fail('cuMemsetD2D16', status);
 }
 let cuMemsetD2D16Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param us in `unsigned short`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D16Async', 'dstPitch', dstPitch, false);
@@ -75,13 +75,13 @@ export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, 
   if (status !== 0) throw fail('cuMemsetD2D16Async', status);
 }
 let cuMemsetD2D32$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param ui in `unsigned int`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D32');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D32', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -93,14 +93,14 @@ export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: n
   if (status !== 0) throw fail('cuMemsetD2D32', status);
 }
 let cuMemsetD2D32Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param ui in `unsigned int`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D32Async', 'dstPitch', dstPitch, false);
@@ -112,13 +112,13 @@ export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, 
   if (status !== 0) throw fail('cuMemsetD2D32Async', status);
 }
 let cuMemsetD2D8$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param uc in `unsigned char`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D8');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D8', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -130,14 +130,14 @@ export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: nu
   if (status !== 0) throw fail('cuMemsetD2D8', status);
 }
 let cuMemsetD2D8Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param dstPitch in `size_t`.
  * @param uc in `unsigned char`.
  * @param Width in `size_t`.
  * @param Height in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D8Async', 'dstPitch', dstPitch, false);
@@ -149,11 +149,11 @@ export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, u
   if (status !== 0) throw fail('cuMemsetD2D8Async', status);
 }
 let cuMemsetD32$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param ui in `unsigned int`.
  * @param N in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD32');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD32', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -163,12 +163,12 @@ export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): v
   if (status !== 0) throw fail('cuMemsetD32', status);
 }
 let cuMemsetD32Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param ui in `unsigned int`.
  * @param N in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof ui !== 'number' || (ui >>> 0) !== ui) throw intError('cuMemsetD32Async', 'ui', 'u32', ui);
@@ -178,11 +178,11 @@ export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int6
   if (status !== 0) throw fail('cuMemsetD32Async', status);
 }
 let cuMemsetD8$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param uc in `unsigned char`.
  * @param N in `size_t`.
- * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 2.0 (cudaTypedefs.h); this ABI since CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD8');
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD8', 'dstDevice', dstDevice, false) as typeof dstDevice;
@@ -192,12 +192,12 @@ export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): vo
   if (status !== 0) throw fail('cuMemsetD8', status);
 }
 let cuMemsetD8Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_MEM`. `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dstDevice in `CUdeviceptr`.
  * @param uc in `unsigned char`.
  * @param N in `size_t`.
  * @param hStream in `CUstream`.
- * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
+ * @remarks Since CUDA 3.2 (cudaTypedefs.h). [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8Async(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64, hStream: T.CUstream | null): void {
   if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof uc !== 'number' || (uc & 0xff) !== uc) throw intError('cuMemsetD8Async', 'uc', 'u8', uc);

@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cuSurfObjectCreate$: typeof cuSurfObjectCreate | undefined;
-/** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_SURFOBJECT`; wrapped by `SurfaceObject.create` (objects layer). `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const CUDA_RESOURCE_DESC *`: a `CUDA_RESOURCE_DESC_st` object or its bytes.
  * @returns the value of `pSurfObject`: out `CUsurfObject *`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html).
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__SURFOBJECT.html).
  * @see {@link cuda-ts/objects!SurfaceObject.create | SurfaceObject.create} (objects layer) */
 export function cuSurfObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array): bigint {
   return (cuSurfObjectCreate$ ??= bind$cuSurfObjectCreate())(pResDesc);
@@ -31,19 +31,19 @@ function bind$cuSurfObjectCreate(): typeof cuSurfObjectCreate {
   };
 }
 let cuSurfObjectDestroy$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_SURFOBJECT`. `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param surfObject in `CUsurfObject`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectDestroy(surfObject: T.Int64): void {
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cuSurfObjectDestroy', 'surfObject', surfObject, false);
   const status = (cuSurfObjectDestroy$c ??= binder.native('cuSurfObjectDestroy'))(surfObject);
   if (status !== 0) throw fail('cuSurfObjectDestroy', status);
 }
 let cuSurfObjectGetResourceDesc$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_SURFOBJECT`. `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param surfObject in `CUsurfObject`.
  * @returns the value of `pResDesc`: out `CUDA_RESOURCE_DESC_st`.
- * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
+ * @remarks Since CUDA 5.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
   const pResDesc$ = new Uint8Array(144);
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cuSurfObjectGetResourceDesc', 'surfObject', surfObject, false);
@@ -52,10 +52,10 @@ export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURC
   return decodeRecord<T.CUDA_RESOURCE_DESC_st>(records.CUDA_RESOURCE_DESC_st(), pResDesc$);
 }
 let cuSurfRefGetArray$: typeof cuSurfRefGetArray | undefined;
-/** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_SURFREF_DEPRECATED`. `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hSurfRef in `CUsurfref`.
  * @returns the value of `phArray`: out `CUarray *`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuSurfRefGetArray(hSurfRef: T.CUsurfref | null): T.CUarray {
   return (cuSurfRefGetArray$ ??= bind$cuSurfRefGetArray())(hSurfRef);
@@ -79,11 +79,11 @@ function bind$cuSurfRefGetArray(): typeof cuSurfRefGetArray {
   };
 }
 let cuSurfRefSetArray$c: NativeFunction | undefined;
-/** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_SURFREF_DEPRECATED`. `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hSurfRef in `CUsurfref`.
  * @param hArray in `CUarray`.
  * @param Flags in `unsigned int`.
- * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
+ * @remarks Since CUDA 3.0 (cudaTypedefs.h). [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarray | null, Flags: number): void {
   if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || Math.floor(hSurfRef) !== hSurfRef) hSurfRef = addressArg('cuSurfRefSetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
@@ -93,7 +93,7 @@ export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarra
   if (status !== 0) throw fail('cuSurfRefSetArray', status);
 }
 let cuTensorMapEncodeIm2col$c: NativeFunction | undefined;
-/** `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TENSOR_MEMORY`; wrapped by `TensorMap.im2col` (objects layer). `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param tensorDataType in `CUtensorMapDataType`.
  * @param tensorRank in `cuuint32_t`.
  * @param globalAddress in/out `void *`: address or host buffer.
@@ -109,7 +109,7 @@ let cuTensorMapEncodeIm2col$c: NativeFunction | undefined;
  * @param l2Promotion in `CUtensorMapL2promotion`.
  * @param oobFill in `CUtensorMapFloatOOBfill`.
  * @returns the value of `tensorMap`: out `CUtensorMap_st`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html).
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html).
  * @see {@link cuda-ts/objects!TensorMap.im2col | TensorMap.im2col} (objects layer) */
 export function cuTensorMapEncodeIm2col(tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: readonly (T.Int64)[] | BigUint64Array | null, globalStrides: readonly (T.Int64)[] | BigUint64Array | null, pixelBoxLowerCorner: readonly (number)[] | Int32Array | null, pixelBoxUpperCorner: readonly (number)[] | Int32Array | null, channelsPerPixel: number, pixelsPerColumn: number, elementStrides: readonly (number)[] | Uint32Array | null, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): Uint8Array {
   const tensorMap$ = new Uint8Array(128);
@@ -132,7 +132,7 @@ export function cuTensorMapEncodeIm2col(tensorDataType: T.CUtensorMapDataType, t
   return tensorMap$;
 }
 let cuTensorMapEncodeIm2colWide$c: NativeFunction | undefined;
-/** `CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TENSOR_MEMORY`. `CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param tensorDataType in `CUtensorMapDataType`.
  * @param tensorRank in `cuuint32_t`.
  * @param globalAddress in/out `void *`: address or host buffer.
@@ -149,7 +149,7 @@ let cuTensorMapEncodeIm2colWide$c: NativeFunction | undefined;
  * @param l2Promotion in `CUtensorMapL2promotion`.
  * @param oobFill in `CUtensorMapFloatOOBfill`.
  * @returns the value of `tensorMap`: out `CUtensorMap_st`.
- * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html). */
+ * @remarks Since CUDA 12.8 (cudaTypedefs.h), driver ≥ 570. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html). */
 export function cuTensorMapEncodeIm2colWide(tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: readonly (T.Int64)[] | BigUint64Array | null, globalStrides: readonly (T.Int64)[] | BigUint64Array | null, pixelBoxLowerCornerWidth: number, pixelBoxUpperCornerWidth: number, channelsPerPixel: number, pixelsPerColumn: number, elementStrides: readonly (number)[] | Uint32Array | null, interleave: T.CUtensorMapInterleave, mode: T.CUtensorMapIm2ColWideMode, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): Uint8Array {
   const tensorMap$ = new Uint8Array(128);
   if (typeof tensorDataType !== 'number' || (tensorDataType | 0) !== tensorDataType) throw intError('cuTensorMapEncodeIm2colWide', 'tensorDataType', 'i32', tensorDataType);
@@ -172,7 +172,7 @@ export function cuTensorMapEncodeIm2colWide(tensorDataType: T.CUtensorMapDataTyp
   return tensorMap$;
 }
 let cuTensorMapEncodeTiled$c: NativeFunction | undefined;
-/** `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TENSOR_MEMORY`; wrapped by `TensorMap.tiled` (objects layer). `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param tensorDataType in `CUtensorMapDataType`.
  * @param tensorRank in `cuuint32_t`.
  * @param globalAddress in/out `void *`: address or host buffer.
@@ -185,7 +185,7 @@ let cuTensorMapEncodeTiled$c: NativeFunction | undefined;
  * @param l2Promotion in `CUtensorMapL2promotion`.
  * @param oobFill in `CUtensorMapFloatOOBfill`.
  * @returns the value of `tensorMap`: out `CUtensorMap_st`.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html).
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html).
  * @see {@link cuda-ts/objects!TensorMap.tiled | TensorMap.tiled} (objects layer) */
 export function cuTensorMapEncodeTiled(tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: readonly (T.Int64)[] | BigUint64Array | null, globalStrides: readonly (T.Int64)[] | BigUint64Array | null, boxDim: readonly (number)[] | Uint32Array | null, elementStrides: readonly (number)[] | Uint32Array | null, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): Uint8Array {
   const tensorMap$ = new Uint8Array(128);
@@ -205,11 +205,11 @@ export function cuTensorMapEncodeTiled(tensorDataType: T.CUtensorMapDataType, te
   return tensorMap$;
 }
 let cuTensorMapReplaceAddress$c: NativeFunction | undefined;
-/** `CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDA_TENSOR_MEMORY`. `CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param tensorMap in/out `CUtensorMap_st`: fields given here in, the record the call fills returned.
  * @param globalAddress in/out `void *`: address or host buffer.
  * @returns the value of `tensorMap`: in/out `CUtensorMap_st`: fields given here in, the record the call fills returned.
- * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html). */
+ * @remarks Since CUDA 12.0 (cudaTypedefs.h), driver ≥ 525. [NVIDIA group `CUDA_TENSOR_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html). */
 export function cuTensorMapReplaceAddress(tensorMap: Uint8Array | null, globalAddress: T.Pointer): Uint8Array {
   const tensorMap$ = new Uint8Array(records.CUtensorMap_st().size);
   if (tensorMap === undefined) throw argError('cuTensorMapReplaceAddress', 'tensorMap', 'a record object, its encoded bytes or null', tensorMap);

@@ -12,10 +12,11 @@ let ncclAllGather$c: NativeFunction | undefined;
 /** `ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param sendbuff in `const void *`: device memory, `sendcount` elements of `datatype`.
  * @param recvbuff out `void *`: device memory.
- * @param sendcount in `size_t`.
- * @param datatype in `ncclDataType_t`.
+ * @param sendcount in `size_t`: count of `sendbuff` in elements of `datatype`.
+ * @param datatype in `ncclDataType_t`: data type of `sendbuff`.
  * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclAllGather(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, sendcount: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclAllGather', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclAllGather', 'recvbuff', recvbuff, true);
@@ -30,11 +31,12 @@ let ncclAllReduce$c: NativeFunction | undefined;
 /** `ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param sendbuff in `const void *`: device memory, `count` elements of `datatype`.
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
- * @param count in `size_t`.
- * @param datatype in `ncclDataType_t`.
+ * @param count in `size_t`: count of `sendbuff` in elements of `datatype`; count of `recvbuff` in elements of `datatype`.
+ * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
  * @param op in `ncclRedOp_t`.
  * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclAllReduce(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclAllReduce', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclAllReduce', 'recvbuff', recvbuff, true);
@@ -50,10 +52,11 @@ let ncclAlltoAll$c: NativeFunction | undefined;
 /** `ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param sendbuff in `const void *`: device memory, `count` elements of `datatype`.
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
- * @param count in `size_t`.
- * @param datatype in `ncclDataType_t`.
+ * @param count in `size_t`: count of `sendbuff` in elements of `datatype`; count of `recvbuff` in elements of `datatype`.
+ * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
  * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclAlltoAll(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclAlltoAll', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclAlltoAll', 'recvbuff', recvbuff, true);
@@ -67,11 +70,12 @@ export function ncclAlltoAll(sendbuff: T.DeviceMemory | null, recvbuff: T.Device
 let ncclBcast$c: NativeFunction | undefined;
 /** `ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param buff in/out `void *`: device memory, `count` elements of `datatype`.
- * @param count in `size_t`.
- * @param datatype in `ncclDataType_t`.
+ * @param count in `size_t`: count of `buff` in elements of `datatype`.
+ * @param datatype in `ncclDataType_t`: data type of `buff`.
  * @param root in `int`.
  * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclBcast(buff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const buff$ = typeof buff === 'number' && buff >= 0 && buff <= 9007199254740991 && buff % 1 === 0 ? buff : deviceArg('ncclBcast', 'buff', buff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclBcast', 'count', count, false);
@@ -86,11 +90,12 @@ let ncclBroadcast$c: NativeFunction | undefined;
 /** `ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param sendbuff in `const void *`: device memory, `count` elements of `datatype`.
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
- * @param count in `size_t`.
- * @param datatype in `ncclDataType_t`.
+ * @param count in `size_t`: count of `sendbuff` in elements of `datatype`; count of `recvbuff` in elements of `datatype`.
+ * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
  * @param root in `int`.
  * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclBroadcast(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclBroadcast', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclBroadcast', 'recvbuff', recvbuff, true);
@@ -104,7 +109,8 @@ export function ncclBroadcast(sendbuff: T.DeviceMemory | null, recvbuff: T.Devic
 }
 let ncclCommAbort$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommAbort(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`. */
+ * @param comm in `ncclComm_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommAbort(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommAbort', 'comm', comm, true) as typeof comm;
   const status = (ncclCommAbort$c ??= binder.native('ncclCommAbort'))(comm);
@@ -113,7 +119,8 @@ export function ncclCommAbort(comm: T.ncclComm_t | null): void {
 let ncclCommCount$: typeof ncclCommCount | undefined;
 /** `ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
- * @returns the value of `count`: out `int *`. */
+ * @returns the value of `count`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommCount(comm: T.ncclComm_t | null): number {
   return (ncclCommCount$ ??= bind$ncclCommCount())(comm);
 }
@@ -133,7 +140,8 @@ function bind$ncclCommCount(): typeof ncclCommCount {
 let ncclCommCuDevice$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
- * @param device in/out `int *`: address or host buffer. */
+ * @param device in/out `int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommCuDevice(comm: T.ncclComm_t | null, device: T.Pointer): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommCuDevice', 'comm', comm, true) as typeof comm;
   pointerArg('ncclCommCuDevice', 'device', device, true);
@@ -143,7 +151,8 @@ export function ncclCommCuDevice(comm: T.ncclComm_t | null, device: T.Pointer): 
 let ncclCommDeregister$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
- * @param handle in/out `void *`: address or host buffer. */
+ * @param handle in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommDeregister(comm: T.ncclComm_t | null, handle: T.Pointer): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommDeregister', 'comm', comm, true) as typeof comm;
   pointerArg('ncclCommDeregister', 'handle', handle, true);
@@ -152,7 +161,8 @@ export function ncclCommDeregister(comm: T.ncclComm_t | null, handle: T.Pointer)
 }
 let ncclCommDestroy$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommDestroy(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`. */
+ * @param comm in `ncclComm_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommDestroy(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommDestroy', 'comm', comm, true) as typeof comm;
   const status = (ncclCommDestroy$c ??= binder.native('ncclCommDestroy'))(comm);
@@ -160,7 +170,8 @@ export function ncclCommDestroy(comm: T.ncclComm_t | null): void {
 }
 let ncclCommFinalize$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommFinalize(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param comm in `ncclComm_t`. */
+ * @param comm in `ncclComm_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommFinalize(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommFinalize', 'comm', comm, true) as typeof comm;
   const status = (ncclCommFinalize$c ??= binder.native('ncclCommFinalize'))(comm);
@@ -169,7 +180,8 @@ export function ncclCommFinalize(comm: T.ncclComm_t | null): void {
 let ncclCommGetAsyncError$: typeof ncclCommGetAsyncError | undefined;
 /** `ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
- * @returns the value of `asyncError`: out `ncclResult_t *`. */
+ * @returns the value of `asyncError`: out `ncclResult_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommGetAsyncError(comm: T.ncclComm_t | null): T.ncclResult_t {
   return (ncclCommGetAsyncError$ ??= bind$ncclCommGetAsyncError())(comm);
 }
@@ -189,8 +201,9 @@ function bind$ncclCommGetAsyncError(): typeof ncclCommGetAsyncError {
 let ncclCommInitAll$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm out `ncclComm_t *`: host memory, `ndev` elements of `ncclComm_t`.
- * @param ndev in `int`.
- * @param devlist in `const int *`: address or host buffer. */
+ * @param ndev in `int`: count of `comm` in elements of `ncclComm_t`.
+ * @param devlist in `const int *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommInitAll(comm: T.HostMemory, ndev: number, devlist: T.Pointer): void {
   if (typeof ndev !== 'number' || (ndev | 0) !== ndev) throw intError('ncclCommInitAll', 'ndev', 'i32', ndev);
   hostArg('ncclCommInitAll', 'comm', comm, false, Number(ndev) * 8);
@@ -204,7 +217,8 @@ let ncclCommInitRank$: typeof ncclCommInitRank | undefined;
  * @param nranks in `int`.
  * @param commId in `ncclUniqueId` by value.
  * @param rank in `int`.
- * @returns the value of `comm`: out `ncclComm_t *`. */
+ * @returns the value of `comm`: out `ncclComm_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommInitRank(nranks: number, commId: T.ncclUniqueId, rank: number): T.ncclComm_t {
   return (ncclCommInitRank$ ??= bind$ncclCommInitRank())(nranks, commId, rank);
 }
@@ -234,7 +248,8 @@ let ncclCommInitRankConfig$: typeof ncclCommInitRankConfig | undefined;
  * @param commId in `ncclUniqueId` by value.
  * @param rank in `int`.
  * @param config in/out `ncclConfig_t *`: address or host buffer.
- * @returns the value of `comm`: out `ncclComm_t *`. */
+ * @returns the value of `comm`: out `ncclComm_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommInitRankConfig(nranks: number, commId: T.ncclUniqueId, rank: number, config: T.Pointer): T.ncclComm_t {
   return (ncclCommInitRankConfig$ ??= bind$ncclCommInitRankConfig())(nranks, commId, rank, config);
 }
@@ -266,7 +281,8 @@ let ncclCommInitRankScalable$: typeof ncclCommInitRankScalable | undefined;
  * @param nId in `int`.
  * @param commIds in/out `ncclUniqueId *`: address or host buffer.
  * @param config in/out `ncclConfig_t *`: address or host buffer.
- * @returns the value of `newcomm`: out `ncclComm_t *`. */
+ * @returns the value of `newcomm`: out `ncclComm_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommInitRankScalable(nranks: number, myrank: number, nId: number, commIds: T.Pointer, config: T.Pointer): T.ncclComm_t {
   return (ncclCommInitRankScalable$ ??= bind$ncclCommInitRankScalable())(nranks, myrank, nId, commIds, config);
 }
@@ -296,8 +312,9 @@ let ncclCommRegister$: typeof ncclCommRegister | undefined;
 /** `ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
  * @param buff in/out `void *`: address or host buffer covering `size` bytes.
- * @param size in `size_t`.
- * @returns the value of `handle`: out `void **`. */
+ * @param size in `size_t`: size of `buff` in bytes.
+ * @returns the value of `handle`: out `void **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommRegister(comm: T.ncclComm_t | null, buff: T.Pointer, size: T.Int64): number {
   return (ncclCommRegister$ ??= bind$ncclCommRegister())(comm, buff, size);
 }
@@ -325,7 +342,8 @@ function bind$ncclCommRegister(): typeof ncclCommRegister {
 let ncclCommRevoke$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
- * @param revokeFlags in `int`. */
+ * @param revokeFlags in `int`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommRevoke(comm: T.ncclComm_t | null, revokeFlags: number): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommRevoke', 'comm', comm, true) as typeof comm;
   if (typeof revokeFlags !== 'number' || (revokeFlags | 0) !== revokeFlags) throw intError('ncclCommRevoke', 'revokeFlags', 'i32', revokeFlags);
@@ -339,7 +357,8 @@ let ncclCommShrink$: typeof ncclCommShrink | undefined;
  * @param excludeRanksCount in `int`.
  * @param config in/out `ncclConfig_t *`: address or host buffer.
  * @param shrinkFlags in `int`.
- * @returns the value of `newcomm`: out `ncclComm_t *`. */
+ * @returns the value of `newcomm`: out `ncclComm_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommShrink(comm: T.ncclComm_t | null, excludeRanksList: T.Pointer, excludeRanksCount: number, config: T.Pointer, shrinkFlags: number): T.ncclComm_t {
   return (ncclCommShrink$ ??= bind$ncclCommShrink())(comm, excludeRanksList, excludeRanksCount, config, shrinkFlags);
 }
@@ -371,7 +390,8 @@ let ncclCommSplit$: typeof ncclCommSplit | undefined;
  * @param color in `int`.
  * @param key in `int`.
  * @param config in/out `ncclConfig_t *`: address or host buffer.
- * @returns the value of `newcomm`: out `ncclComm_t *`. */
+ * @returns the value of `newcomm`: out `ncclComm_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommSplit(comm: T.ncclComm_t | null, color: number, key: number, config: T.Pointer): T.ncclComm_t {
   return (ncclCommSplit$ ??= bind$ncclCommSplit())(comm, color, key, config);
 }
@@ -399,7 +419,8 @@ function bind$ncclCommSplit(): typeof ncclCommSplit {
 let ncclCommUserRank$: typeof ncclCommUserRank | undefined;
 /** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
- * @returns the value of `rank`: out `int *`. */
+ * @returns the value of `rank`: out `int *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommUserRank(comm: T.ncclComm_t | null): number {
   return (ncclCommUserRank$ ??= bind$ncclCommUserRank())(comm);
 }
@@ -419,7 +440,8 @@ function bind$ncclCommUserRank(): typeof ncclCommUserRank {
 let ncclCommWindowDeregister$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
- * @param win in `ncclWindow_t`. */
+ * @param win in `ncclWindow_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommWindowDeregister(comm: T.ncclComm_t | null, win: T.ncclWindow_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommWindowDeregister', 'comm', comm, true) as typeof comm;
   if (typeof win !== 'number' || !(win >= 0 && win <= 9007199254740991) || Math.floor(win) !== win) win = addressArg('ncclCommWindowDeregister', 'win', win, true) as typeof win;
@@ -430,9 +452,10 @@ let ncclCommWindowRegister$: typeof ncclCommWindowRegister | undefined;
 /** `ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
  * @param buff in/out `void *`: address or host buffer covering `size` bytes.
- * @param size in `size_t`.
+ * @param size in `size_t`: size of `buff` in bytes.
  * @param winFlags in `int`.
- * @returns the value of `win`: out `ncclWindow_t *`. */
+ * @returns the value of `win`: out `ncclWindow_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclCommWindowRegister(comm: T.ncclComm_t | null, buff: T.Pointer, size: T.Int64, winFlags: number): T.ncclWindow_t {
   return (ncclCommWindowRegister$ ??= bind$ncclCommWindowRegister())(comm, buff, size, winFlags);
 }

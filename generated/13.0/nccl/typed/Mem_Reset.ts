@@ -11,7 +11,8 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let ncclMemAlloc$: typeof ncclMemAlloc | undefined;
 /** `ncclResult_t ncclMemAlloc(void **ptr, size_t size)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
- * @returns the value of `ptr`: out `void **`. */
+ * @returns the value of `ptr`: out `void **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclMemAlloc(size: T.Int64): number {
   return (ncclMemAlloc$ ??= bind$ncclMemAlloc())(size);
 }
@@ -35,7 +36,8 @@ function bind$ncclMemAlloc(): typeof ncclMemAlloc {
 }
 let ncclMemFree$c: NativeFunction | undefined;
 /** `ncclResult_t ncclMemFree(void *ptr)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @param ptr in/out `void *`: address or host buffer. */
+ * @param ptr in/out `void *`: address or host buffer.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclMemFree(ptr: T.Pointer): void {
   pointerArg('ncclMemFree', 'ptr', ptr, true);
   const status = (ncclMemFree$c ??= binder.native('ncclMemFree'))(ptr);
@@ -44,11 +46,12 @@ export function ncclMemFree(ptr: T.Pointer): void {
 let ncclRecv$c: NativeFunction | undefined;
 /** `ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
- * @param count in `size_t`.
- * @param datatype in `ncclDataType_t`.
+ * @param count in `size_t`: count of `recvbuff` in elements of `datatype`.
+ * @param datatype in `ncclDataType_t`: data type of `recvbuff`.
  * @param peer in `int`.
  * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclRecv(recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclRecv', 'recvbuff', recvbuff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclRecv', 'count', count, false);
@@ -65,7 +68,8 @@ let ncclRedOpCreatePreMulSum$: typeof ncclRedOpCreatePreMulSum | undefined;
  * @param datatype in `ncclDataType_t`.
  * @param residence in `ncclScalarResidence_t`.
  * @param comm in `ncclComm_t`.
- * @returns the value of `op`: out `ncclRedOp_t *`. */
+ * @returns the value of `op`: out `ncclRedOp_t *`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclRedOpCreatePreMulSum(scalar: T.UntypedScalar, datatype: T.ncclDataType_t, residence: T.ncclScalarResidence_t, comm: T.ncclComm_t | null): T.ncclRedOp_t {
   return (ncclRedOpCreatePreMulSum$ ??= bind$ncclRedOpCreatePreMulSum())(scalar, datatype, residence, comm);
 }
@@ -88,7 +92,8 @@ function bind$ncclRedOpCreatePreMulSum(): typeof ncclRedOpCreatePreMulSum {
 let ncclRedOpDestroy$c: NativeFunction | undefined;
 /** `ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param op in `ncclRedOp_t`.
- * @param comm in `ncclComm_t`. */
+ * @param comm in `ncclComm_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclRedOpDestroy(op: T.ncclRedOp_t, comm: T.ncclComm_t | null): void {
   if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclRedOpDestroy', 'op', 'i32', op);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclRedOpDestroy', 'comm', comm, true) as typeof comm;
@@ -99,12 +104,13 @@ let ncclReduce$c: NativeFunction | undefined;
 /** `ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param sendbuff in `const void *`: device memory, `count` elements of `datatype`.
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
- * @param count in `size_t`.
- * @param datatype in `ncclDataType_t`.
+ * @param count in `size_t`: count of `sendbuff` in elements of `datatype`; count of `recvbuff` in elements of `datatype`.
+ * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
  * @param op in `ncclRedOp_t`.
  * @param root in `int`.
  * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclReduce(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclReduce', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclReduce', 'recvbuff', recvbuff, true);
@@ -121,11 +127,12 @@ let ncclReduceScatter$c: NativeFunction | undefined;
 /** `ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param sendbuff in `const void *`: device memory.
  * @param recvbuff out `void *`: device memory, `recvcount` elements of `datatype`.
- * @param recvcount in `size_t`.
- * @param datatype in `ncclDataType_t`.
+ * @param recvcount in `size_t`: count of `recvbuff` in elements of `datatype`.
+ * @param datatype in `ncclDataType_t`: data type of `recvbuff`.
  * @param op in `ncclRedOp_t`.
  * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclReduceScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, recvcount: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclReduceScatter', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclReduceScatter', 'recvbuff', recvbuff, true);
@@ -140,6 +147,7 @@ export function ncclReduceScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.D
 let ncclResetDebugInit$c: NativeFunction | undefined;
 /** `void ncclResetDebugInit(void)` · nccl.h · CUDA 13.0
  * @returns `void`
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html).
  * @deprecated The headers mark it deprecated. */
 export function ncclResetDebugInit(): void {
   const result = (ncclResetDebugInit$c ??= binder.native('ncclResetDebugInit'))();

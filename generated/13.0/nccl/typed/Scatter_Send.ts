@@ -12,11 +12,12 @@ let ncclScatter$c: NativeFunction | undefined;
 /** `ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param sendbuff in `const void *`: device memory, `count` elements of `datatype`.
  * @param recvbuff out `void *`: device memory, `count` elements of `datatype`.
- * @param count in `size_t`.
- * @param datatype in `ncclDataType_t`.
+ * @param count in `size_t`: count of `sendbuff` in elements of `datatype`; count of `recvbuff` in elements of `datatype`.
+ * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
  * @param root in `int`.
  * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclScatter', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclScatter', 'recvbuff', recvbuff, true);
@@ -31,11 +32,12 @@ export function ncclScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceM
 let ncclSend$c: NativeFunction | undefined;
 /** `ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param sendbuff in `const void *`: device memory, `count` elements of `datatype`.
- * @param count in `size_t`.
- * @param datatype in `ncclDataType_t`.
+ * @param count in `size_t`: count of `sendbuff` in elements of `datatype`.
+ * @param datatype in `ncclDataType_t`: data type of `sendbuff`.
  * @param peer in `int`.
  * @param comm in `ncclComm_t`.
- * @param stream in `cudaStream_t`. */
+ * @param stream in `cudaStream_t`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclSend(sendbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclSend', 'sendbuff', sendbuff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclSend', 'count', count, false);

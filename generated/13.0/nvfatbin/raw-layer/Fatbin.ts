@@ -14,7 +14,7 @@ let nvFatbinAddCubin$: NativeFunction | undefined;
  * @param arch `const char *`
  * @param identifier `const char *`
  * @returns the `nvFatbinResult` status, as C returns it.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinAddCubin(handle: T.nvFatbinHandle, code: T.Pointer, size: T.Int64, arch: string | T.Pointer, identifier: string | T.Pointer): T.nvFatbinResult {
   if (!ArrayBuffer.isView(code) && !(typeof code === 'number' && code >= 0 && Number.isSafeInteger(code)) && code !== null) rawCovers('nvFatbinAddCubin', 'code', code, 0, 1);
   if (typeof arch === 'string' && arch.includes('\0')) cstringArg('nvFatbinAddCubin', 'arch', arch, true);
@@ -28,7 +28,7 @@ let nvFatbinAddIndex$: NativeFunction | undefined;
  * @param size `size_t`
  * @param identifier `const char *`
  * @returns the `nvFatbinResult` status, as C returns it.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinAddIndex(handle: T.nvFatbinHandle, code: T.Pointer, size: T.Int64, identifier: string | T.Pointer): T.nvFatbinResult {
   if (!ArrayBuffer.isView(code) && !(typeof code === 'number' && code >= 0 && Number.isSafeInteger(code)) && code !== null) rawCovers('nvFatbinAddIndex', 'code', code, 0, 1);
   if (typeof identifier === 'string' && identifier.includes('\0')) cstringArg('nvFatbinAddIndex', 'identifier', identifier, true);
@@ -43,7 +43,7 @@ let nvFatbinAddLTOIR$: NativeFunction | undefined;
  * @param identifier `const char *`
  * @param optionsCmdLine `const char *`
  * @returns the `nvFatbinResult` status, as C returns it.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinAddLTOIR(handle: T.nvFatbinHandle, code: T.Pointer, size: T.Int64, arch: string | T.Pointer, identifier: string | T.Pointer, optionsCmdLine: string | T.Pointer): T.nvFatbinResult {
   if (!ArrayBuffer.isView(code) && !(typeof code === 'number' && code >= 0 && Number.isSafeInteger(code)) && code !== null) rawCovers('nvFatbinAddLTOIR', 'code', code, 0, 1);
   if (typeof arch === 'string' && arch.includes('\0')) cstringArg('nvFatbinAddLTOIR', 'arch', arch, true);
@@ -60,7 +60,7 @@ let nvFatbinAddPTX$: NativeFunction | undefined;
  * @param identifier `const char *`
  * @param optionsCmdLine `const char *`
  * @returns the `nvFatbinResult` status, as C returns it.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinAddPTX(handle: T.nvFatbinHandle, code: string | T.Pointer, size: T.Int64, arch: string | T.Pointer, identifier: string | T.Pointer, optionsCmdLine: string | T.Pointer): T.nvFatbinResult {
   if (typeof code === 'string' && code.includes('\0')) cstringArg('nvFatbinAddPTX', 'code', code, true);
   if (typeof arch === 'string' && arch.includes('\0')) cstringArg('nvFatbinAddPTX', 'arch', arch, true);
@@ -74,7 +74,7 @@ let nvFatbinAddReloc$: NativeFunction | undefined;
  * @param code `const void *`, covering `size` bytes
  * @param size `size_t`
  * @returns the `nvFatbinResult` status, as C returns it.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinAddReloc(handle: T.nvFatbinHandle, code: T.Pointer, size: T.Int64): T.nvFatbinResult {
   if (!ArrayBuffer.isView(code) && !(typeof code === 'number' && code >= 0 && Number.isSafeInteger(code)) && code !== null) rawCovers('nvFatbinAddReloc', 'code', code, 0, 1);
   return (nvFatbinAddReloc$ ??= binder.native('nvFatbinAddReloc'))(handle, code, size);
@@ -85,7 +85,7 @@ let nvFatbinCreate$: NativeFunction | undefined;
  * @param options `const char **`, array, `optionsCount` long
  * @param optionsCount `size_t`, length of `options`
  * @returns the `nvFatbinResult` status, as C returns it.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinCreate(handle_indirect: T.Pointer, options: T.Pointer, optionsCount: T.Int64): T.nvFatbinResult {
   if (!(ArrayBuffer.isView(handle_indirect) && handle_indirect.byteLength >= 8 && (((handle_indirect as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle_indirect as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle_indirect === 'number' && handle_indirect >= 0 && Number.isSafeInteger(handle_indirect)) && handle_indirect !== null) rawCovers('nvFatbinCreate', 'handle_indirect', handle_indirect, 8, 8);
   if (!(ArrayBuffer.isView(options) && options.byteLength >= 8 && (((options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof options === 'number' && options >= 0 && Number.isSafeInteger(options)) && options !== null) rawCovers('nvFatbinCreate', 'options', options, 8, 8);
@@ -95,7 +95,7 @@ let nvFatbinDestroy$: NativeFunction | undefined;
 /** `nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)` · nvFatbin.h · CUDA 13.0
  * @param handle_indirect `nvFatbinHandle *`, in/out: a typed array of one element
  * @returns the `nvFatbinResult` status, as C returns it.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinDestroy(handle_indirect: T.Pointer): T.nvFatbinResult {
   if (!(ArrayBuffer.isView(handle_indirect) && handle_indirect.byteLength >= 8 && (((handle_indirect as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle_indirect as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle_indirect === 'number' && handle_indirect >= 0 && Number.isSafeInteger(handle_indirect)) && handle_indirect !== null) rawCovers('nvFatbinDestroy', 'handle_indirect', handle_indirect, 8, 8);
   return (nvFatbinDestroy$ ??= binder.native('nvFatbinDestroy'))(handle_indirect);
@@ -105,7 +105,7 @@ let nvFatbinGet$: NativeFunction | undefined;
  * @param handle `nvFatbinHandle`
  * @param buffer `void *`
  * @returns the `nvFatbinResult` status, as C returns it.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinGet(handle: T.nvFatbinHandle, buffer: T.Pointer): T.nvFatbinResult {
   if (!ArrayBuffer.isView(buffer) && !(typeof buffer === 'number' && buffer >= 0 && Number.isSafeInteger(buffer)) && buffer !== null) rawCovers('nvFatbinGet', 'buffer', buffer, 0, 1);
   return (nvFatbinGet$ ??= binder.native('nvFatbinGet'))(handle, buffer);
@@ -114,7 +114,7 @@ let nvFatbinGetErrorString$: NativeFunction | undefined;
 /** `const char *nvFatbinGetErrorString(nvFatbinResult result)` · nvFatbin.h · CUDA 13.0
  * @param result `nvFatbinResult`
  * @returns `const char *`, as C returns it.
- * @remarks Group `error`. */
+ * @remarks Group `error` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinGetErrorString(result: T.nvFatbinResult): string | null {
   return (nvFatbinGetErrorString$ ??= binder.native('nvFatbinGetErrorString'))(result);
 }
@@ -123,7 +123,7 @@ let nvFatbinSize$: NativeFunction | undefined;
  * @param handle `nvFatbinHandle`
  * @param size `size_t *`, out: a typed array of one element
  * @returns the `nvFatbinResult` status, as C returns it.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinSize(handle: T.nvFatbinHandle, size: T.Pointer): T.nvFatbinResult {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('nvFatbinSize', 'size', size, 8, 8);
   return (nvFatbinSize$ ??= binder.native('nvFatbinSize'))(handle, size);
@@ -133,7 +133,7 @@ let nvFatbinVersion$: NativeFunction | undefined;
  * @param major `unsigned int *`, out: a typed array of one element
  * @param minor `unsigned int *`, out: a typed array of one element
  * @returns the `nvFatbinResult` status, as C returns it.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinVersion(major: T.Pointer, minor: T.Pointer): T.nvFatbinResult {
   if (!(ArrayBuffer.isView(major) && major.byteLength >= 4 && (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof major === 'number' && major >= 0 && Number.isSafeInteger(major)) && major !== null) rawCovers('nvFatbinVersion', 'major', major, 4, 4);
   if (!(ArrayBuffer.isView(minor) && minor.byteLength >= 4 && (((minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minor === 'number' && minor >= 0 && Number.isSafeInteger(minor)) && minor !== null) rawCovers('nvFatbinVersion', 'minor', minor, 4, 4);

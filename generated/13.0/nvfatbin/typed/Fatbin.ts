@@ -9,13 +9,13 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvFatbinAddCubin$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvFatbinHandle`.
  * @param code in `const void *`: address or host buffer covering `size` bytes.
- * @param size in `size_t`.
+ * @param size in `size_t`: size of `code` in bytes.
  * @param arch in string (`const char *`).
  * @param identifier in string (`const char *`).
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinAddCubin(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinAddCubin', 'handle', handle, true) as typeof handle;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddCubin', 'size', size, false);
@@ -27,12 +27,12 @@ export function nvFatbinAddCubin(handle: T.nvFatbinHandle | null, code: T.Pointe
   if (status !== 0) throw fail('nvFatbinAddCubin', status);
 }
 let nvFatbinAddIndex$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddIndex(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinAddIndex(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvFatbinHandle`.
  * @param code in `const void *`: address or host buffer covering `size` bytes.
- * @param size in `size_t`.
+ * @param size in `size_t`: size of `code` in bytes.
  * @param identifier in string (`const char *`).
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinAddIndex(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, identifier: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinAddIndex', 'handle', handle, true) as typeof handle;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddIndex', 'size', size, false);
@@ -43,14 +43,14 @@ export function nvFatbinAddIndex(handle: T.nvFatbinHandle | null, code: T.Pointe
   if (status !== 0) throw fail('nvFatbinAddIndex', status);
 }
 let nvFatbinAddLTOIR$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvFatbinHandle`.
  * @param code in `const void *`: address or host buffer covering `size` bytes.
- * @param size in `size_t`.
+ * @param size in `size_t`: size of `code` in bytes.
  * @param arch in string (`const char *`).
  * @param identifier in string (`const char *`).
  * @param optionsCmdLine in string (`const char *`).
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinAddLTOIR(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string, optionsCmdLine: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinAddLTOIR', 'handle', handle, true) as typeof handle;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddLTOIR', 'size', size, false);
@@ -63,14 +63,14 @@ export function nvFatbinAddLTOIR(handle: T.nvFatbinHandle | null, code: T.Pointe
   if (status !== 0) throw fail('nvFatbinAddLTOIR', status);
 }
 let nvFatbinAddPTX$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvFatbinHandle`.
  * @param code in `const char *`: address or host buffer covering `size` bytes.
- * @param size in `size_t`.
+ * @param size in `size_t`: size of `code` in bytes.
  * @param arch in string (`const char *`).
  * @param identifier in string (`const char *`).
  * @param optionsCmdLine in string (`const char *`).
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinAddPTX(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string, optionsCmdLine: string): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinAddPTX', 'handle', handle, true) as typeof handle;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddPTX', 'size', size, false);
@@ -83,11 +83,11 @@ export function nvFatbinAddPTX(handle: T.nvFatbinHandle | null, code: T.Pointer,
   if (status !== 0) throw fail('nvFatbinAddPTX', status);
 }
 let nvFatbinAddReloc$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddReloc(nvFatbinHandle handle, const void *code, size_t size)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinAddReloc(nvFatbinHandle handle, const void *code, size_t size)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvFatbinHandle`.
  * @param code in `const void *`: address or host buffer covering `size` bytes.
- * @param size in `size_t`.
- * @remarks Group `creation`. */
+ * @param size in `size_t`: size of `code` in bytes.
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinAddReloc(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinAddReloc', 'handle', handle, true) as typeof handle;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddReloc', 'size', size, false);
@@ -97,10 +97,10 @@ export function nvFatbinAddReloc(handle: T.nvFatbinHandle | null, code: T.Pointe
   if (status !== 0) throw fail('nvFatbinAddReloc', status);
 }
 let nvFatbinCreate$: typeof nvFatbinCreate | undefined;
-/** `nvFatbinResult nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param options in array of C string; its length is passed as `optionsCount`.
  * @returns the value of `handle_indirect`: out `nvFatbinHandle *`.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinCreate(options: readonly (string)[]): T.nvFatbinHandle {
   return (nvFatbinCreate$ ??= bind$nvFatbinCreate())(options);
 }
@@ -124,10 +124,10 @@ function bind$nvFatbinCreate(): typeof nvFatbinCreate {
   };
 }
 let nvFatbinDestroy$: typeof nvFatbinDestroy | undefined;
-/** `nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle_indirect in/out `nvFatbinHandle *`: this value in, the call's value returned.
  * @returns the value of `handle_indirect`: in/out `nvFatbinHandle *`: this value in, the call's value returned.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinDestroy(handle_indirect: T.nvFatbinHandle | null): T.nvFatbinHandle {
   return (nvFatbinDestroy$ ??= bind$nvFatbinDestroy())(handle_indirect);
 }
@@ -150,10 +150,10 @@ function bind$nvFatbinDestroy(): typeof nvFatbinDestroy {
   };
 }
 let nvFatbinGet$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void *buffer)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void *buffer)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvFatbinHandle`.
  * @param buffer out `void *`: address or host buffer.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinGet(handle: T.nvFatbinHandle | null, buffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinGet', 'handle', handle, true) as typeof handle;
   pointerArg('nvFatbinGet', 'buffer', buffer, true);
@@ -161,20 +161,20 @@ export function nvFatbinGet(handle: T.nvFatbinHandle | null, buffer: T.Pointer):
   if (status !== 0) throw fail('nvFatbinGet', status);
 }
 let nvFatbinGetErrorString$c: NativeFunction | undefined;
-/** `const char *nvFatbinGetErrorString(nvFatbinResult result)` · nvFatbin.h · CUDA 13.0
+/** API group `error`. `const char *nvFatbinGetErrorString(nvFatbinResult result)` · nvFatbin.h · CUDA 13.0
  * @param result_ in `nvFatbinResult`.
  * @returns `const char *`
- * @remarks Group `error`. */
+ * @remarks Group `error` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinGetErrorString(result_: T.nvFatbinResult): string | null {
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('nvFatbinGetErrorString', 'result', 'i32', result_);
   const result = (nvFatbinGetErrorString$c ??= binder.native('nvFatbinGetErrorString'))(result_);
   return result;
 }
 let nvFatbinSize$: typeof nvFatbinSize | undefined;
-/** `nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvFatbinHandle`.
  * @returns the value of `size`: out `size_t *`.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinSize(handle: T.nvFatbinHandle | null): number {
   return (nvFatbinSize$ ??= bind$nvFatbinSize())(handle);
 }
@@ -197,9 +197,9 @@ function bind$nvFatbinSize(): typeof nvFatbinSize {
   };
 }
 let nvFatbinVersion$: typeof nvFatbinVersion | undefined;
-/** `nvFatbinResult nvFatbinVersion(unsigned int *major, unsigned int *minor)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `creation`. `nvFatbinResult nvFatbinVersion(unsigned int *major, unsigned int *minor)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ major, minor }`: `major`: out `unsigned int *`; `minor`: out `unsigned int *`.
- * @remarks Group `creation`. */
+ * @remarks Group `creation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvfatbin/index.html). */
 export function nvFatbinVersion(): { major: number; minor: number } {
   return (nvFatbinVersion$ ??= bind$nvFatbinVersion())();
 }

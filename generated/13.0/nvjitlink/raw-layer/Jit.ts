@@ -13,7 +13,8 @@ let nvJitLinkAddData$: NativeFunction | undefined;
  * @param data `const void *`, covering `size` bytes
  * @param size `size_t`
  * @param name `const char *`
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkAddData(handle: T.nvJitLinkHandle, inputType: T.nvJitLinkInputType, data: T.Pointer, size: T.Int64, name: string | T.Pointer): T.nvJitLinkResult {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('nvJitLinkAddData', 'data', data, 0, 1);
   if (typeof name === 'string' && name.includes('\0')) cstringArg('nvJitLinkAddData', 'name', name, true);
@@ -24,7 +25,8 @@ let nvJitLinkAddFile$: NativeFunction | undefined;
  * @param handle `nvJitLinkHandle`
  * @param inputType `nvJitLinkInputType`
  * @param fileName `const char *`
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkAddFile(handle: T.nvJitLinkHandle, inputType: T.nvJitLinkInputType, fileName: string | T.Pointer): T.nvJitLinkResult {
   if (typeof fileName === 'string' && fileName.includes('\0')) cstringArg('nvJitLinkAddFile', 'fileName', fileName, true);
   return (nvJitLinkAddFile$ ??= binder.native('nvJitLinkAddFile'))(handle, inputType, fileName);
@@ -32,7 +34,8 @@ export function nvJitLinkAddFile(handle: T.nvJitLinkHandle, inputType: T.nvJitLi
 let nvJitLinkComplete$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkComplete_13_0(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 13.0
  * @param handle `nvJitLinkHandle`
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkComplete(handle: T.nvJitLinkHandle): T.nvJitLinkResult {
   return (nvJitLinkComplete$ ??= binder.native('nvJitLinkComplete'))(handle);
 }
@@ -41,7 +44,8 @@ let nvJitLinkCreate$: NativeFunction | undefined;
  * @param handle `nvJitLinkHandle *`, out: a typed array of one element
  * @param numOptions `uint32_t`, length of `options`
  * @param options `const char *const *`, array, `numOptions` long
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkCreate(handle: T.Pointer, numOptions: number, options: T.Pointer): T.nvJitLinkResult {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('nvJitLinkCreate', 'handle', handle, 8, 8);
   if (!ArrayBuffer.isView(options) && !(typeof options === 'number' && options >= 0 && Number.isSafeInteger(options)) && options !== null) rawCovers('nvJitLinkCreate', 'options', options, 0, 1);
@@ -50,7 +54,8 @@ export function nvJitLinkCreate(handle: T.Pointer, numOptions: number, options: 
 let nvJitLinkDestroy$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 13.0
  * @param handle `nvJitLinkHandle *`, in/out: a typed array of one element
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkDestroy(handle: T.Pointer): T.nvJitLinkResult {
   if (!(ArrayBuffer.isView(handle) && handle.byteLength >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('nvJitLinkDestroy', 'handle', handle, 8, 8);
   return (nvJitLinkDestroy$ ??= binder.native('nvJitLinkDestroy'))(handle);
@@ -59,7 +64,8 @@ let nvJitLinkGetErrorLog$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0
  * @param handle `nvJitLinkHandle`
  * @param log `char *`
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle, log: T.Pointer): T.nvJitLinkResult {
   if (!ArrayBuffer.isView(log) && !(typeof log === 'number' && log >= 0 && Number.isSafeInteger(log)) && log !== null) rawCovers('nvJitLinkGetErrorLog', 'log', log, 0, 1);
   return (nvJitLinkGetErrorLog$ ??= binder.native('nvJitLinkGetErrorLog'))(handle, log);
@@ -68,7 +74,8 @@ let nvJitLinkGetErrorLogSize$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0
  * @param handle `nvJitLinkHandle`
  * @param size `size_t *`, out: a typed array of one element
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkGetErrorLogSize(handle: T.nvJitLinkHandle, size: T.Pointer): T.nvJitLinkResult {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('nvJitLinkGetErrorLogSize', 'size', size, 8, 8);
   return (nvJitLinkGetErrorLogSize$ ??= binder.native('nvJitLinkGetErrorLogSize'))(handle, size);
@@ -77,7 +84,8 @@ let nvJitLinkGetInfoLog$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0
  * @param handle `nvJitLinkHandle`
  * @param log `char *`
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle, log: T.Pointer): T.nvJitLinkResult {
   if (!ArrayBuffer.isView(log) && !(typeof log === 'number' && log >= 0 && Number.isSafeInteger(log)) && log !== null) rawCovers('nvJitLinkGetInfoLog', 'log', log, 0, 1);
   return (nvJitLinkGetInfoLog$ ??= binder.native('nvJitLinkGetInfoLog'))(handle, log);
@@ -86,7 +94,8 @@ let nvJitLinkGetInfoLogSize$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0
  * @param handle `nvJitLinkHandle`
  * @param size `size_t *`, out: a typed array of one element
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkGetInfoLogSize(handle: T.nvJitLinkHandle, size: T.Pointer): T.nvJitLinkResult {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('nvJitLinkGetInfoLogSize', 'size', size, 8, 8);
   return (nvJitLinkGetInfoLogSize$ ??= binder.native('nvJitLinkGetInfoLogSize'))(handle, size);
@@ -95,7 +104,8 @@ let nvJitLinkGetLinkedCubin$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 13.0
  * @param handle `nvJitLinkHandle`
  * @param cubin `void *`
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle, cubin: T.Pointer): T.nvJitLinkResult {
   if (!ArrayBuffer.isView(cubin) && !(typeof cubin === 'number' && cubin >= 0 && Number.isSafeInteger(cubin)) && cubin !== null) rawCovers('nvJitLinkGetLinkedCubin', 'cubin', cubin, 0, 1);
   return (nvJitLinkGetLinkedCubin$ ??= binder.native('nvJitLinkGetLinkedCubin'))(handle, cubin);
@@ -104,7 +114,8 @@ let nvJitLinkGetLinkedCubinSize$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0
  * @param handle `nvJitLinkHandle`
  * @param size `size_t *`, out: a typed array of one element
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedCubinSize(handle: T.nvJitLinkHandle, size: T.Pointer): T.nvJitLinkResult {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('nvJitLinkGetLinkedCubinSize', 'size', size, 8, 8);
   return (nvJitLinkGetLinkedCubinSize$ ??= binder.native('nvJitLinkGetLinkedCubinSize'))(handle, size);
@@ -113,7 +124,8 @@ let nvJitLinkGetLinkedPtx$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 13.0
  * @param handle `nvJitLinkHandle`
  * @param ptx `char *`
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle, ptx: T.Pointer): T.nvJitLinkResult {
   if (!ArrayBuffer.isView(ptx) && !(typeof ptx === 'number' && ptx >= 0 && Number.isSafeInteger(ptx)) && ptx !== null) rawCovers('nvJitLinkGetLinkedPtx', 'ptx', ptx, 0, 1);
   return (nvJitLinkGetLinkedPtx$ ??= binder.native('nvJitLinkGetLinkedPtx'))(handle, ptx);
@@ -122,7 +134,8 @@ let nvJitLinkGetLinkedPtxSize$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0
  * @param handle `nvJitLinkHandle`
  * @param size `size_t *`, out: a typed array of one element
- * @returns the `nvJitLinkResult` status, as C returns it. */
+ * @returns the `nvJitLinkResult` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkGetLinkedPtxSize(handle: T.nvJitLinkHandle, size: T.Pointer): T.nvJitLinkResult {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('nvJitLinkGetLinkedPtxSize', 'size', size, 8, 8);
   return (nvJitLinkGetLinkedPtxSize$ ??= binder.native('nvJitLinkGetLinkedPtxSize'))(handle, size);
@@ -132,7 +145,7 @@ let nvJitLinkVersion$: NativeFunction | undefined;
  * @param major `unsigned int *`, out: a typed array of one element
  * @param minor `unsigned int *`, out: a typed array of one element
  * @returns the `nvJitLinkResult` status, as C returns it.
- * @remarks Group `linking`. */
+ * @remarks Group `linking` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvjitlink/index.html). */
 export function nvJitLinkVersion(major: T.Pointer, minor: T.Pointer): T.nvJitLinkResult {
   if (!(ArrayBuffer.isView(major) && major.byteLength >= 4 && (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof major === 'number' && major >= 0 && Number.isSafeInteger(major)) && major !== null) rawCovers('nvJitLinkVersion', 'major', major, 4, 4);
   if (!(ArrayBuffer.isView(minor) && minor.byteLength >= 4 && (((minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minor === 'number' && minor >= 0 && Number.isSafeInteger(minor)) && minor !== null) rawCovers('nvJitLinkVersion', 'minor', minor, 4, 4);

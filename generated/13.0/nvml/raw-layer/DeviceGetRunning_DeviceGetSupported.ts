@@ -58,7 +58,7 @@ let nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts$: NativeFunction | undefine
  * @param device `nvmlDevice_t`
  * @param errorCounts `nvmlEccSramUniqueUncorrectedErrorCounts_t *`, in/out: bytes of a `nvmlEccSramUniqueUncorrectedErrorCounts_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device: T.nvmlDevice_t, errorCounts: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(errorCounts) && errorCounts.byteLength >= 16) && !(typeof errorCounts === 'number' && errorCounts >= 0 && Number.isSafeInteger(errorCounts)) && errorCounts !== null) rawCovers('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts', 'errorCounts', errorCounts, 16, 1);
   return (nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts$ ??= binder.native('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts'))(device, errorCounts);

@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlDeviceGetComputeInstanceId$: typeof nvmlDeviceGetComputeInstanceId | undefined;
-/** `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `id`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
@@ -30,7 +30,7 @@ function bind$nvmlDeviceGetComputeInstanceId(): typeof nvmlDeviceGetComputeInsta
   };
 }
 let nvmlDeviceGetComputeMode$: typeof nvmlDeviceGetComputeMode | undefined;
-/** `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlComputeMode_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -51,7 +51,7 @@ function bind$nvmlDeviceGetComputeMode(): typeof nvmlDeviceGetComputeMode {
   };
 }
 let nvmlDeviceGetComputeRunningProcesses$: typeof nvmlDeviceGetComputeRunningProcesses | undefined;
-/** `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_v2_st`: its length asked first through `infoCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -80,7 +80,7 @@ function bind$nvmlDeviceGetComputeRunningProcesses(): typeof nvmlDeviceGetComput
   };
 }
 let nvmlDeviceGetConfComputeGpuAttestationReport$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param gpuAtstReport in/out `nvmlConfComputeGpuAttestationReport_st`: fields given here in, the record the call fills returned.
  * @returns the value of `gpuAtstReport`: in/out `nvmlConfComputeGpuAttestationReport_st`: fields given here in, the record the call fills returned.
@@ -94,7 +94,7 @@ export function nvmlDeviceGetConfComputeGpuAttestationReport(device: T.nvmlDevic
   return decodeRecord<T.nvmlConfComputeGpuAttestationReport_st>(records.nvmlConfComputeGpuAttestationReport_st(), gpuAtstReport$);
 }
 let nvmlDeviceGetConfComputeGpuCertificate$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `gpuCert`: out `nvmlConfComputeGpuCertificate_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -106,7 +106,7 @@ export function nvmlDeviceGetConfComputeGpuCertificate(device: T.nvmlDevice_t | 
   return decodeRecord<T.nvmlConfComputeGpuCertificate_st>(records.nvmlConfComputeGpuCertificate_st(), gpuCert$);
 }
 let nvmlDeviceGetConfComputeMemSizeInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `memInfo`: out `nvmlConfComputeMemSizeInfo_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -118,7 +118,7 @@ export function nvmlDeviceGetConfComputeMemSizeInfo(device: T.nvmlDevice_t | nul
   return decodeRecord<T.nvmlConfComputeMemSizeInfo_st>(records.nvmlConfComputeMemSizeInfo_st(), memInfo$);
 }
 let nvmlDeviceGetConfComputeProtectedMemoryUsage$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `memory`: out `nvmlMemory_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -130,7 +130,7 @@ export function nvmlDeviceGetConfComputeProtectedMemoryUsage(device: T.nvmlDevic
   return decodeRecord<T.nvmlMemory_st>(records.nvmlMemory_st(), memory$);
 }
 let nvmlDeviceGetCoolerInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCoolerInfo(nvmlDevice_t device, nvmlCoolerInfo_t *coolerInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCoolerInfo(nvmlDevice_t device, nvmlCoolerInfo_t *coolerInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param coolerInfo in/out `nvmlCoolerInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `coolerInfo`: in/out `nvmlCoolerInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).

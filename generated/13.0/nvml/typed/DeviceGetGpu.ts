@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlDeviceGetGpuFabricInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `gpuFabricInfo`: out `nvmlGpuFabricInfo_t`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
@@ -22,7 +22,7 @@ export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t | null): T.nvm
   return decodeRecord<T.nvmlGpuFabricInfo_t>(records.nvmlGpuFabricInfo_t(), gpuFabricInfo$);
 }
 let nvmlDeviceGetGpuFabricInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param gpuFabricInfo in/out `nvmlGpuFabricInfo_v3_t`: fields given here in, the record the call fills returned (version 0x3000028 set for you).
  * @returns the value of `gpuFabricInfo`: in/out `nvmlGpuFabricInfo_v3_t`: fields given here in, the record the call fills returned (version 0x3000028 set for you).
@@ -37,7 +37,7 @@ export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t | null, gpuFa
   return decodeRecord<T.nvmlGpuFabricInfo_v3_t>(records.nvmlGpuFabricInfo_v3_t(), gpuFabricInfo$);
 }
 let nvmlDeviceGetGpuInstanceById$: typeof nvmlDeviceGetGpuInstanceById | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param id in `unsigned int`.
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
@@ -65,7 +65,7 @@ function bind$nvmlDeviceGetGpuInstanceById(): typeof nvmlDeviceGetGpuInstanceByI
   };
 }
 let nvmlDeviceGetGpuInstanceId$: typeof nvmlDeviceGetGpuInstanceId | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `id`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
@@ -86,7 +86,7 @@ function bind$nvmlDeviceGetGpuInstanceId(): typeof nvmlDeviceGetGpuInstanceId {
   };
 }
 let nvmlDeviceGetGpuInstancePossiblePlacements$: typeof nvmlDeviceGetGpuInstancePossiblePlacements | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `placements`: out array of `struct nvmlGpuInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
@@ -117,7 +117,7 @@ function bind$nvmlDeviceGetGpuInstancePossiblePlacements(): typeof nvmlDeviceGet
   };
 }
 let nvmlDeviceGetGpuInstanceProfileInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profile in `unsigned int`.
  * @returns the value of `info`: out `nvmlGpuInstanceProfileInfo_st`.
@@ -131,7 +131,7 @@ export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t | nul
   return decodeRecord<T.nvmlGpuInstanceProfileInfo_st>(records.nvmlGpuInstanceProfileInfo_st(), info$);
 }
 let nvmlDeviceGetGpuInstanceProfileInfoByIdV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoByIdV(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoByIdV(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @param info in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
@@ -148,7 +148,7 @@ export function nvmlDeviceGetGpuInstanceProfileInfoByIdV(device: T.nvmlDevice_t 
   return decodeRecord<T.nvmlGpuInstanceProfileInfo_v2_st>(records.nvmlGpuInstanceProfileInfo_v2_st(), info$);
 }
 let nvmlDeviceGetGpuInstanceProfileInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profile in `unsigned int`.
  * @param info in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
@@ -165,7 +165,7 @@ export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | nu
   return decodeRecord<T.nvmlGpuInstanceProfileInfo_v2_st>(records.nvmlGpuInstanceProfileInfo_v2_st(), info$);
 }
 let nvmlDeviceGetGpuInstanceRemainingCapacity$: typeof nvmlDeviceGetGpuInstanceRemainingCapacity | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `count`: out `unsigned int *`.
@@ -188,7 +188,7 @@ function bind$nvmlDeviceGetGpuInstanceRemainingCapacity(): typeof nvmlDeviceGetG
   };
 }
 let nvmlDeviceGetGpuInstances$: typeof nvmlDeviceGetGpuInstances | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `gpuInstances`: out array of `nvmlGpuInstance_t`: its length asked first through `count` (capacity/count pair).
@@ -219,7 +219,7 @@ function bind$nvmlDeviceGetGpuInstances(): typeof nvmlDeviceGetGpuInstances {
   };
 }
 let nvmlDeviceGetGpuMaxPcieLinkGeneration$: typeof nvmlDeviceGetGpuMaxPcieLinkGeneration | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkGenDevice`: out `unsigned int *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -240,7 +240,7 @@ function bind$nvmlDeviceGetGpuMaxPcieLinkGeneration(): typeof nvmlDeviceGetGpuMa
   };
 }
 let nvmlDeviceGetGpuOperationMode$: typeof nvmlDeviceGetGpuOperationMode | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ current, pending }`: `current`: out `nvmlGpuOperationMode_t *`; `pending`: out `nvmlGpuOperationMode_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */

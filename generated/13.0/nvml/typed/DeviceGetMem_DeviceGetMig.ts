@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlDeviceGetMemClkMinMaxVfOffset$: typeof nvmlDeviceGetMemClkMinMaxVfOffset | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minOffset, maxOffset }`: `minOffset`: out `int *`; `maxOffset`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -31,7 +31,7 @@ function bind$nvmlDeviceGetMemClkMinMaxVfOffset(): typeof nvmlDeviceGetMemClkMin
   };
 }
 let nvmlDeviceGetMemClkVfOffset$: typeof nvmlDeviceGetMemClkVfOffset | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `offset`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -52,9 +52,9 @@ function bind$nvmlDeviceGetMemClkVfOffset(): typeof nvmlDeviceGetMemClkVfOffset 
   };
 }
 let nvmlDeviceGetMemoryAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @param nodeSetSize in `unsigned int`.
+ * @param nodeSetSize in `unsigned int`: length of `nodeSet`.
  * @param scope in `nvmlAffinityScope_t`.
  * @returns the value of `nodeSet`: out array of `u64`, `nodeSetSize` long.
  * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
@@ -68,7 +68,7 @@ export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t | null, nodeS
   return nodeSet$.slice(0, Number(nodeSetSize));
 }
 let nvmlDeviceGetMemoryBusWidth$: typeof nvmlDeviceGetMemoryBusWidth | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `busWidth`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -89,7 +89,7 @@ function bind$nvmlDeviceGetMemoryBusWidth(): typeof nvmlDeviceGetMemoryBusWidth 
   };
 }
 let nvmlDeviceGetMemoryErrorCounter$: typeof nvmlDeviceGetMemoryErrorCounter | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param errorType in `nvmlMemoryErrorType_t`.
  * @param counterType in `nvmlEccCounterType_t`.
@@ -116,7 +116,7 @@ function bind$nvmlDeviceGetMemoryErrorCounter(): typeof nvmlDeviceGetMemoryError
   };
 }
 let nvmlDeviceGetMemoryInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `memory`: out `nvmlMemory_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -128,7 +128,7 @@ export function nvmlDeviceGetMemoryInfo(device: T.nvmlDevice_t | null): T.nvmlMe
   return decodeRecord<T.nvmlMemory_st>(records.nvmlMemory_st(), memory$);
 }
 let nvmlDeviceGetMemoryInfo_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param memory in/out `nvmlMemory_v2_st`: fields given here in, the record the call fills returned (version 0x2000028 set for you).
  * @returns the value of `memory`: in/out `nvmlMemory_v2_st`: fields given here in, the record the call fills returned (version 0x2000028 set for you).
@@ -143,7 +143,7 @@ export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t | null, memory
   return decodeRecord<T.nvmlMemory_v2_st>(records.nvmlMemory_v2_st(), memory$);
 }
 let nvmlDeviceGetMigDeviceHandleByIndex$: typeof nvmlDeviceGetMigDeviceHandleByIndex | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param index in `unsigned int`.
  * @returns the value of `migDevice`: out `nvmlDevice_t *`.
@@ -171,7 +171,7 @@ function bind$nvmlDeviceGetMigDeviceHandleByIndex(): typeof nvmlDeviceGetMigDevi
   };
 }
 let nvmlDeviceGetMigMode$: typeof nvmlDeviceGetMigMode | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ currentMode, pendingMode }`: `currentMode`: out `unsigned int *`; `pendingMode`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */

@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlDeviceGetNumaNodeId$: typeof nvmlDeviceGetNumaNodeId | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `node`: out `unsigned int *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
@@ -30,7 +30,7 @@ function bind$nvmlDeviceGetNumaNodeId(): typeof nvmlDeviceGetNumaNodeId {
   };
 }
 let nvmlDeviceGetNvLinkCapability$: typeof nvmlDeviceGetNvLinkCapability | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @param capability in `nvmlNvLinkCapability_t`.
@@ -55,7 +55,7 @@ function bind$nvmlDeviceGetNvLinkCapability(): typeof nvmlDeviceGetNvLinkCapabil
   };
 }
 let nvmlDeviceGetNvLinkErrorCounter$: typeof nvmlDeviceGetNvLinkErrorCounter | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @param counter in `nvmlNvLinkErrorCounter_t`.
@@ -80,7 +80,7 @@ function bind$nvmlDeviceGetNvLinkErrorCounter(): typeof nvmlDeviceGetNvLinkError
   };
 }
 let nvmlDeviceGetNvLinkInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkInfo(nvmlDevice_t device, nvmlNvLinkInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkInfo(nvmlDevice_t device, nvmlNvLinkInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param info in/out `nvmlNvLinkInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200064c set for you).
  * @returns the value of `info`: in/out `nvmlNvLinkInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200064c set for you).
@@ -95,7 +95,7 @@ export function nvmlDeviceGetNvLinkInfo(device: T.nvmlDevice_t | null, info?: Pa
   return decodeRecord<T.nvmlNvLinkInfo_v2_t>(records.nvmlNvLinkInfo_v2_t(), info$);
 }
 let nvmlDeviceGetNvLinkRemoteDeviceType$: typeof nvmlDeviceGetNvLinkRemoteDeviceType | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `pNvLinkDeviceType`: out `nvmlIntNvLinkDeviceType_t *`.
@@ -118,7 +118,7 @@ function bind$nvmlDeviceGetNvLinkRemoteDeviceType(): typeof nvmlDeviceGetNvLinkR
   };
 }
 let nvmlDeviceGetNvLinkRemotePciInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `pci`: out `nvmlPciInfo_st`.
@@ -132,7 +132,7 @@ export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, 
   return decodeRecord<T.nvmlPciInfo_st>(records.nvmlPciInfo_st(), pci$);
 }
 let nvmlDeviceGetNvLinkState$: typeof nvmlDeviceGetNvLinkState | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `isActive`: out `nvmlEnableState_t *`.
@@ -155,7 +155,7 @@ function bind$nvmlDeviceGetNvLinkState(): typeof nvmlDeviceGetNvLinkState {
   };
 }
 let nvmlDeviceGetNvLinkUtilizationControl$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
@@ -172,7 +172,7 @@ export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | n
   return decodeRecord<T.nvmlNvLinkUtilizationControl_st>(records.nvmlNvLinkUtilizationControl_st(), control$);
 }
 let nvmlDeviceGetNvLinkUtilizationCounter$: typeof nvmlDeviceGetNvLinkUtilizationCounter | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
@@ -199,7 +199,7 @@ function bind$nvmlDeviceGetNvLinkUtilizationCounter(): typeof nvmlDeviceGetNvLin
   };
 }
 let nvmlDeviceGetNvLinkVersion$: typeof nvmlDeviceGetNvLinkVersion | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `version`: out `unsigned int *`.

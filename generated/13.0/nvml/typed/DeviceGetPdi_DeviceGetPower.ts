@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlDeviceGetPdi$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param pdi in/out `nvmlPdi_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pdi`: in/out `nvmlPdi_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
@@ -24,7 +24,7 @@ export function nvmlDeviceGetPdi(device: T.nvmlDevice_t | null, pdi?: Partial<T.
   return decodeRecord<T.nvmlPdi_v1_t>(records.nvmlPdi_v1_t(), pdi$);
 }
 let nvmlDeviceGetPerformanceModes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t *perfModes)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t *perfModes)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param perfModes in/out `nvmlDevicePerfModes_v1_t`: fields given here in, the record the call fills returned (version 0x1000804 set for you).
  * @returns the value of `perfModes`: in/out `nvmlDevicePerfModes_v1_t`: fields given here in, the record the call fills returned (version 0x1000804 set for you).
@@ -39,7 +39,7 @@ export function nvmlDeviceGetPerformanceModes(device: T.nvmlDevice_t | null, per
   return decodeRecord<T.nvmlDevicePerfModes_v1_t>(records.nvmlDevicePerfModes_v1_t(), perfModes$);
 }
 let nvmlDeviceGetPerformanceState$: typeof nvmlDeviceGetPerformanceState | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -60,7 +60,7 @@ function bind$nvmlDeviceGetPerformanceState(): typeof nvmlDeviceGetPerformanceSt
   };
 }
 let nvmlDeviceGetPersistenceMode$: typeof nvmlDeviceGetPersistenceMode | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -81,7 +81,7 @@ function bind$nvmlDeviceGetPersistenceMode(): typeof nvmlDeviceGetPersistenceMod
   };
 }
 let nvmlDeviceGetPgpuMetadataString$: typeof nvmlDeviceGetPgpuMetadataString | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpuMigration`. `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pgpuMetadata`: out text (`char *`, length `bufferSize`).
  * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
@@ -103,7 +103,7 @@ function bind$nvmlDeviceGetPgpuMetadataString(): typeof nvmlDeviceGetPgpuMetadat
   };
 }
 let nvmlDeviceGetPlatformInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param platformInfo in/out `nvmlPlatformInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200002c set for you).
  * @returns the value of `platformInfo`: in/out `nvmlPlatformInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200002c set for you).
@@ -118,7 +118,7 @@ export function nvmlDeviceGetPlatformInfo(device: T.nvmlDevice_t | null, platfor
   return decodeRecord<T.nvmlPlatformInfo_v2_t>(records.nvmlPlatformInfo_v2_t(), platformInfo$);
 }
 let nvmlDeviceGetPowerManagementDefaultLimit$: typeof nvmlDeviceGetPowerManagementDefaultLimit | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `defaultLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -139,7 +139,7 @@ function bind$nvmlDeviceGetPowerManagementDefaultLimit(): typeof nvmlDeviceGetPo
   };
 }
 let nvmlDeviceGetPowerManagementLimit$: typeof nvmlDeviceGetPowerManagementLimit | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `limit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -160,7 +160,7 @@ function bind$nvmlDeviceGetPowerManagementLimit(): typeof nvmlDeviceGetPowerMana
   };
 }
 let nvmlDeviceGetPowerManagementLimitConstraints$: typeof nvmlDeviceGetPowerManagementLimitConstraints | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minLimit, maxLimit }`: `minLimit`: out `unsigned int *`; `maxLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -182,7 +182,7 @@ function bind$nvmlDeviceGetPowerManagementLimitConstraints(): typeof nvmlDeviceG
   };
 }
 let nvmlDeviceGetPowerManagementMode$: typeof nvmlDeviceGetPowerManagementMode | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
@@ -204,7 +204,7 @@ function bind$nvmlDeviceGetPowerManagementMode(): typeof nvmlDeviceGetPowerManag
   };
 }
 let nvmlDeviceGetPowerMizerMode_v1$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `powerMizerMode`: out `nvmlDevicePowerMizerModes_v1_t`.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -216,7 +216,7 @@ export function nvmlDeviceGetPowerMizerMode_v1(device: T.nvmlDevice_t | null): T
   return decodeRecord<T.nvmlDevicePowerMizerModes_v1_t>(records.nvmlDevicePowerMizerModes_v1_t(), powerMizerMode$);
 }
 let nvmlDeviceGetPowerSource$: typeof nvmlDeviceGetPowerSource | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `powerSource`: out `nvmlPowerSource_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -237,7 +237,7 @@ function bind$nvmlDeviceGetPowerSource(): typeof nvmlDeviceGetPowerSource {
   };
 }
 let nvmlDeviceGetPowerState$: typeof nvmlDeviceGetPowerState | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
@@ -259,7 +259,7 @@ function bind$nvmlDeviceGetPowerState(): typeof nvmlDeviceGetPowerState {
   };
 }
 let nvmlDeviceGetPowerUsage$: typeof nvmlDeviceGetPowerUsage | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `power`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */

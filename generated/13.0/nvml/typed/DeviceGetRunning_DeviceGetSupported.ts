@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlDeviceGetRunningProcessDetailList$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t *plist)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t *plist)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param plist in/out `nvmlProcessDetailList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `plist`: in/out `nvmlProcessDetailList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
@@ -24,7 +24,7 @@ export function nvmlDeviceGetRunningProcessDetailList(device: T.nvmlDevice_t | n
   return decodeRecord<T.nvmlProcessDetailList_v1_t>(records.nvmlProcessDetailList_v1_t(), plist$);
 }
 let nvmlDeviceGetSamples$: typeof nvmlDeviceGetSamples | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlSamplingType_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
@@ -58,9 +58,9 @@ function bind$nvmlDeviceGetSamples(): typeof nvmlDeviceGetSamples {
   };
 }
 let nvmlDeviceGetSerial$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @param length in `unsigned int`.
+ * @param length in `unsigned int`: capacity of `serial` in bytes.
  * @returns the value of `serial`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSerial(device: T.nvmlDevice_t | null, length: number): string {
@@ -72,7 +72,7 @@ export function nvmlDeviceGetSerial(device: T.nvmlDevice_t | null, length: numbe
   return textFrom(serial$);
 }
 let nvmlDeviceGetSramEccErrorStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param status_ in/out `nvmlEccSramErrorStatus_v1_t`: fields given here in, the record the call fills returned (version 0x1000068 set for you).
  * @returns the value of `status`: in/out `nvmlEccSramErrorStatus_v1_t`: fields given here in, the record the call fills returned (version 0x1000068 set for you).
@@ -91,7 +91,7 @@ let nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts$c: NativeFunction | undefin
  * @param device in `nvmlDevice_t`.
  * @param errorCounts in/out `nvmlEccSramUniqueUncorrectedErrorCounts_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `errorCounts`: in/out `nvmlEccSramUniqueUncorrectedErrorCounts_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device: T.nvmlDevice_t | null, errorCounts?: Partial<T.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t> | Uint8Array): T.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts', 'device', device, true) as typeof device;
   const errorCounts$ = new Uint8Array(records.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t().size);
@@ -102,7 +102,7 @@ export function nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device: T.nvmlD
   return decodeRecord<T.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t>(records.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t(), errorCounts$);
 }
 let nvmlDeviceGetSupportedClocksEventReasons$: typeof nvmlDeviceGetSupportedClocksEventReasons | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `supportedClocksEventReasons`: out `unsigned long long *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -123,7 +123,7 @@ function bind$nvmlDeviceGetSupportedClocksEventReasons(): typeof nvmlDeviceGetSu
   };
 }
 let nvmlDeviceGetSupportedClocksThrottleReasons$: typeof nvmlDeviceGetSupportedClocksThrottleReasons | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `supportedClocksThrottleReasons`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
@@ -145,7 +145,7 @@ function bind$nvmlDeviceGetSupportedClocksThrottleReasons(): typeof nvmlDeviceGe
   };
 }
 let nvmlDeviceGetSupportedEventTypes$: typeof nvmlDeviceGetSupportedEventTypes | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `eventTypes`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
@@ -166,7 +166,7 @@ function bind$nvmlDeviceGetSupportedEventTypes(): typeof nvmlDeviceGetSupportedE
   };
 }
 let nvmlDeviceGetSupportedGraphicsClocks$: typeof nvmlDeviceGetSupportedGraphicsClocks | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param memoryClockMHz in `unsigned int`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
@@ -197,7 +197,7 @@ function bind$nvmlDeviceGetSupportedGraphicsClocks(): typeof nvmlDeviceGetSuppor
   };
 }
 let nvmlDeviceGetSupportedMemoryClocks$: typeof nvmlDeviceGetSupportedMemoryClocks | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -226,10 +226,10 @@ function bind$nvmlDeviceGetSupportedMemoryClocks(): typeof nvmlDeviceGetSupporte
   };
 }
 let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param pstates in/out `nvmlPstates_t *`: address or host buffer covering `size` bytes.
- * @param size in `unsigned int`.
+ * @param size in `unsigned int`: size of `pstates` in bytes.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t | null, pstates: T.Pointer, size: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
@@ -240,7 +240,7 @@ export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t |
   if (status !== 0) throw fail('nvmlDeviceGetSupportedPerformanceStates', status);
 }
 let nvmlDeviceGetSupportedVgpus$: typeof nvmlDeviceGetSupportedVgpus | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */

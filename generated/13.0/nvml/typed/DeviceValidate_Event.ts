@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlDeviceValidateInforom$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
@@ -18,7 +18,7 @@ export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
   if (status !== 0) throw fail('nvmlDeviceValidateInforom', status);
 }
 let nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlPowerProfiles`. `nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param requestedProfiles in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
  * @returns the value of `requestedProfiles`: in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
@@ -33,7 +33,7 @@ export function nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(device: T.n
   return decodeRecord<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t>(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t(), requestedProfiles$);
 }
 let nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t *currentProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlPowerProfiles`. `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t *currentProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param currentProfiles in/out `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000064 set for you).
  * @returns the value of `currentProfiles`: in/out `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000064 set for you).
@@ -48,7 +48,7 @@ export function nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device: T.nvmlD
   return decodeRecord<T.nvmlWorkloadPowerProfileCurrentProfiles_v1_t>(records.nvmlWorkloadPowerProfileCurrentProfiles_v1_t(), currentProfiles$);
 }
 let nvmlDeviceWorkloadPowerProfileGetProfilesInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t *profilesInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlPowerProfiles`. `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t *profilesInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profilesInfo in/out `nvmlWorkloadPowerProfileProfilesInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1002bf8 set for you).
  * @returns the value of `profilesInfo`: in/out `nvmlWorkloadPowerProfileProfilesInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1002bf8 set for you).
@@ -63,7 +63,7 @@ export function nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device: T.nvmlDevi
   return decodeRecord<T.nvmlWorkloadPowerProfileProfilesInfo_v1_t>(records.nvmlWorkloadPowerProfileProfilesInfo_v1_t(), profilesInfo$);
 }
 let nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlPowerProfiles`. `nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param requestedProfiles in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
  * @returns the value of `requestedProfiles`: in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
@@ -78,7 +78,7 @@ export function nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(device: T.nvm
   return decodeRecord<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t>(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t(), requestedProfiles$);
 }
 let nvmlErrorString$c: NativeFunction | undefined;
-/** `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 13.0
+/** API group `nvmlErrorReporting`. `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 13.0
  * @param result_ in `nvmlReturn_t`.
  * @returns `const char *`
  * @remarks [NVIDIA group `nvmlErrorReporting`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlErrorReporting.html). */
@@ -88,7 +88,7 @@ export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
   return result;
 }
 let nvmlEventSetCreate$: typeof nvmlEventSetCreate | undefined;
-/** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `set`: out `nvmlEventSet_t *`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetCreate(): T.nvmlEventSet_t {
@@ -112,7 +112,7 @@ function bind$nvmlEventSetCreate(): typeof nvmlEventSetCreate {
   };
 }
 let nvmlEventSetFree$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param set in `nvmlEventSet_t`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
@@ -121,7 +121,7 @@ export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
   if (status !== 0) throw fail('nvmlEventSetFree', status);
 }
 let nvmlEventSetWait$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param set in `nvmlEventSet_t`.
  * @param timeoutms in `unsigned int`.
  * @returns the value of `data`: out `nvmlEventData_st`.

@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlGpuInstanceCreateComputeInstance$: typeof nvmlGpuInstanceCreateComputeInstance | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
@@ -37,7 +37,7 @@ function bind$nvmlGpuInstanceCreateComputeInstance(): typeof nvmlGpuInstanceCrea
   };
 }
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: typeof nvmlGpuInstanceCreateComputeInstanceWithPlacement | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @param placement in `const nvmlComputeInstancePlacement_t *`: a `nvmlComputeInstancePlacement_st` object or its bytes.
@@ -67,7 +67,7 @@ function bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement(): typeof nvmlGp
   };
 }
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null): void {
@@ -76,7 +76,7 @@ export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null):
   if (status !== 0) throw fail('nvmlGpuInstanceDestroy', status);
 }
 let nvmlGpuInstanceGetActiveVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t *pVgpuInstanceInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t *pVgpuInstanceInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pVgpuInstanceInfo in/out `nvmlActiveVgpuInstanceInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pVgpuInstanceInfo`: in/out `nvmlActiveVgpuInstanceInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
@@ -91,7 +91,7 @@ export function nvmlGpuInstanceGetActiveVgpus(gpuInstance: T.nvmlGpuInstance_t |
   return decodeRecord<T.nvmlActiveVgpuInstanceInfo_v1_t>(records.nvmlActiveVgpuInstanceInfo_v1_t(), pVgpuInstanceInfo$);
 }
 let nvmlGpuInstanceGetComputeInstanceById$: typeof nvmlGpuInstanceGetComputeInstanceById | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param id in `unsigned int`.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
@@ -119,7 +119,7 @@ function bind$nvmlGpuInstanceGetComputeInstanceById(): typeof nvmlGpuInstanceGet
   };
 }
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: typeof nvmlGpuInstanceGetComputeInstancePossiblePlacements | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `placements`: out array of `struct nvmlComputeInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
@@ -150,7 +150,7 @@ function bind$nvmlGpuInstanceGetComputeInstancePossiblePlacements(): typeof nvml
   };
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profile in `unsigned int`.
  * @param engProfile in `unsigned int`.
@@ -166,7 +166,7 @@ export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvml
   return decodeRecord<T.nvmlComputeInstanceProfileInfo_st>(records.nvmlComputeInstanceProfileInfo_st(), info$);
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profile in `unsigned int`.
  * @param engProfile in `unsigned int`.
@@ -185,7 +185,7 @@ export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvm
   return decodeRecord<T.nvmlComputeInstanceProfileInfo_v2_st>(records.nvmlComputeInstanceProfileInfo_v2_st(), info$);
 }
 let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: typeof nvmlGpuInstanceGetComputeInstanceRemainingCapacity | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `count`: out `unsigned int *`.
@@ -208,7 +208,7 @@ function bind$nvmlGpuInstanceGetComputeInstanceRemainingCapacity(): typeof nvmlG
   };
 }
 let nvmlGpuInstanceGetComputeInstances$: typeof nvmlGpuInstanceGetComputeInstances | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `computeInstances`: out array of `nvmlComputeInstance_t`: its length asked first through `count` (capacity/count pair).
@@ -239,7 +239,7 @@ function bind$nvmlGpuInstanceGetComputeInstances(): typeof nvmlGpuInstanceGetCom
   };
 }
 let nvmlGpuInstanceGetCreatableVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t *pVgpus)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t *pVgpus)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pVgpus in/out `nvmlVgpuTypeIdInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pVgpus`: in/out `nvmlVgpuTypeIdInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
@@ -254,7 +254,7 @@ export function nvmlGpuInstanceGetCreatableVgpus(gpuInstance: T.nvmlGpuInstance_
   return decodeRecord<T.nvmlVgpuTypeIdInfo_v1_t>(records.nvmlVgpuTypeIdInfo_v1_t(), pVgpus$);
 }
 let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @returns the value of `info`: out `nvmlGpuInstanceInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
@@ -266,7 +266,7 @@ export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null):
   return decodeRecord<T.nvmlGpuInstanceInfo_st>(records.nvmlGpuInstanceInfo_st(), info$);
 }
 let nvmlGpuInstanceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pHeterogeneousMode in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @returns the value of `pHeterogeneousMode`: in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
@@ -281,7 +281,7 @@ export function nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuIn
   return decodeRecord<T.nvmlVgpuHeterogeneousMode_v1_t>(records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode$);
 }
 let nvmlGpuInstanceGetVgpuSchedulerLog$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t *pSchedulerLogInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t *pSchedulerLogInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pSchedulerLogInfo in/out `nvmlVgpuSchedulerLogInfo_v1_t`: fields given here in, the record the call fills returned (version 0x10025a0 set for you).
  * @returns the value of `pSchedulerLogInfo`: in/out `nvmlVgpuSchedulerLogInfo_v1_t`: fields given here in, the record the call fills returned (version 0x10025a0 set for you).
@@ -296,7 +296,7 @@ export function nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance: T.nvmlGpuInstanc
   return decodeRecord<T.nvmlVgpuSchedulerLogInfo_v1_t>(records.nvmlVgpuSchedulerLogInfo_v1_t(), pSchedulerLogInfo$);
 }
 let nvmlGpuInstanceGetVgpuSchedulerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t *pSchedulerStateInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t *pSchedulerStateInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pSchedulerStateInfo in/out `nvmlVgpuSchedulerStateInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `pSchedulerStateInfo`: in/out `nvmlVgpuSchedulerStateInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
@@ -311,7 +311,7 @@ export function nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance: T.nvmlGpuInsta
   return decodeRecord<T.nvmlVgpuSchedulerStateInfo_v1_t>(records.nvmlVgpuSchedulerStateInfo_v1_t(), pSchedulerStateInfo$);
 }
 let nvmlGpuInstanceGetVgpuTypeCreatablePlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t *pCreatablePlacementInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t *pCreatablePlacementInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pCreatablePlacementInfo in/out `nvmlVgpuCreatablePlacementInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
  * @returns the value of `pCreatablePlacementInfo`: in/out `nvmlVgpuCreatablePlacementInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
@@ -326,7 +326,7 @@ export function nvmlGpuInstanceGetVgpuTypeCreatablePlacements(gpuInstance: T.nvm
   return decodeRecord<T.nvmlVgpuCreatablePlacementInfo_v1_t>(records.nvmlVgpuCreatablePlacementInfo_v1_t(), pCreatablePlacementInfo$);
 }
 let nvmlGpuInstanceSetVgpuHeterogeneousMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pHeterogeneousMode in `const nvmlVgpuHeterogeneousMode_t *`: a `nvmlVgpuHeterogeneousMode_v1_t` object or its bytes.
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
@@ -337,7 +337,7 @@ export function nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuIn
   if (status !== 0) throw fail('nvmlGpuInstanceSetVgpuHeterogeneousMode', status);
 }
 let nvmlGpuInstanceSetVgpuSchedulerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t *pScheduler)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t *pScheduler)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pScheduler in/out `nvmlVgpuSchedulerState_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `pScheduler`: in/out `nvmlVgpuSchedulerState_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).

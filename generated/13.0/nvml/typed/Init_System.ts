@@ -9,14 +9,14 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlInit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInit(): void {
   const status = (nvmlInit$c ??= binder.native('nvmlInit'))();
   if (status !== 0) throw fail('nvmlInit', status);
 }
 let nvmlInitWithFlags$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInitWithFlags(flags: number): void {
@@ -25,7 +25,7 @@ export function nvmlInitWithFlags(flags: number): void {
   if (status !== 0) throw fail('nvmlInitWithFlags', status);
 }
 let nvmlSetVgpuVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlVgpuMigration`. `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuVersion in `nvmlVgpuVersion_t *`: a `nvmlVgpuVersion_st` object or its bytes.
  * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Array): void {
@@ -34,14 +34,14 @@ export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Arra
   if (status !== 0) throw fail('nvmlSetVgpuVersion', status);
 }
 let nvmlShutdown$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlShutdown(): void {
   const status = (nvmlShutdown$c ??= binder.native('nvmlShutdown'))();
   if (status !== 0) throw fail('nvmlShutdown', status);
 }
 let nvmlSystemEventSetCreate$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemEventSetCreate(nvmlSystemEventSetCreateRequest_t *request)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlSystemEventSetCreate(nvmlSystemEventSetCreateRequest_t *request)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param request in/out `nvmlSystemEventSetCreateRequest_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `request`: in/out `nvmlSystemEventSetCreateRequest_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
@@ -54,7 +54,7 @@ export function nvmlSystemEventSetCreate(request?: Partial<T.nvmlSystemEventSetC
   return decodeRecord<T.nvmlSystemEventSetCreateRequest_v1_t>(records.nvmlSystemEventSetCreateRequest_v1_t(), request$);
 }
 let nvmlSystemEventSetFree$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemEventSetFree(nvmlSystemEventSetFreeRequest_t *request)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlSystemEventSetFree(nvmlSystemEventSetFreeRequest_t *request)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param request in/out `nvmlSystemEventSetFreeRequest_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `request`: in/out `nvmlSystemEventSetFreeRequest_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
@@ -67,7 +67,7 @@ export function nvmlSystemEventSetFree(request?: Partial<T.nvmlSystemEventSetFre
   return decodeRecord<T.nvmlSystemEventSetFreeRequest_v1_t>(records.nvmlSystemEventSetFreeRequest_v1_t(), request$);
 }
 let nvmlSystemEventSetWait$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemEventSetWait(nvmlSystemEventSetWaitRequest_t *request)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlSystemEventSetWait(nvmlSystemEventSetWaitRequest_t *request)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param request in/out `nvmlSystemEventSetWaitRequest_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
  * @returns the value of `request`: in/out `nvmlSystemEventSetWaitRequest_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
@@ -80,7 +80,7 @@ export function nvmlSystemEventSetWait(request?: Partial<T.nvmlSystemEventSetWai
   return decodeRecord<T.nvmlSystemEventSetWaitRequest_v1_t>(records.nvmlSystemEventSetWaitRequest_v1_t(), request$);
 }
 let nvmlSystemGetConfComputeCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `capabilities`: out `nvmlConfComputeSystemCaps_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeCapabilities(): T.nvmlConfComputeSystemCaps_st {
@@ -90,7 +90,7 @@ export function nvmlSystemGetConfComputeCapabilities(): T.nvmlConfComputeSystemC
   return decodeRecord<T.nvmlConfComputeSystemCaps_st>(records.nvmlConfComputeSystemCaps_st(), capabilities$);
 }
 let nvmlSystemGetConfComputeGpusReadyState$: typeof nvmlSystemGetConfComputeGpusReadyState | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `isAcceptingWork`: out `unsigned int *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeGpusReadyState(): number {
@@ -109,7 +109,7 @@ function bind$nvmlSystemGetConfComputeGpusReadyState(): typeof nvmlSystemGetConf
   };
 }
 let nvmlSystemGetConfComputeKeyRotationThresholdInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pKeyRotationThrInfo in/out `nvmlConfComputeGetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pKeyRotationThrInfo`: in/out `nvmlConfComputeGetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -122,7 +122,7 @@ export function nvmlSystemGetConfComputeKeyRotationThresholdInfo(pKeyRotationThr
   return decodeRecord<T.nvmlConfComputeGetKeyRotationThresholdInfo_st>(records.nvmlConfComputeGetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo$);
 }
 let nvmlSystemGetConfComputeSettings$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param settings in/out `nvmlSystemConfComputeSettings_v1_t`: fields given here in, the record the call fills returned (version 0x1000014 set for you).
  * @returns the value of `settings`: in/out `nvmlSystemConfComputeSettings_v1_t`: fields given here in, the record the call fills returned (version 0x1000014 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -135,7 +135,7 @@ export function nvmlSystemGetConfComputeSettings(settings?: Partial<T.nvmlSystem
   return decodeRecord<T.nvmlSystemConfComputeSettings_v1_t>(records.nvmlSystemConfComputeSettings_v1_t(), settings$);
 }
 let nvmlSystemGetConfComputeState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `state`: out `nvmlConfComputeSystemState_st`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeState(): T.nvmlConfComputeSystemState_st {
@@ -145,7 +145,7 @@ export function nvmlSystemGetConfComputeState(): T.nvmlConfComputeSystemState_st
   return decodeRecord<T.nvmlConfComputeSystemState_st>(records.nvmlConfComputeSystemState_st(), state$);
 }
 let nvmlSystemGetCudaDriverVersion$: typeof nvmlSystemGetCudaDriverVersion | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion(): number {
@@ -164,7 +164,7 @@ function bind$nvmlSystemGetCudaDriverVersion(): typeof nvmlSystemGetCudaDriverVe
   };
 }
 let nvmlSystemGetCudaDriverVersion_v2$: typeof nvmlSystemGetCudaDriverVersion_v2 | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
@@ -183,7 +183,7 @@ function bind$nvmlSystemGetCudaDriverVersion_v2(): typeof nvmlSystemGetCudaDrive
   };
 }
 let nvmlSystemGetDriverBranch$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t *branchInfo, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t *branchInfo, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param branchInfo in/out `nvmlSystemDriverBranchInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000054 set for you).
  * @param length in `unsigned int`.
  * @returns the value of `branchInfo`: in/out `nvmlSystemDriverBranchInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000054 set for you).
@@ -199,8 +199,8 @@ export function nvmlSystemGetDriverBranch(branchInfo: Partial<T.nvmlSystemDriver
   return decodeRecord<T.nvmlSystemDriverBranchInfo_v1_t>(records.nvmlSystemDriverBranchInfo_v1_t(), branchInfo$);
 }
 let nvmlSystemGetDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param length in `unsigned int`.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetDriverVersion(length: number): string {
@@ -211,7 +211,7 @@ export function nvmlSystemGetDriverVersion(length: number): string {
   return textFrom(version$);
 }
 let nvmlSystemGetHicVersion$: typeof nvmlSystemGetHicVersion | undefined;
-/** `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `hwbcEntries`: out array of `struct nvmlHwbcEntry_st`: its length asked first through `hwbcCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
@@ -238,8 +238,8 @@ function bind$nvmlSystemGetHicVersion(): typeof nvmlSystemGetHicVersion {
   };
 }
 let nvmlSystemGetNVMLVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @param length in `unsigned int`.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+ * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetNVMLVersion(length: number): string {
@@ -250,7 +250,7 @@ export function nvmlSystemGetNVMLVersion(length: number): string {
   return textFrom(version$);
 }
 let nvmlSystemGetNvlinkBwMode$: typeof nvmlSystemGetNvlinkBwMode | undefined;
-/** `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `nvlinkBwMode`: out `unsigned int *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlSystemGetNvlinkBwMode(): number {
@@ -269,9 +269,9 @@ function bind$nvmlSystemGetNvlinkBwMode(): typeof nvmlSystemGetNvlinkBwMode {
   };
 }
 let nvmlSystemGetProcessName$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pid in `unsigned int`.
- * @param length in `unsigned int`.
+ * @param length in `unsigned int`: capacity of `name` in bytes.
  * @returns the value of `name`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetProcessName(pid: number, length: number): string {
@@ -283,7 +283,7 @@ export function nvmlSystemGetProcessName(pid: number, length: number): string {
   return textFrom(name$);
 }
 let nvmlSystemGetTopologyGpuSet$: typeof nvmlSystemGetTopologyGpuSet | undefined;
-/** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param cpuNumber in `unsigned int`.
  * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
@@ -312,7 +312,7 @@ function bind$nvmlSystemGetTopologyGpuSet(): typeof nvmlSystemGetTopologyGpuSet 
   };
 }
 let nvmlSystemRegisterEvents$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t *request)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlEvents`. `nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t *request)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param request in/out `nvmlSystemRegisterEventRequest_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `request`: in/out `nvmlSystemRegisterEventRequest_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
@@ -325,7 +325,7 @@ export function nvmlSystemRegisterEvents(request?: Partial<T.nvmlSystemRegisterE
   return decodeRecord<T.nvmlSystemRegisterEventRequest_v1_t>(records.nvmlSystemRegisterEventRequest_v1_t(), request$);
 }
 let nvmlSystemSetConfComputeGpusReadyState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param isAcceptingWork in `unsigned int`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork: number): void {
@@ -334,7 +334,7 @@ export function nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork: number):
   if (status !== 0) throw fail('nvmlSystemSetConfComputeGpusReadyState', status);
 }
 let nvmlSystemSetConfComputeKeyRotationThresholdInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pKeyRotationThrInfo in/out `nvmlConfComputeSetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pKeyRotationThrInfo`: in/out `nvmlConfComputeSetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
@@ -347,7 +347,7 @@ export function nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThr
   return decodeRecord<T.nvmlConfComputeSetKeyRotationThresholdInfo_st>(records.nvmlConfComputeSetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo$);
 }
 let nvmlSystemSetNvlinkBwMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `NvLink`. `nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param nvlinkBwMode in `unsigned int`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlSystemSetNvlinkBwMode(nvlinkBwMode: number): void {

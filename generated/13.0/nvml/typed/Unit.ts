@@ -9,7 +9,7 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvmlUnitGetCount$: typeof nvmlUnitGetCount | undefined;
-/** `nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `unitCount`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetCount(): number {
@@ -28,7 +28,7 @@ function bind$nvmlUnitGetCount(): typeof nvmlUnitGetCount {
   };
 }
 let nvmlUnitGetDevices$: typeof nvmlUnitGetDevices | undefined;
-/** `nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @returns the value of `devices`: out array of `nvmlDevice_t`: its length asked first through `deviceCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
@@ -57,7 +57,7 @@ function bind$nvmlUnitGetDevices(): typeof nvmlUnitGetDevices {
   };
 }
 let nvmlUnitGetFanSpeedInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @returns the value of `fanSpeeds`: out `nvmlUnitFanSpeeds_st`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
@@ -69,7 +69,7 @@ export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitFa
   return decodeRecord<T.nvmlUnitFanSpeeds_st>(records.nvmlUnitFanSpeeds_st(), fanSpeeds$);
 }
 let nvmlUnitGetHandleByIndex$: typeof nvmlUnitGetHandleByIndex | undefined;
-/** `nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param index in `unsigned int`.
  * @returns the value of `unit`: out `nvmlUnit_t *`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
@@ -95,7 +95,7 @@ function bind$nvmlUnitGetHandleByIndex(): typeof nvmlUnitGetHandleByIndex {
   };
 }
 let nvmlUnitGetLedState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @returns the value of `state`: out `nvmlLedState_st`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
@@ -107,7 +107,7 @@ export function nvmlUnitGetLedState(unit: T.nvmlUnit_t | null): T.nvmlLedState_s
   return decodeRecord<T.nvmlLedState_st>(records.nvmlLedState_st(), state$);
 }
 let nvmlUnitGetPsuInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @returns the value of `psu`: out `nvmlPSUInfo_st`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
@@ -119,7 +119,7 @@ export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t | null): T.nvmlPSUInfo_st 
   return decodeRecord<T.nvmlPSUInfo_st>(records.nvmlPSUInfo_st(), psu$);
 }
 let nvmlUnitGetTemperature$: typeof nvmlUnitGetTemperature | undefined;
-/** `nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @param type in `unsigned int`.
  * @returns the value of `temp`: out `unsigned int *`.
@@ -142,7 +142,7 @@ function bind$nvmlUnitGetTemperature(): typeof nvmlUnitGetTemperature {
   };
 }
 let nvmlUnitGetUnitInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @returns the value of `info`: out `nvmlUnitInfo_st`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
@@ -154,7 +154,7 @@ export function nvmlUnitGetUnitInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitInfo_s
   return decodeRecord<T.nvmlUnitInfo_st>(records.nvmlUnitInfo_st(), info$);
 }
 let nvmlUnitSetLedState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `nvmlUnitCommands`. `nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @param color in `nvmlLedColor_t`.
  * @remarks [NVIDIA group `nvmlUnitCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitCommands.html). */

@@ -12,7 +12,7 @@ let nvrtcSetFlowCallback$: NativeFunction | undefined;
  * @param callback `int (*)(void *, void *)`
  * @param payload `void *`
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. Group `compilation`. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvrtc/index.html). */
 export function nvrtcSetFlowCallback(prog: T.nvrtcProgram, callback: T.Pointer, payload: T.Pointer): T.nvrtcResult {
   if (callback !== null && typeof callback !== 'bigint') callbackArg('nvrtcSetFlowCallback', 'callback', callback, true);
   if (!ArrayBuffer.isView(payload) && !(typeof payload === 'number' && payload >= 0 && Number.isSafeInteger(payload)) && payload !== null) rawCovers('nvrtcSetFlowCallback', 'payload', payload, 0, 1);
@@ -22,7 +22,7 @@ let nvrtcSetPCHHeapSize$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcSetPCHHeapSize(size_t size)` · nvrtc.h · CUDA 13.0
  * @param size `size_t`
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. Group `precompiled_header`. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. Group `precompiled_header` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvrtc/index.html). */
 export function nvrtcSetPCHHeapSize(size: T.Int64): T.nvrtcResult {
   return (nvrtcSetPCHHeapSize$ ??= binder.native('nvrtcSetPCHHeapSize'))(size);
 }
@@ -31,7 +31,7 @@ let nvrtcVersion$: NativeFunction | undefined;
  * @param major `int *`, out: a typed array of one element
  * @param minor `int *`, out: a typed array of one element
  * @returns the `nvrtcResult` status, as C returns it.
- * @remarks Group `query`. */
+ * @remarks Group `query` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvrtc/index.html). */
 export function nvrtcVersion(major: T.Pointer, minor: T.Pointer): T.nvrtcResult {
   if (!(ArrayBuffer.isView(major) && major.byteLength >= 4 && (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof major === 'number' && major >= 0 && Number.isSafeInteger(major)) && major !== null) rawCovers('nvrtcVersion', 'major', major, 4, 4);
   if (!(ArrayBuffer.isView(minor) && minor.byteLength >= 4 && (((minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minor === 'number' && minor >= 0 && Number.isSafeInteger(minor)) && minor !== null) rawCovers('nvrtcVersion', 'minor', minor, 4, 4);

@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let nvrtcSetFlowCallback$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 Takes a C callback `callback`: pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `compilation`. `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 Takes a C callback `callback`: pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @param callback in C callback `int (*)(void *, void *)`.
  * @param payload in/out `void *`: address or host buffer.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. Group `compilation`. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. Group `compilation` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvrtc/index.html). */
 export function nvrtcSetFlowCallback(prog: T.nvrtcProgram | null, callback: T.Pointer, payload: T.Pointer): void {
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcSetFlowCallback', 'prog', prog, true) as typeof prog;
   callbackArg('nvrtcSetFlowCallback', 'callback', callback, true);
@@ -22,18 +22,18 @@ export function nvrtcSetFlowCallback(prog: T.nvrtcProgram | null, callback: T.Po
   if (status !== 0) throw fail('nvrtcSetFlowCallback', status);
 }
 let nvrtcSetPCHHeapSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcSetPCHHeapSize(size_t size)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `precompiled_header`. `nvrtcResult nvrtcSetPCHHeapSize(size_t size)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. Group `precompiled_header`. */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. Group `precompiled_header` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvrtc/index.html). */
 export function nvrtcSetPCHHeapSize(size: T.Int64): void {
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvrtcSetPCHHeapSize', 'size', size, false);
   const status = (nvrtcSetPCHHeapSize$c ??= binder.native('nvrtcSetPCHHeapSize'))(size);
   if (status !== 0) throw fail('nvrtcSetPCHHeapSize', status);
 }
 let nvrtcVersion$: typeof nvrtcVersion | undefined;
-/** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `query`. `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
- * @remarks Group `query`. */
+ * @remarks Group `query` · [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/nvrtc/index.html). */
 export function nvrtcVersion(): { major: number; minor: number } {
   return (nvrtcVersion$ ??= bind$nvrtcVersion())();
 }

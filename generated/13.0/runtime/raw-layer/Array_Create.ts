@@ -13,7 +13,7 @@ let cudaArrayGetInfo$: NativeFunction | undefined;
  * @param flags `unsigned int *`, out: a typed array of one element
  * @param array `cudaArray_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetInfo(desc: T.Pointer, extent: T.Pointer, flags: T.Pointer, array: T.cudaArray_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(desc) && desc.byteLength >= 20) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cudaArrayGetInfo', 'desc', desc, 20, 1);
   if (!(ArrayBuffer.isView(extent) && extent.byteLength >= 24) && !(typeof extent === 'number' && extent >= 0 && Number.isSafeInteger(extent)) && extent !== null) rawCovers('cudaArrayGetInfo', 'extent', extent, 24, 1);
@@ -26,7 +26,7 @@ let cudaArrayGetMemoryRequirements$: NativeFunction | undefined;
  * @param array `cudaArray_t`
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetMemoryRequirements(memoryRequirements: T.Pointer, array: T.cudaArray_t, device: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(memoryRequirements) && memoryRequirements.byteLength >= 32) && !(typeof memoryRequirements === 'number' && memoryRequirements >= 0 && Number.isSafeInteger(memoryRequirements)) && memoryRequirements !== null) rawCovers('cudaArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
   return (cudaArrayGetMemoryRequirements$ ??= binder.native('cudaArrayGetMemoryRequirements'))(memoryRequirements, array, device);
@@ -37,7 +37,7 @@ let cudaArrayGetPlane$: NativeFunction | undefined;
  * @param hArray `cudaArray_t`
  * @param planeIdx `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(pPlaneArray: T.Pointer, hArray: T.cudaArray_t, planeIdx: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(pPlaneArray) && pPlaneArray.byteLength >= 8 && (((pPlaneArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pPlaneArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pPlaneArray === 'number' && pPlaneArray >= 0 && Number.isSafeInteger(pPlaneArray)) && pPlaneArray !== null) rawCovers('cudaArrayGetPlane', 'pPlaneArray', pPlaneArray, 8, 8);
   return (cudaArrayGetPlane$ ??= binder.native('cudaArrayGetPlane'))(pPlaneArray, hArray, planeIdx);
@@ -47,7 +47,7 @@ let cudaArrayGetSparseProperties$: NativeFunction | undefined;
  * @param sparseProperties `struct cudaArraySparseProperties *`, out: bytes of a `cudaArraySparseProperties`
  * @param array `cudaArray_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetSparseProperties(sparseProperties: T.Pointer, array: T.cudaArray_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(sparseProperties) && sparseProperties.byteLength >= 48) && !(typeof sparseProperties === 'number' && sparseProperties >= 0 && Number.isSafeInteger(sparseProperties)) && sparseProperties !== null) rawCovers('cudaArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
   return (cudaArrayGetSparseProperties$ ??= binder.native('cudaArrayGetSparseProperties'))(sparseProperties, array);
@@ -57,7 +57,7 @@ let cudaChooseDevice$: NativeFunction | undefined;
  * @param device `int *`, out: a typed array of one element
  * @param prop `const struct cudaDeviceProp *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaChooseDevice(device: T.Pointer, prop: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(device) && device.byteLength >= 4 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('cudaChooseDevice', 'device', device, 4, 4);
   if (!ArrayBuffer.isView(prop) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cudaChooseDevice', 'prop', prop, 0, 1);
@@ -71,7 +71,7 @@ let cudaCreateChannelDesc$: NativeFunction | undefined;
  * @param w `int`
  * @param f `enum cudaChannelFormatKind`
  * @returns `struct cudaChannelFormatDesc`, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number, f: T.cudaChannelFormatKind): T.cudaChannelFormatDesc {
   return (cudaCreateChannelDesc$ ??= binder.native('cudaCreateChannelDesc'))(x, y, z, w, f);
 }
@@ -80,7 +80,7 @@ let cudaCreateSurfaceObject$: NativeFunction | undefined;
  * @param pSurfObject `cudaSurfaceObject_t *`, out: a typed array of one element
  * @param pResDesc `const struct cudaResourceDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaCreateSurfaceObject(pSurfObject: T.Pointer, pResDesc: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pSurfObject) && pSurfObject.byteLength >= 8 && (((pSurfObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pSurfObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pSurfObject === 'number' && pSurfObject >= 0 && Number.isSafeInteger(pSurfObject)) && pSurfObject !== null) rawCovers('cudaCreateSurfaceObject', 'pSurfObject', pSurfObject, 8, 8);
   if (!ArrayBuffer.isView(pResDesc) && !(typeof pResDesc === 'number' && pResDesc >= 0 && Number.isSafeInteger(pResDesc)) && pResDesc !== null) rawCovers('cudaCreateSurfaceObject', 'pResDesc', pResDesc, 0, 1);
@@ -93,7 +93,7 @@ let cudaCreateTextureObject$: NativeFunction | undefined;
  * @param pTexDesc `const struct cudaTextureDesc *`
  * @param pResViewDesc `const struct cudaResourceViewDesc *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject(pTexObject: T.Pointer, pResDesc: T.Pointer, pTexDesc: T.Pointer, pResViewDesc: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pTexObject) && pTexObject.byteLength >= 8 && (((pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pTexObject === 'number' && pTexObject >= 0 && Number.isSafeInteger(pTexObject)) && pTexObject !== null) rawCovers('cudaCreateTextureObject', 'pTexObject', pTexObject, 8, 8);
   if (!ArrayBuffer.isView(pResDesc) && !(typeof pResDesc === 'number' && pResDesc >= 0 && Number.isSafeInteger(pResDesc)) && pResDesc !== null) rawCovers('cudaCreateTextureObject', 'pResDesc', pResDesc, 0, 1);

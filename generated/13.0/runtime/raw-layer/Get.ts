@@ -11,7 +11,7 @@ let cudaGetChannelDesc$: NativeFunction | undefined;
  * @param desc `struct cudaChannelFormatDesc *`, out: bytes of a `cudaChannelFormatDesc`
  * @param array `cudaArray_const_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetChannelDesc(desc: T.Pointer, array: T.cudaArray_const_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(desc) && desc.byteLength >= 20) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cudaGetChannelDesc', 'desc', desc, 20, 1);
   return (cudaGetChannelDesc$ ??= binder.native('cudaGetChannelDesc'))(desc, array);
@@ -20,7 +20,7 @@ let cudaGetDevice$: NativeFunction | undefined;
 /** `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 13.0
  * @param device `int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDevice(device: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(device) && device.byteLength >= 4 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('cudaGetDevice', 'device', device, 4, 4);
   return (cudaGetDevice$ ??= binder.native('cudaGetDevice'))(device);
@@ -29,7 +29,7 @@ let cudaGetDeviceCount$: NativeFunction | undefined;
 /** `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 13.0
  * @param count `int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceCount(count: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(count) && count.byteLength >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('cudaGetDeviceCount', 'count', count, 4, 4);
   return (cudaGetDeviceCount$ ??= binder.native('cudaGetDeviceCount'))(count);
@@ -38,7 +38,7 @@ let cudaGetDeviceFlags$: NativeFunction | undefined;
 /** `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0
  * @param flags `unsigned int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceFlags(flags: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 4 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cudaGetDeviceFlags', 'flags', flags, 4, 4);
   return (cudaGetDeviceFlags$ ??= binder.native('cudaGetDeviceFlags'))(flags);
@@ -48,7 +48,7 @@ let cudaGetDeviceProperties$: NativeFunction | undefined;
  * @param prop `struct cudaDeviceProp *`, out: bytes of a `cudaDeviceProp`
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceProperties(prop: T.Pointer, device: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(prop) && prop.byteLength >= 1008) && !(typeof prop === 'number' && prop >= 0 && Number.isSafeInteger(prop)) && prop !== null) rawCovers('cudaGetDeviceProperties', 'prop', prop, 1008, 1);
   return (cudaGetDeviceProperties$ ??= binder.native('cudaGetDeviceProperties'))(prop, device);
@@ -60,7 +60,7 @@ let cudaGetDriverEntryPoint$: NativeFunction | undefined;
  * @param flags `unsigned long long`
  * @param driverStatus `enum cudaDriverEntryPointQueryResult *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html).
+ * @remarks [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaGetDriverEntryPoint(symbol: string | T.Pointer, funcPtr: T.Pointer, flags: T.Int64, driverStatus: T.Pointer): T.cudaError_t {
   if (typeof symbol === 'string' && symbol.includes('\0')) cstringArg('cudaGetDriverEntryPoint', 'symbol', symbol, true);
@@ -76,7 +76,7 @@ let cudaGetDriverEntryPointByVersion$: NativeFunction | undefined;
  * @param flags `unsigned long long`
  * @param driverStatus `enum cudaDriverEntryPointQueryResult *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html). */
 export function cudaGetDriverEntryPointByVersion(symbol: string | T.Pointer, funcPtr: T.Pointer, cudaVersion: number, flags: T.Int64, driverStatus: T.Pointer): T.cudaError_t {
   if (typeof symbol === 'string' && symbol.includes('\0')) cstringArg('cudaGetDriverEntryPointByVersion', 'symbol', symbol, true);
   if (!(ArrayBuffer.isView(funcPtr) && funcPtr.byteLength >= 8 && (((funcPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (funcPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof funcPtr === 'number' && funcPtr >= 0 && Number.isSafeInteger(funcPtr)) && funcPtr !== null) rawCovers('cudaGetDriverEntryPointByVersion', 'funcPtr', funcPtr, 8, 8);
@@ -87,7 +87,7 @@ let cudaGetErrorName$: NativeFunction | undefined;
 /** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0
  * @param error `cudaError_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetErrorName(error: T.cudaError_t): string | null {
   return (cudaGetErrorName$ ??= binder.native('cudaGetErrorName'))(error);
 }
@@ -95,7 +95,7 @@ let cudaGetErrorString$: NativeFunction | undefined;
 /** `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0
  * @param error `cudaError_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetErrorString(error: T.cudaError_t): string | null {
   return (cudaGetErrorString$ ??= binder.native('cudaGetErrorString'))(error);
 }
@@ -103,7 +103,8 @@ let cudaGetExportTable$: NativeFunction | undefined;
 /** `cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)` · cuda_runtime_api.h · CUDA 13.0
  * @param ppExportTable `const void **`, out: a typed array of one element
  * @param pExportTableId `const cudaUUID_t *`
- * @returns the `cudaError_t` status, as C returns it. */
+ * @returns the `cudaError_t` status, as C returns it.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/index.html). */
 export function cudaGetExportTable(ppExportTable: T.Pointer, pExportTableId: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(ppExportTable) && ppExportTable.byteLength >= 8 && (((ppExportTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ppExportTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ppExportTable === 'number' && ppExportTable >= 0 && Number.isSafeInteger(ppExportTable)) && ppExportTable !== null) rawCovers('cudaGetExportTable', 'ppExportTable', ppExportTable, 8, 8);
   if (!ArrayBuffer.isView(pExportTableId) && !(typeof pExportTableId === 'number' && pExportTableId >= 0 && Number.isSafeInteger(pExportTableId)) && pExportTableId !== null) rawCovers('cudaGetExportTable', 'pExportTableId', pExportTableId, 0, 1);
@@ -114,7 +115,7 @@ let cudaGetFuncBySymbol$: NativeFunction | undefined;
  * @param functionPtr `cudaFunction_t *`, out: a typed array of one element
  * @param symbolPtr `const void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
+ * @remarks [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetFuncBySymbol(functionPtr: T.Pointer, symbolPtr: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(functionPtr) && functionPtr.byteLength >= 8 && (((functionPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (functionPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof functionPtr === 'number' && functionPtr >= 0 && Number.isSafeInteger(functionPtr)) && functionPtr !== null) rawCovers('cudaGetFuncBySymbol', 'functionPtr', functionPtr, 8, 8);
   if (!ArrayBuffer.isView(symbolPtr) && !(typeof symbolPtr === 'number' && symbolPtr >= 0 && Number.isSafeInteger(symbolPtr)) && symbolPtr !== null) rawCovers('cudaGetFuncBySymbol', 'symbolPtr', symbolPtr, 0, 1);
@@ -125,7 +126,7 @@ let cudaGetKernel$: NativeFunction | undefined;
  * @param kernelPtr `cudaKernel_t *`, out: a typed array of one element
  * @param entryFuncAddr `const void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetKernel(kernelPtr: T.Pointer, entryFuncAddr: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(kernelPtr) && kernelPtr.byteLength >= 8 && (((kernelPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (kernelPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof kernelPtr === 'number' && kernelPtr >= 0 && Number.isSafeInteger(kernelPtr)) && kernelPtr !== null) rawCovers('cudaGetKernel', 'kernelPtr', kernelPtr, 8, 8);
   if (!ArrayBuffer.isView(entryFuncAddr) && !(typeof entryFuncAddr === 'number' && entryFuncAddr >= 0 && Number.isSafeInteger(entryFuncAddr)) && entryFuncAddr !== null) rawCovers('cudaGetKernel', 'entryFuncAddr', entryFuncAddr, 0, 1);
@@ -134,7 +135,7 @@ export function cudaGetKernel(kernelPtr: T.Pointer, entryFuncAddr: T.Pointer): T
 let cudaGetLastError$: NativeFunction | undefined;
 /** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 13.0
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetLastError(): T.cudaError_t {
   return (cudaGetLastError$ ??= binder.native('cudaGetLastError'))();
 }
@@ -144,7 +145,7 @@ let cudaGetMipmappedArrayLevel$: NativeFunction | undefined;
  * @param mipmappedArray `cudaMipmappedArray_const_t`
  * @param level `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetMipmappedArrayLevel(levelArray: T.Pointer, mipmappedArray: T.cudaMipmappedArray_const_t, level: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(levelArray) && levelArray.byteLength >= 8 && (((levelArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (levelArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof levelArray === 'number' && levelArray >= 0 && Number.isSafeInteger(levelArray)) && levelArray !== null) rawCovers('cudaGetMipmappedArrayLevel', 'levelArray', levelArray, 8, 8);
   return (cudaGetMipmappedArrayLevel$ ??= binder.native('cudaGetMipmappedArrayLevel'))(levelArray, mipmappedArray, level);
@@ -154,7 +155,7 @@ let cudaGetSurfaceObjectResourceDesc$: NativeFunction | undefined;
  * @param pResDesc `struct cudaResourceDesc *`, out: bytes of a `cudaResourceDesc`
  * @param surfObject `cudaSurfaceObject_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaGetSurfaceObjectResourceDesc(pResDesc: T.Pointer, surfObject: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(pResDesc) && pResDesc.byteLength >= 144) && !(typeof pResDesc === 'number' && pResDesc >= 0 && Number.isSafeInteger(pResDesc)) && pResDesc !== null) rawCovers('cudaGetSurfaceObjectResourceDesc', 'pResDesc', pResDesc, 144, 1);
   return (cudaGetSurfaceObjectResourceDesc$ ??= binder.native('cudaGetSurfaceObjectResourceDesc'))(pResDesc, surfObject);
@@ -164,7 +165,7 @@ let cudaGetSymbolAddress$: NativeFunction | undefined;
  * @param devPtr `void **`, out: a typed array of one element
  * @param symbol `const void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolAddress(devPtr: T.Pointer, symbol: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaGetSymbolAddress', 'devPtr', devPtr, 8, 8);
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaGetSymbolAddress', 'symbol', symbol, 0, 1);
@@ -175,7 +176,7 @@ let cudaGetSymbolSize$: NativeFunction | undefined;
  * @param size `size_t *`, out: a typed array of one element
  * @param symbol `const void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolSize(size: T.Pointer, symbol: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(size) && size.byteLength >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cudaGetSymbolSize', 'size', size, 8, 8);
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaGetSymbolSize', 'symbol', symbol, 0, 1);
@@ -186,7 +187,7 @@ let cudaGetTextureObjectResourceDesc$: NativeFunction | undefined;
  * @param pResDesc `struct cudaResourceDesc *`, out: bytes of a `cudaResourceDesc`
  * @param texObject `cudaTextureObject_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceDesc(pResDesc: T.Pointer, texObject: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(pResDesc) && pResDesc.byteLength >= 144) && !(typeof pResDesc === 'number' && pResDesc >= 0 && Number.isSafeInteger(pResDesc)) && pResDesc !== null) rawCovers('cudaGetTextureObjectResourceDesc', 'pResDesc', pResDesc, 144, 1);
   return (cudaGetTextureObjectResourceDesc$ ??= binder.native('cudaGetTextureObjectResourceDesc'))(pResDesc, texObject);
@@ -196,7 +197,7 @@ let cudaGetTextureObjectResourceViewDesc$: NativeFunction | undefined;
  * @param pResViewDesc `struct cudaResourceViewDesc *`, out: bytes of a `cudaResourceViewDesc`
  * @param texObject `cudaTextureObject_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceViewDesc(pResViewDesc: T.Pointer, texObject: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(pResViewDesc) && pResViewDesc.byteLength >= 112) && !(typeof pResViewDesc === 'number' && pResViewDesc >= 0 && Number.isSafeInteger(pResViewDesc)) && pResViewDesc !== null) rawCovers('cudaGetTextureObjectResourceViewDesc', 'pResViewDesc', pResViewDesc, 112, 1);
   return (cudaGetTextureObjectResourceViewDesc$ ??= binder.native('cudaGetTextureObjectResourceViewDesc'))(pResViewDesc, texObject);
@@ -206,7 +207,7 @@ let cudaGetTextureObjectTextureDesc$: NativeFunction | undefined;
  * @param pTexDesc `struct cudaTextureDesc *`, out: bytes of a `cudaTextureDesc`
  * @param texObject `cudaTextureObject_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectTextureDesc(pTexDesc: T.Pointer, texObject: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(pTexDesc) && pTexDesc.byteLength >= 72) && !(typeof pTexDesc === 'number' && pTexDesc >= 0 && Number.isSafeInteger(pTexDesc)) && pTexDesc !== null) rawCovers('cudaGetTextureObjectTextureDesc', 'pTexDesc', pTexDesc, 72, 1);
   return (cudaGetTextureObjectTextureDesc$ ??= binder.native('cudaGetTextureObjectTextureDesc'))(pTexDesc, texObject);

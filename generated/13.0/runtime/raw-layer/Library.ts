@@ -12,7 +12,7 @@ let cudaLibraryEnumerateKernels$: NativeFunction | undefined;
  * @param numKernels `unsigned int`
  * @param lib `cudaLibrary_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryEnumerateKernels(kernels: T.Pointer, numKernels: number, lib: T.cudaLibrary_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(kernels) && kernels.byteLength >= 8 && (((kernels as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (kernels as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof kernels === 'number' && kernels >= 0 && Number.isSafeInteger(kernels)) && kernels !== null) rawCovers('cudaLibraryEnumerateKernels', 'kernels', kernels, 8, 8);
   return (cudaLibraryEnumerateKernels$ ??= binder.native('cudaLibraryEnumerateKernels'))(kernels, numKernels, lib);
@@ -24,7 +24,7 @@ let cudaLibraryGetGlobal$: NativeFunction | undefined;
  * @param library `cudaLibrary_t`
  * @param name `const char *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetGlobal(dptr: T.Pointer, bytes: T.Pointer, library: T.cudaLibrary_t, name: string | T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cudaLibraryGetGlobal', 'dptr', dptr, 8, 8);
   if (!(ArrayBuffer.isView(bytes) && bytes.byteLength >= 8 && (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bytes === 'number' && bytes >= 0 && Number.isSafeInteger(bytes)) && bytes !== null) rawCovers('cudaLibraryGetGlobal', 'bytes', bytes, 8, 8);
@@ -37,7 +37,7 @@ let cudaLibraryGetKernel$: NativeFunction | undefined;
  * @param library `cudaLibrary_t`
  * @param name `const char *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetKernel(pKernel: T.Pointer, library: T.cudaLibrary_t, name: string | T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pKernel) && pKernel.byteLength >= 8 && (((pKernel as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pKernel as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pKernel === 'number' && pKernel >= 0 && Number.isSafeInteger(pKernel)) && pKernel !== null) rawCovers('cudaLibraryGetKernel', 'pKernel', pKernel, 8, 8);
   if (typeof name === 'string' && name.includes('\0')) cstringArg('cudaLibraryGetKernel', 'name', name, true);
@@ -48,7 +48,7 @@ let cudaLibraryGetKernelCount$: NativeFunction | undefined;
  * @param count `unsigned int *`, out: a typed array of one element
  * @param lib `cudaLibrary_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetKernelCount(count: T.Pointer, lib: T.cudaLibrary_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(count) && count.byteLength >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('cudaLibraryGetKernelCount', 'count', count, 4, 4);
   return (cudaLibraryGetKernelCount$ ??= binder.native('cudaLibraryGetKernelCount'))(count, lib);
@@ -60,7 +60,7 @@ let cudaLibraryGetManaged$: NativeFunction | undefined;
  * @param library `cudaLibrary_t`
  * @param name `const char *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetManaged(dptr: T.Pointer, bytes: T.Pointer, library: T.cudaLibrary_t, name: string | T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(dptr) && dptr.byteLength >= 8 && (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptr === 'number' && dptr >= 0 && Number.isSafeInteger(dptr)) && dptr !== null) rawCovers('cudaLibraryGetManaged', 'dptr', dptr, 8, 8);
   if (!(ArrayBuffer.isView(bytes) && bytes.byteLength >= 8 && (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bytes === 'number' && bytes >= 0 && Number.isSafeInteger(bytes)) && bytes !== null) rawCovers('cudaLibraryGetManaged', 'bytes', bytes, 8, 8);
@@ -73,7 +73,7 @@ let cudaLibraryGetUnifiedFunction$: NativeFunction | undefined;
  * @param library `cudaLibrary_t`
  * @param symbol `const char *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetUnifiedFunction(fptr: T.Pointer, library: T.cudaLibrary_t, symbol: string | T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(fptr) && fptr.byteLength >= 8 && (((fptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (fptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof fptr === 'number' && fptr >= 0 && Number.isSafeInteger(fptr)) && fptr !== null) rawCovers('cudaLibraryGetUnifiedFunction', 'fptr', fptr, 8, 8);
   if (typeof symbol === 'string' && symbol.includes('\0')) cstringArg('cudaLibraryGetUnifiedFunction', 'symbol', symbol, true);
@@ -90,7 +90,7 @@ let cudaLibraryLoadData$: NativeFunction | undefined;
  * @param libraryOptionValues `void **`, array, `numLibraryOptions` long
  * @param numLibraryOptions `unsigned int`, length of `libraryOptions`, `libraryOptionValues`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryLoadData(library: T.Pointer, code: T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(library) && library.byteLength >= 8 && (((library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof library === 'number' && library >= 0 && Number.isSafeInteger(library)) && library !== null) rawCovers('cudaLibraryLoadData', 'library', library, 8, 8);
   if (!ArrayBuffer.isView(code) && !(typeof code === 'number' && code >= 0 && Number.isSafeInteger(code)) && code !== null) rawCovers('cudaLibraryLoadData', 'code', code, 0, 1);
@@ -111,7 +111,7 @@ let cudaLibraryLoadFromFile$: NativeFunction | undefined;
  * @param libraryOptionValues `void **`, array, `numLibraryOptions` long
  * @param numLibraryOptions `unsigned int`, length of `libraryOptions`, `libraryOptionValues`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryLoadFromFile(library: T.Pointer, fileName: string | T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(library) && library.byteLength >= 8 && (((library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof library === 'number' && library >= 0 && Number.isSafeInteger(library)) && library !== null) rawCovers('cudaLibraryLoadFromFile', 'library', library, 8, 8);
   if (typeof fileName === 'string' && fileName.includes('\0')) cstringArg('cudaLibraryLoadFromFile', 'fileName', fileName, true);
@@ -125,7 +125,7 @@ let cudaLibraryUnload$: NativeFunction | undefined;
 /** `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0
  * @param library `cudaLibrary_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryUnload(library: T.cudaLibrary_t): T.cudaError_t {
   return (cudaLibraryUnload$ ??= binder.native('cudaLibraryUnload'))(library);
 }

@@ -12,7 +12,7 @@ let cudaLogsCurrent$: NativeFunction | undefined;
  * @param iterator_out `cudaLogIterator *`, out: a typed array of one element
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LOGS.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsCurrent(iterator_out: T.Pointer, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(iterator_out) && iterator_out.byteLength >= 4 && (((iterator_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (iterator_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof iterator_out === 'number' && iterator_out >= 0 && Number.isSafeInteger(iterator_out)) && iterator_out !== null) rawCovers('cudaLogsCurrent', 'iterator_out', iterator_out, 4, 4);
   return (cudaLogsCurrent$ ??= binder.native('cudaLogsCurrent'))(iterator_out, flags);
@@ -23,7 +23,7 @@ let cudaLogsDumpToFile$: NativeFunction | undefined;
  * @param pathToFile `const char *`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LOGS.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsDumpToFile(iterator: T.Pointer, pathToFile: string | T.Pointer, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(iterator) && iterator.byteLength >= 4 && (((iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof iterator === 'number' && iterator >= 0 && Number.isSafeInteger(iterator)) && iterator !== null) rawCovers('cudaLogsDumpToFile', 'iterator', iterator, 4, 4);
   if (typeof pathToFile === 'string' && pathToFile.includes('\0')) cstringArg('cudaLogsDumpToFile', 'pathToFile', pathToFile, true);
@@ -36,7 +36,7 @@ let cudaLogsDumpToMemory$: NativeFunction | undefined;
  * @param size `size_t *`, in/out: capacity of `buffer` in, count out
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LOGS.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsDumpToMemory(iterator: T.Pointer, buffer: T.Pointer, size: T.Pointer, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(iterator) && iterator.byteLength >= 4 && (((iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof iterator === 'number' && iterator >= 0 && Number.isSafeInteger(iterator)) && iterator !== null) rawCovers('cudaLogsDumpToMemory', 'iterator', iterator, 4, 4);
   if (!ArrayBuffer.isView(buffer) && !(typeof buffer === 'number' && buffer >= 0 && Number.isSafeInteger(buffer)) && buffer !== null) rawCovers('cudaLogsDumpToMemory', 'buffer', buffer, 0, 1);
@@ -49,7 +49,7 @@ let cudaLogsRegisterCallback$: NativeFunction | undefined;
  * @param userData `void *`
  * @param callback_out `cudaLogsCallbackHandle *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LOGS.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer, callback_out: T.Pointer): T.cudaError_t {
   if (callbackFunc !== null && typeof callbackFunc !== 'bigint') callbackArg('cudaLogsRegisterCallback', 'callbackFunc', callbackFunc, true);
   if (!ArrayBuffer.isView(userData) && !(typeof userData === 'number' && userData >= 0 && Number.isSafeInteger(userData)) && userData !== null) rawCovers('cudaLogsRegisterCallback', 'userData', userData, 0, 1);
@@ -60,7 +60,7 @@ let cudaLogsUnregisterCallback$: NativeFunction | undefined;
 /** `cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)` · cuda_runtime_api.h · CUDA 13.0
  * @param callback `cudaLogsCallbackHandle`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LOGS.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LOGS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LOGS.html). */
 export function cudaLogsUnregisterCallback(callback: T.cudaLogsCallbackHandle): T.cudaError_t {
   return (cudaLogsUnregisterCallback$ ??= binder.native('cudaLogsUnregisterCallback'))(callback);
 }
@@ -69,7 +69,7 @@ let cudaMalloc$: NativeFunction | undefined;
  * @param devPtr `void **`, out: a typed array of one element
  * @param size `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(devPtr: T.Pointer, size: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMalloc', 'devPtr', devPtr, 8, 8);
   return (cudaMalloc$ ??= binder.native('cudaMalloc'))(devPtr, size);
@@ -82,7 +82,7 @@ let cudaMallocArray$: NativeFunction | undefined;
  * @param height `size_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(array: T.Pointer, desc: T.Pointer, width: T.Int64, height: T.Int64, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(array) && array.byteLength >= 8 && (((array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof array === 'number' && array >= 0 && Number.isSafeInteger(array)) && array !== null) rawCovers('cudaMallocArray', 'array', array, 8, 8);
   if (!ArrayBuffer.isView(desc) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cudaMallocArray', 'desc', desc, 0, 1);
@@ -94,7 +94,7 @@ let cudaMallocAsync$: NativeFunction | undefined;
  * @param size `size_t`
  * @param hStream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(devPtr: T.Pointer, size: T.Int64, hStream: T.cudaStream_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMallocAsync', 'devPtr', devPtr, 8, 8);
   return (cudaMallocAsync$ ??= binder.native('cudaMallocAsync'))(devPtr, size, hStream);
@@ -106,7 +106,7 @@ let cudaMallocFromPoolAsync$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(ptr: T.Pointer, size: T.Int64, memPool: T.cudaMemPool_t, stream: T.cudaStream_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(ptr) && ptr.byteLength >= 8 && (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaMallocFromPoolAsync', 'ptr', ptr, 8, 8);
   return (cudaMallocFromPoolAsync$ ??= binder.native('cudaMallocFromPoolAsync'))(ptr, size, memPool, stream);
@@ -116,7 +116,7 @@ let cudaMallocHost$: NativeFunction | undefined;
  * @param ptr `void **`, out: a typed array of one element
  * @param size `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(ptr: T.Pointer, size: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(ptr) && ptr.byteLength >= 8 && (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaMallocHost', 'ptr', ptr, 8, 8);
   return (cudaMallocHost$ ??= binder.native('cudaMallocHost'))(ptr, size);
@@ -127,7 +127,7 @@ let cudaMallocManaged$: NativeFunction | undefined;
  * @param size `size_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(devPtr: T.Pointer, size: T.Int64, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMallocManaged', 'devPtr', devPtr, 8, 8);
   return (cudaMallocManaged$ ??= binder.native('cudaMallocManaged'))(devPtr, size, flags);
@@ -140,7 +140,7 @@ let cudaMallocMipmappedArray$: NativeFunction | undefined;
  * @param numLevels `unsigned int`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(mipmappedArray: T.Pointer, desc: T.Pointer, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(mipmappedArray) && mipmappedArray.byteLength >= 8 && (((mipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof mipmappedArray === 'number' && mipmappedArray >= 0 && Number.isSafeInteger(mipmappedArray)) && mipmappedArray !== null) rawCovers('cudaMallocMipmappedArray', 'mipmappedArray', mipmappedArray, 8, 8);
   if (!ArrayBuffer.isView(desc) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cudaMallocMipmappedArray', 'desc', desc, 0, 1);
@@ -154,7 +154,7 @@ let cudaMallocPitch$: NativeFunction | undefined;
  * @param width `size_t`
  * @param height `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(devPtr: T.Pointer, pitch: T.Pointer, width: T.Int64, height: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(devPtr) && devPtr.byteLength >= 8 && (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMallocPitch', 'devPtr', devPtr, 8, 8);
   if (!(ArrayBuffer.isView(pitch) && pitch.byteLength >= 8 && (((pitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pitch === 'number' && pitch >= 0 && Number.isSafeInteger(pitch)) && pitch !== null) rawCovers('cudaMallocPitch', 'pitch', pitch, 8, 8);

@@ -12,7 +12,7 @@ let cudaMalloc3D$: NativeFunction | undefined;
  * @param pitchedDevPtr `struct cudaPitchedPtr *`, out: bytes of a `cudaPitchedPtr`
  * @param extent `struct cudaExtent`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc3D(pitchedDevPtr: T.Pointer, extent: T.cudaExtent): T.cudaError_t {
   if (!(ArrayBuffer.isView(pitchedDevPtr) && pitchedDevPtr.byteLength >= 32) && !(typeof pitchedDevPtr === 'number' && pitchedDevPtr >= 0 && Number.isSafeInteger(pitchedDevPtr)) && pitchedDevPtr !== null) rawCovers('cudaMalloc3D', 'pitchedDevPtr', pitchedDevPtr, 32, 1);
   extent = checkRecord('cudaMalloc3D', 'extent', records.cudaExtent(), extent);
@@ -25,7 +25,7 @@ let cudaMalloc3DArray$: NativeFunction | undefined;
  * @param extent `struct cudaExtent`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc3DArray(array: T.Pointer, desc: T.Pointer, extent: T.cudaExtent, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(array) && array.byteLength >= 8 && (((array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof array === 'number' && array >= 0 && Number.isSafeInteger(array)) && array !== null) rawCovers('cudaMalloc3DArray', 'array', array, 8, 8);
   if (!ArrayBuffer.isView(desc) && !(typeof desc === 'number' && desc >= 0 && Number.isSafeInteger(desc)) && desc !== null) rawCovers('cudaMalloc3DArray', 'desc', desc, 0, 1);
@@ -39,7 +39,7 @@ let cudaMemAdvise$: NativeFunction | undefined;
  * @param advice `enum cudaMemoryAdvise`
  * @param location `struct cudaMemLocation`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemAdvise(devPtr: T.Pointer, count: T.Int64, advice: T.cudaMemoryAdvise, location: T.cudaMemLocation): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemAdvise', 'devPtr', devPtr, 0, 1);
   location = checkRecord('cudaMemAdvise', 'location', records.cudaMemLocation(), location);
@@ -56,7 +56,7 @@ let cudaMemDiscardAndPrefetchBatchAsync$: NativeFunction | undefined;
  * @param flags `unsigned long long`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemDiscardAndPrefetchBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, prefetchLocs: T.Pointer, prefetchLocIdxs: T.Pointer, numPrefetchLocs: T.Int64, flags: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(dptrs) && dptrs.byteLength >= 8 && (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptrs === 'number' && dptrs >= 0 && Number.isSafeInteger(dptrs)) && dptrs !== null) rawCovers('cudaMemDiscardAndPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
   if (!(ArrayBuffer.isView(sizes) && sizes.byteLength >= 8 && (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizes === 'number' && sizes >= 0 && Number.isSafeInteger(sizes)) && sizes !== null) rawCovers('cudaMemDiscardAndPrefetchBatchAsync', 'sizes', sizes, 8, 8);
@@ -72,7 +72,7 @@ let cudaMemDiscardBatchAsync$: NativeFunction | undefined;
  * @param flags `unsigned long long`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemDiscardBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, flags: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(dptrs) && dptrs.byteLength >= 8 && (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptrs === 'number' && dptrs >= 0 && Number.isSafeInteger(dptrs)) && dptrs !== null) rawCovers('cudaMemDiscardBatchAsync', 'dptrs', dptrs, 8, 8);
   if (!(ArrayBuffer.isView(sizes) && sizes.byteLength >= 8 && (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizes === 'number' && sizes >= 0 && Number.isSafeInteger(sizes)) && sizes !== null) rawCovers('cudaMemDiscardBatchAsync', 'sizes', sizes, 8, 8);
@@ -84,7 +84,7 @@ let cudaMemGetDefaultMemPool$: NativeFunction | undefined;
  * @param location `struct cudaMemLocation *`
  * @param type `enum cudaMemAllocationType`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemGetDefaultMemPool(memPool: T.Pointer, location: T.Pointer, type: T.cudaMemAllocationType): T.cudaError_t {
   if (!(ArrayBuffer.isView(memPool) && memPool.byteLength >= 8 && (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof memPool === 'number' && memPool >= 0 && Number.isSafeInteger(memPool)) && memPool !== null) rawCovers('cudaMemGetDefaultMemPool', 'memPool', memPool, 8, 8);
   if (!(ArrayBuffer.isView(location) && location.byteLength >= 8) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cudaMemGetDefaultMemPool', 'location', location, 8, 1);
@@ -95,7 +95,7 @@ let cudaMemGetInfo$: NativeFunction | undefined;
  * @param free `size_t *`, out: a typed array of one element
  * @param total `size_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemGetInfo(free: T.Pointer, total: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(free) && free.byteLength >= 8 && (((free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof free === 'number' && free >= 0 && Number.isSafeInteger(free)) && free !== null) rawCovers('cudaMemGetInfo', 'free', free, 8, 8);
   if (!(ArrayBuffer.isView(total) && total.byteLength >= 8 && (((total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof total === 'number' && total >= 0 && Number.isSafeInteger(total)) && total !== null) rawCovers('cudaMemGetInfo', 'total', total, 8, 8);
@@ -107,7 +107,7 @@ let cudaMemGetMemPool$: NativeFunction | undefined;
  * @param location `struct cudaMemLocation *`
  * @param type `enum cudaMemAllocationType`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemGetMemPool(memPool: T.Pointer, location: T.Pointer, type: T.cudaMemAllocationType): T.cudaError_t {
   if (!(ArrayBuffer.isView(memPool) && memPool.byteLength >= 8 && (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof memPool === 'number' && memPool >= 0 && Number.isSafeInteger(memPool)) && memPool !== null) rawCovers('cudaMemGetMemPool', 'memPool', memPool, 8, 8);
   if (!(ArrayBuffer.isView(location) && location.byteLength >= 8) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cudaMemGetMemPool', 'location', location, 8, 1);
@@ -118,7 +118,7 @@ let cudaMemPoolCreate$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t *`, out: a typed array of one element
  * @param poolProps `const struct cudaMemPoolProps *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolCreate(memPool: T.Pointer, poolProps: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(memPool) && memPool.byteLength >= 8 && (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof memPool === 'number' && memPool >= 0 && Number.isSafeInteger(memPool)) && memPool !== null) rawCovers('cudaMemPoolCreate', 'memPool', memPool, 8, 8);
   if (!ArrayBuffer.isView(poolProps) && !(typeof poolProps === 'number' && poolProps >= 0 && Number.isSafeInteger(poolProps)) && poolProps !== null) rawCovers('cudaMemPoolCreate', 'poolProps', poolProps, 0, 1);
@@ -128,7 +128,7 @@ let cudaMemPoolDestroy$: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0
  * @param memPool `cudaMemPool_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolDestroy(memPool: T.cudaMemPool_t): T.cudaError_t {
   return (cudaMemPoolDestroy$ ??= binder.native('cudaMemPoolDestroy'))(memPool);
 }
@@ -137,7 +137,7 @@ let cudaMemPoolExportPointer$: NativeFunction | undefined;
  * @param exportData `struct cudaMemPoolPtrExportData *`, out: bytes of a `cudaMemPoolPtrExportData`
  * @param ptr `void *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolExportPointer(exportData: T.Pointer, ptr: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(exportData) && exportData.byteLength >= 64) && !(typeof exportData === 'number' && exportData >= 0 && Number.isSafeInteger(exportData)) && exportData !== null) rawCovers('cudaMemPoolExportPointer', 'exportData', exportData, 64, 1);
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaMemPoolExportPointer', 'ptr', ptr, 0, 1);
@@ -150,7 +150,7 @@ let cudaMemPoolExportToShareableHandle$: NativeFunction | undefined;
  * @param handleType `enum cudaMemAllocationHandleType`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, memPool: T.cudaMemPool_t, handleType: T.cudaMemAllocationHandleType, flags: number): T.cudaError_t {
   if (!ArrayBuffer.isView(shareableHandle) && !(typeof shareableHandle === 'number' && shareableHandle >= 0 && Number.isSafeInteger(shareableHandle)) && shareableHandle !== null) rawCovers('cudaMemPoolExportToShareableHandle', 'shareableHandle', shareableHandle, 0, 1);
   return (cudaMemPoolExportToShareableHandle$ ??= binder.native('cudaMemPoolExportToShareableHandle'))(shareableHandle, memPool, handleType, flags);
@@ -161,7 +161,7 @@ let cudaMemPoolGetAccess$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t`
  * @param location `struct cudaMemLocation *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolGetAccess(flags: T.Pointer, memPool: T.cudaMemPool_t, location: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 4 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cudaMemPoolGetAccess', 'flags', flags, 4, 4);
   if (!(ArrayBuffer.isView(location) && location.byteLength >= 8) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cudaMemPoolGetAccess', 'location', location, 8, 1);
@@ -173,7 +173,7 @@ let cudaMemPoolGetAttribute$: NativeFunction | undefined;
  * @param attr `enum cudaMemPoolAttr`
  * @param value `void *`, out: typed by `attr`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolGetAttribute(memPool: T.cudaMemPool_t, attr: T.cudaMemPoolAttr, value: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaMemPoolGetAttribute', 'value', value, 0, 1);
   return (cudaMemPoolGetAttribute$ ??= binder.native('cudaMemPoolGetAttribute'))(memPool, attr, value);
@@ -185,7 +185,7 @@ let cudaMemPoolImportFromShareableHandle$: NativeFunction | undefined;
  * @param handleType `enum cudaMemAllocationHandleType`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolImportFromShareableHandle(memPool: T.Pointer, shareableHandle: T.Pointer, handleType: T.cudaMemAllocationHandleType, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(memPool) && memPool.byteLength >= 8 && (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof memPool === 'number' && memPool >= 0 && Number.isSafeInteger(memPool)) && memPool !== null) rawCovers('cudaMemPoolImportFromShareableHandle', 'memPool', memPool, 8, 8);
   if (!ArrayBuffer.isView(shareableHandle) && !(typeof shareableHandle === 'number' && shareableHandle >= 0 && Number.isSafeInteger(shareableHandle)) && shareableHandle !== null) rawCovers('cudaMemPoolImportFromShareableHandle', 'shareableHandle', shareableHandle, 0, 1);
@@ -197,7 +197,7 @@ let cudaMemPoolImportPointer$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t`
  * @param exportData `struct cudaMemPoolPtrExportData *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolImportPointer(ptr: T.Pointer, memPool: T.cudaMemPool_t, exportData: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(ptr) && ptr.byteLength >= 8 && (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudaMemPoolImportPointer', 'ptr', ptr, 8, 8);
   if (!(ArrayBuffer.isView(exportData) && exportData.byteLength >= 64) && !(typeof exportData === 'number' && exportData >= 0 && Number.isSafeInteger(exportData)) && exportData !== null) rawCovers('cudaMemPoolImportPointer', 'exportData', exportData, 64, 1);
@@ -209,7 +209,7 @@ let cudaMemPoolSetAccess$: NativeFunction | undefined;
  * @param descList `const struct cudaMemAccessDesc *`, array, `count` long
  * @param count `size_t`, length of `descList`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolSetAccess(memPool: T.cudaMemPool_t, descList: T.Pointer, count: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(descList) && !(typeof descList === 'number' && descList >= 0 && Number.isSafeInteger(descList)) && descList !== null) rawCovers('cudaMemPoolSetAccess', 'descList', descList, 0, 1);
   return (cudaMemPoolSetAccess$ ??= binder.native('cudaMemPoolSetAccess'))(memPool, descList, count);
@@ -220,7 +220,7 @@ let cudaMemPoolSetAttribute$: NativeFunction | undefined;
  * @param attr `enum cudaMemPoolAttr`
  * @param value `void *`, in: typed by `attr`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolSetAttribute(memPool: T.cudaMemPool_t, attr: T.cudaMemPoolAttr, value: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaMemPoolSetAttribute', 'value', value, 0, 1);
   return (cudaMemPoolSetAttribute$ ??= binder.native('cudaMemPoolSetAttribute'))(memPool, attr, value);
@@ -230,7 +230,7 @@ let cudaMemPoolTrimTo$: NativeFunction | undefined;
  * @param memPool `cudaMemPool_t`
  * @param minBytesToKeep `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolTrimTo(memPool: T.cudaMemPool_t, minBytesToKeep: T.Int64): T.cudaError_t {
   return (cudaMemPoolTrimTo$ ??= binder.native('cudaMemPoolTrimTo'))(memPool, minBytesToKeep);
 }
@@ -242,7 +242,7 @@ let cudaMemPrefetchAsync$: NativeFunction | undefined;
  * @param flags `unsigned int`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemPrefetchAsync(devPtr: T.Pointer, count: T.Int64, location: T.cudaMemLocation, flags: number, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemPrefetchAsync', 'devPtr', devPtr, 0, 1);
   location = checkRecord('cudaMemPrefetchAsync', 'location', records.cudaMemLocation(), location);
@@ -259,7 +259,7 @@ let cudaMemPrefetchBatchAsync$: NativeFunction | undefined;
  * @param flags `unsigned long long`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemPrefetchBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, prefetchLocs: T.Pointer, prefetchLocIdxs: T.Pointer, numPrefetchLocs: T.Int64, flags: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(dptrs) && dptrs.byteLength >= 8 && (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dptrs === 'number' && dptrs >= 0 && Number.isSafeInteger(dptrs)) && dptrs !== null) rawCovers('cudaMemPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
   if (!(ArrayBuffer.isView(sizes) && sizes.byteLength >= 8 && (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizes === 'number' && sizes >= 0 && Number.isSafeInteger(sizes)) && sizes !== null) rawCovers('cudaMemPrefetchBatchAsync', 'sizes', sizes, 8, 8);
@@ -275,7 +275,7 @@ let cudaMemRangeGetAttribute$: NativeFunction | undefined;
  * @param devPtr `const void *`, covering `count` bytes
  * @param count `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.cudaMemRangeAttribute, devPtr: T.Pointer, count: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(data) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cudaMemRangeGetAttribute', 'data', data, 0, 1);
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaMemRangeGetAttribute', 'devPtr', devPtr, 0, 1);
@@ -290,7 +290,7 @@ let cudaMemRangeGetAttributes$: NativeFunction | undefined;
  * @param devPtr `const void *`, covering `count` bytes
  * @param count `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemRangeGetAttributes(data: T.Pointer, dataSizes: T.Pointer, attributes: T.Pointer, numAttributes: T.Int64, devPtr: T.Pointer, count: T.Int64): T.cudaError_t {
   if (!(ArrayBuffer.isView(data) && data.byteLength >= 8 && (((data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('cudaMemRangeGetAttributes', 'data', data, 8, 8);
   if (!(ArrayBuffer.isView(dataSizes) && dataSizes.byteLength >= 8 && (((dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dataSizes === 'number' && dataSizes >= 0 && Number.isSafeInteger(dataSizes)) && dataSizes !== null) rawCovers('cudaMemRangeGetAttributes', 'dataSizes', dataSizes, 8, 8);
@@ -304,7 +304,7 @@ let cudaMemSetMemPool$: NativeFunction | undefined;
  * @param type `enum cudaMemAllocationType`
  * @param memPool `cudaMemPool_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemSetMemPool(location: T.Pointer, type: T.cudaMemAllocationType, memPool: T.cudaMemPool_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(location) && location.byteLength >= 8) && !(typeof location === 'number' && location >= 0 && Number.isSafeInteger(location)) && location !== null) rawCovers('cudaMemSetMemPool', 'location', location, 8, 1);
   return (cudaMemSetMemPool$ ??= binder.native('cudaMemSetMemPool'))(location, type, memPool);

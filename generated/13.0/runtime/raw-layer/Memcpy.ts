@@ -13,7 +13,7 @@ let cudaMemcpy$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpy', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpy', 'src', src, 0, 1);
@@ -30,7 +30,7 @@ let cudaMemcpyArrayToArray$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyArrayToArray(dst: T.cudaArray_t, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   return (cudaMemcpyArrayToArray$ ??= binder.native('cudaMemcpyArrayToArray'))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
@@ -43,7 +43,7 @@ let cudaMemcpyAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyAsync', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyAsync', 'src', src, 0, 1);
@@ -60,7 +60,7 @@ let cudaMemcpyBatchAsync$: NativeFunction | undefined;
  * @param numAttrs `size_t`, length of `attrs`, `attrsIdxs`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyBatchAsync(dsts: T.Pointer, srcs: T.Pointer, sizes: T.Pointer, count: T.Int64, attrs: T.Pointer, attrsIdxs: T.Pointer, numAttrs: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(dsts) && !(typeof dsts === 'number' && dsts >= 0 && Number.isSafeInteger(dsts)) && dsts !== null) rawCovers('cudaMemcpyBatchAsync', 'dsts', dsts, 0, 1);
   if (!ArrayBuffer.isView(srcs) && !(typeof srcs === 'number' && srcs >= 0 && Number.isSafeInteger(srcs)) && srcs !== null) rawCovers('cudaMemcpyBatchAsync', 'srcs', srcs, 0, 1);
@@ -78,7 +78,7 @@ let cudaMemcpyFromArray$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyFromArray', 'dst', dst, 0, 1);
@@ -94,7 +94,7 @@ let cudaMemcpyFromArrayAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyFromArrayAsync', 'dst', dst, 0, 1);
@@ -108,7 +108,7 @@ let cudaMemcpyFromSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbol(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyFromSymbol', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaMemcpyFromSymbol', 'symbol', symbol, 0, 1);
@@ -123,7 +123,7 @@ let cudaMemcpyFromSymbolAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyFromSymbolAsync', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaMemcpyFromSymbolAsync', 'symbol', symbol, 0, 1);
@@ -137,7 +137,7 @@ let cudaMemcpyPeer$: NativeFunction | undefined;
  * @param srcDevice `int`
  * @param count `size_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyPeer', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyPeer', 'src', src, 0, 1);
@@ -152,7 +152,7 @@ let cudaMemcpyPeerAsync$: NativeFunction | undefined;
  * @param count `size_t`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpyPeerAsync', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyPeerAsync', 'src', src, 0, 1);
@@ -167,7 +167,7 @@ let cudaMemcpyToArray$: NativeFunction | undefined;
  * @param count `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArray(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyToArray', 'src', src, 0, 1);
@@ -183,7 +183,7 @@ let cudaMemcpyToArrayAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyToArrayAsync', 'src', src, 0, 1);
@@ -197,7 +197,7 @@ let cudaMemcpyToSymbol$: NativeFunction | undefined;
  * @param offset `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbol(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaMemcpyToSymbol', 'symbol', symbol, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyToSymbol', 'src', src, 0, 1);
@@ -212,7 +212,7 @@ let cudaMemcpyToSymbolAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbolAsync(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(symbol) && !(typeof symbol === 'number' && symbol >= 0 && Number.isSafeInteger(symbol)) && symbol !== null) rawCovers('cudaMemcpyToSymbolAsync', 'symbol', symbol, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpyToSymbolAsync', 'src', src, 0, 1);

@@ -16,7 +16,7 @@ let cudaMemcpy2D$: NativeFunction | undefined;
  * @param height `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2D(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpy2D', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpy2D', 'src', src, 0, 1);
@@ -34,7 +34,7 @@ let cudaMemcpy2DArrayToArray$: NativeFunction | undefined;
  * @param height `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   return (cudaMemcpy2DArrayToArray$ ??= binder.native('cudaMemcpy2DArrayToArray'))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
 }
@@ -49,7 +49,7 @@ let cudaMemcpy2DAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpy2DAsync', 'dst', dst, 0, 1);
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpy2DAsync', 'src', src, 0, 1);
@@ -66,7 +66,7 @@ let cudaMemcpy2DFromArray$: NativeFunction | undefined;
  * @param height `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpy2DFromArray', 'dst', dst, 0, 1);
   return (cudaMemcpy2DFromArray$ ??= binder.native('cudaMemcpy2DFromArray'))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
@@ -83,7 +83,7 @@ let cudaMemcpy2DFromArrayAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(dst) && !(typeof dst === 'number' && dst >= 0 && Number.isSafeInteger(dst)) && dst !== null) rawCovers('cudaMemcpy2DFromArrayAsync', 'dst', dst, 0, 1);
   return (cudaMemcpy2DFromArrayAsync$ ??= binder.native('cudaMemcpy2DFromArrayAsync'))(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
@@ -99,7 +99,7 @@ let cudaMemcpy2DToArray$: NativeFunction | undefined;
  * @param height `size_t`
  * @param kind `enum cudaMemcpyKind`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DToArray(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpy2DToArray', 'src', src, 0, 1);
   return (cudaMemcpy2DToArray$ ??= binder.native('cudaMemcpy2DToArray'))(dst, wOffset, hOffset, src, spitch, width, height, kind);
@@ -116,7 +116,7 @@ let cudaMemcpy2DToArrayAsync$: NativeFunction | undefined;
  * @param kind `enum cudaMemcpyKind`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DToArrayAsync(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(src) && !(typeof src === 'number' && src >= 0 && Number.isSafeInteger(src)) && src !== null) rawCovers('cudaMemcpy2DToArrayAsync', 'src', src, 0, 1);
   return (cudaMemcpy2DToArrayAsync$ ??= binder.native('cudaMemcpy2DToArrayAsync'))(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
@@ -125,7 +125,7 @@ let cudaMemcpy3D$: NativeFunction | undefined;
 /** `cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)` · cuda_runtime_api.h · CUDA 13.0
  * @param p `const struct cudaMemcpy3DParms *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3D(p: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cudaMemcpy3D', 'p', p, 0, 1);
   return (cudaMemcpy3D$ ??= binder.native('cudaMemcpy3D'))(p);
@@ -135,7 +135,7 @@ let cudaMemcpy3DAsync$: NativeFunction | undefined;
  * @param p `const struct cudaMemcpy3DParms *`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DAsync(p: T.Pointer, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cudaMemcpy3DAsync', 'p', p, 0, 1);
   return (cudaMemcpy3DAsync$ ??= binder.native('cudaMemcpy3DAsync'))(p, stream);
@@ -147,7 +147,7 @@ let cudaMemcpy3DBatchAsync$: NativeFunction | undefined;
  * @param flags `unsigned long long`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DBatchAsync(numOps: T.Int64, opList: T.Pointer, flags: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   if (!(ArrayBuffer.isView(opList) && opList.byteLength >= 112) && !(typeof opList === 'number' && opList >= 0 && Number.isSafeInteger(opList)) && opList !== null) rawCovers('cudaMemcpy3DBatchAsync', 'opList', opList, 112, 1);
   return (cudaMemcpy3DBatchAsync$ ??= binder.native('cudaMemcpy3DBatchAsync'))(numOps, opList, flags, stream);
@@ -156,7 +156,7 @@ let cudaMemcpy3DPeer$: NativeFunction | undefined;
 /** `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 13.0
  * @param p `const struct cudaMemcpy3DPeerParms *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DPeer(p: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cudaMemcpy3DPeer', 'p', p, 0, 1);
   return (cudaMemcpy3DPeer$ ??= binder.native('cudaMemcpy3DPeer'))(p);
@@ -166,7 +166,7 @@ let cudaMemcpy3DPeerAsync$: NativeFunction | undefined;
  * @param p `const struct cudaMemcpy3DPeerParms *`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DPeerAsync(p: T.Pointer, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(p) && !(typeof p === 'number' && p >= 0 && Number.isSafeInteger(p)) && p !== null) rawCovers('cudaMemcpy3DPeerAsync', 'p', p, 0, 1);
   return (cudaMemcpy3DPeerAsync$ ??= binder.native('cudaMemcpy3DPeerAsync'))(p, stream);

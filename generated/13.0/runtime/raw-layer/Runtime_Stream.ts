@@ -10,7 +10,7 @@ let cudaRuntimeGetVersion$: NativeFunction | undefined;
 /** `cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)` · cuda_runtime_api.h · CUDA 13.0
  * @param runtimeVersion `int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART____VERSION.html). */
+ * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART____VERSION.html). */
 export function cudaRuntimeGetVersion(runtimeVersion: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(runtimeVersion) && runtimeVersion.byteLength >= 4 && (((runtimeVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (runtimeVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof runtimeVersion === 'number' && runtimeVersion >= 0 && Number.isSafeInteger(runtimeVersion)) && runtimeVersion !== null) rawCovers('cudaRuntimeGetVersion', 'runtimeVersion', runtimeVersion, 4, 4);
   return (cudaRuntimeGetVersion$ ??= binder.native('cudaRuntimeGetVersion'))(runtimeVersion);
@@ -19,7 +19,7 @@ let cudaSetDevice$: NativeFunction | undefined;
 /** `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 13.0
  * @param device `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaSetDevice(device: number): T.cudaError_t {
   return (cudaSetDevice$ ??= binder.native('cudaSetDevice'))(device);
 }
@@ -27,7 +27,7 @@ let cudaSetDeviceFlags$: NativeFunction | undefined;
 /** `cudaError_t cudaSetDeviceFlags(unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaSetDeviceFlags(flags: number): T.cudaError_t {
   return (cudaSetDeviceFlags$ ??= binder.native('cudaSetDeviceFlags'))(flags);
 }
@@ -36,7 +36,7 @@ let cudaSetValidDevices$: NativeFunction | undefined;
  * @param device_arr `int *`, array, `len` long
  * @param len `int`, length of `device_arr`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaSetValidDevices(device_arr: T.Pointer, len: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(device_arr) && device_arr.byteLength >= 4 && (((device_arr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device_arr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof device_arr === 'number' && device_arr >= 0 && Number.isSafeInteger(device_arr)) && device_arr !== null) rawCovers('cudaSetValidDevices', 'device_arr', device_arr, 4, 4);
   return (cudaSetValidDevices$ ??= binder.native('cudaSetValidDevices'))(device_arr, len);
@@ -48,7 +48,7 @@ let cudaSignalExternalSemaphoresAsync$: NativeFunction | undefined;
  * @param numExtSems `unsigned int`, length of `extSemArray`
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaSignalExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.Pointer, numExtSems: number, stream: T.cudaStream_t): T.cudaError_t {
   if (!ArrayBuffer.isView(extSemArray) && !(typeof extSemArray === 'number' && extSemArray >= 0 && Number.isSafeInteger(extSemArray)) && extSemArray !== null) rawCovers('cudaSignalExternalSemaphoresAsync', 'extSemArray', extSemArray, 0, 1);
   if (!ArrayBuffer.isView(paramsArray) && !(typeof paramsArray === 'number' && paramsArray >= 0 && Number.isSafeInteger(paramsArray)) && paramsArray !== null) rawCovers('cudaSignalExternalSemaphoresAsync', 'paramsArray', paramsArray, 0, 1);
@@ -61,7 +61,7 @@ let cudaStreamAddCallback$: NativeFunction | undefined;
  * @param userData `void *`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamAddCallback(stream: T.cudaStream_t, callback: T.Pointer, userData: T.Pointer, flags: number): T.cudaError_t {
   if (callback !== null && typeof callback !== 'bigint') callbackArg('cudaStreamAddCallback', 'callback', callback, true);
   if (!ArrayBuffer.isView(userData) && !(typeof userData === 'number' && userData >= 0 && Number.isSafeInteger(userData)) && userData !== null) rawCovers('cudaStreamAddCallback', 'userData', userData, 0, 1);
@@ -74,7 +74,7 @@ let cudaStreamAttachMemAsync$: NativeFunction | undefined;
  * @param length `size_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamAttachMemAsync(stream: T.cudaStream_t, devPtr: T.Pointer, length: T.Int64, flags: number): T.cudaError_t {
   if (!ArrayBuffer.isView(devPtr) && !(typeof devPtr === 'number' && devPtr >= 0 && Number.isSafeInteger(devPtr)) && devPtr !== null) rawCovers('cudaStreamAttachMemAsync', 'devPtr', devPtr, 0, 1);
   return (cudaStreamAttachMemAsync$ ??= binder.native('cudaStreamAttachMemAsync'))(stream, devPtr, length, flags);
@@ -84,7 +84,7 @@ let cudaStreamBeginCapture$: NativeFunction | undefined;
  * @param stream `cudaStream_t`
  * @param mode `enum cudaStreamCaptureMode`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamBeginCapture(stream: T.cudaStream_t, mode: T.cudaStreamCaptureMode): T.cudaError_t {
   return (cudaStreamBeginCapture$ ??= binder.native('cudaStreamBeginCapture'))(stream, mode);
 }
@@ -97,7 +97,7 @@ let cudaStreamBeginCaptureToGraph$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`, `dependencyData`
  * @param mode `enum cudaStreamCaptureMode`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamBeginCaptureToGraph(stream: T.cudaStream_t, graph: T.cudaGraph_t, dependencies: T.Pointer, dependencyData: T.Pointer, numDependencies: T.Int64, mode: T.cudaStreamCaptureMode): T.cudaError_t {
   if (!ArrayBuffer.isView(dependencies) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cudaStreamBeginCaptureToGraph', 'dependencies', dependencies, 0, 1);
   if (!ArrayBuffer.isView(dependencyData) && !(typeof dependencyData === 'number' && dependencyData >= 0 && Number.isSafeInteger(dependencyData)) && dependencyData !== null) rawCovers('cudaStreamBeginCaptureToGraph', 'dependencyData', dependencyData, 0, 1);
@@ -108,7 +108,7 @@ let cudaStreamCopyAttributes$: NativeFunction | undefined;
  * @param dst `cudaStream_t`
  * @param src `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCopyAttributes(dst: T.cudaStream_t, src: T.cudaStream_t): T.cudaError_t {
   return (cudaStreamCopyAttributes$ ??= binder.native('cudaStreamCopyAttributes'))(dst, src);
 }
@@ -116,7 +116,7 @@ let cudaStreamCreate$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamCreate(cudaStream_t *pStream)` · cuda_runtime_api.h · CUDA 13.0
  * @param pStream `cudaStream_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreate(pStream: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pStream) && pStream.byteLength >= 8 && (((pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pStream === 'number' && pStream >= 0 && Number.isSafeInteger(pStream)) && pStream !== null) rawCovers('cudaStreamCreate', 'pStream', pStream, 8, 8);
   return (cudaStreamCreate$ ??= binder.native('cudaStreamCreate'))(pStream);
@@ -126,7 +126,7 @@ let cudaStreamCreateWithFlags$: NativeFunction | undefined;
  * @param pStream `cudaStream_t *`, out: a typed array of one element
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithFlags(pStream: T.Pointer, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(pStream) && pStream.byteLength >= 8 && (((pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pStream === 'number' && pStream >= 0 && Number.isSafeInteger(pStream)) && pStream !== null) rawCovers('cudaStreamCreateWithFlags', 'pStream', pStream, 8, 8);
   return (cudaStreamCreateWithFlags$ ??= binder.native('cudaStreamCreateWithFlags'))(pStream, flags);
@@ -137,7 +137,7 @@ let cudaStreamCreateWithPriority$: NativeFunction | undefined;
  * @param flags `unsigned int`
  * @param priority `int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithPriority(pStream: T.Pointer, flags: number, priority: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(pStream) && pStream.byteLength >= 8 && (((pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pStream === 'number' && pStream >= 0 && Number.isSafeInteger(pStream)) && pStream !== null) rawCovers('cudaStreamCreateWithPriority', 'pStream', pStream, 8, 8);
   return (cudaStreamCreateWithPriority$ ??= binder.native('cudaStreamCreateWithPriority'))(pStream, flags, priority);
@@ -146,7 +146,7 @@ let cudaStreamDestroy$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamDestroy(stream: T.cudaStream_t): T.cudaError_t {
   return (cudaStreamDestroy$ ??= binder.native('cudaStreamDestroy'))(stream);
 }
@@ -155,7 +155,7 @@ let cudaStreamEndCapture$: NativeFunction | undefined;
  * @param stream `cudaStream_t`
  * @param pGraph `cudaGraph_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamEndCapture(stream: T.cudaStream_t, pGraph: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pGraph) && pGraph.byteLength >= 8 && (((pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pGraph === 'number' && pGraph >= 0 && Number.isSafeInteger(pGraph)) && pGraph !== null) rawCovers('cudaStreamEndCapture', 'pGraph', pGraph, 8, 8);
   return (cudaStreamEndCapture$ ??= binder.native('cudaStreamEndCapture'))(stream, pGraph);
@@ -166,7 +166,7 @@ let cudaStreamGetAttribute$: NativeFunction | undefined;
  * @param attr `cudaLaunchAttributeID`
  * @param value_out `cudaLaunchAttributeValue *`, out: bytes of a `cudaLaunchAttributeValue`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetAttribute(hStream: T.cudaStream_t, attr: T.cudaLaunchAttributeID, value_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(value_out) && value_out.byteLength >= 64) && !(typeof value_out === 'number' && value_out >= 0 && Number.isSafeInteger(value_out)) && value_out !== null) rawCovers('cudaStreamGetAttribute', 'value_out', value_out, 64, 1);
   return (cudaStreamGetAttribute$ ??= binder.native('cudaStreamGetAttribute'))(hStream, attr, value_out);
@@ -181,7 +181,7 @@ let cudaStreamGetCaptureInfo$: NativeFunction | undefined;
  * @param edgeData_out `const cudaGraphEdgeData **`, out: a typed array of one element
  * @param numDependencies_out `size_t *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetCaptureInfo(stream: T.cudaStream_t, captureStatus_out: T.Pointer, id_out: T.Pointer, graph_out: T.Pointer, dependencies_out: T.Pointer, edgeData_out: T.Pointer, numDependencies_out: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(captureStatus_out) && captureStatus_out.byteLength >= 4 && (((captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof captureStatus_out === 'number' && captureStatus_out >= 0 && Number.isSafeInteger(captureStatus_out)) && captureStatus_out !== null) rawCovers('cudaStreamGetCaptureInfo', 'captureStatus_out', captureStatus_out, 4, 4);
   if (!(ArrayBuffer.isView(id_out) && id_out.byteLength >= 8 && (((id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof id_out === 'number' && id_out >= 0 && Number.isSafeInteger(id_out)) && id_out !== null) rawCovers('cudaStreamGetCaptureInfo', 'id_out', id_out, 8, 8);
@@ -196,7 +196,7 @@ let cudaStreamGetDevice$: NativeFunction | undefined;
  * @param hStream `cudaStream_t`
  * @param device `int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetDevice(hStream: T.cudaStream_t, device: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(device) && device.byteLength >= 4 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('cudaStreamGetDevice', 'device', device, 4, 4);
   return (cudaStreamGetDevice$ ??= binder.native('cudaStreamGetDevice'))(hStream, device);
@@ -206,7 +206,7 @@ let cudaStreamGetFlags$: NativeFunction | undefined;
  * @param hStream `cudaStream_t`
  * @param flags `unsigned int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetFlags(hStream: T.cudaStream_t, flags: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(flags) && flags.byteLength >= 4 && (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof flags === 'number' && flags >= 0 && Number.isSafeInteger(flags)) && flags !== null) rawCovers('cudaStreamGetFlags', 'flags', flags, 4, 4);
   return (cudaStreamGetFlags$ ??= binder.native('cudaStreamGetFlags'))(hStream, flags);
@@ -216,7 +216,7 @@ let cudaStreamGetId$: NativeFunction | undefined;
  * @param hStream `cudaStream_t`
  * @param streamId `unsigned long long *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetId(hStream: T.cudaStream_t, streamId: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(streamId) && streamId.byteLength >= 8 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cudaStreamGetId', 'streamId', streamId, 8, 8);
   return (cudaStreamGetId$ ??= binder.native('cudaStreamGetId'))(hStream, streamId);
@@ -226,7 +226,7 @@ let cudaStreamGetPriority$: NativeFunction | undefined;
  * @param hStream `cudaStream_t`
  * @param priority `int *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetPriority(hStream: T.cudaStream_t, priority: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(priority) && priority.byteLength >= 4 && (((priority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (priority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof priority === 'number' && priority >= 0 && Number.isSafeInteger(priority)) && priority !== null) rawCovers('cudaStreamGetPriority', 'priority', priority, 4, 4);
   return (cudaStreamGetPriority$ ??= binder.native('cudaStreamGetPriority'))(hStream, priority);
@@ -236,7 +236,7 @@ let cudaStreamIsCapturing$: NativeFunction | undefined;
  * @param stream `cudaStream_t`
  * @param pCaptureStatus `enum cudaStreamCaptureStatus *`, out: a typed array of one element
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamIsCapturing(stream: T.cudaStream_t, pCaptureStatus: T.Pointer): T.cudaError_t {
   if (!(ArrayBuffer.isView(pCaptureStatus) && pCaptureStatus.byteLength >= 4 && (((pCaptureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pCaptureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pCaptureStatus === 'number' && pCaptureStatus >= 0 && Number.isSafeInteger(pCaptureStatus)) && pCaptureStatus !== null) rawCovers('cudaStreamIsCapturing', 'pCaptureStatus', pCaptureStatus, 4, 4);
   return (cudaStreamIsCapturing$ ??= binder.native('cudaStreamIsCapturing'))(stream, pCaptureStatus);
@@ -245,7 +245,7 @@ let cudaStreamQuery$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamQuery(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamQuery(stream: T.cudaStream_t): T.cudaError_t {
   return (cudaStreamQuery$ ??= binder.native('cudaStreamQuery'))(stream);
 }
@@ -255,7 +255,7 @@ let cudaStreamSetAttribute$: NativeFunction | undefined;
  * @param attr `cudaLaunchAttributeID`
  * @param value `const cudaLaunchAttributeValue *`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamSetAttribute(hStream: T.cudaStream_t, attr: T.cudaLaunchAttributeID, value: T.Pointer): T.cudaError_t {
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudaStreamSetAttribute', 'value', value, 0, 1);
   return (cudaStreamSetAttribute$ ??= binder.native('cudaStreamSetAttribute'))(hStream, attr, value);
@@ -264,7 +264,7 @@ let cudaStreamSynchronize$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamSynchronize(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
  * @param stream `cudaStream_t`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamSynchronize(stream: T.cudaStream_t): T.cudaError_t {
   return (cudaStreamSynchronize$ ??= binder.native('cudaStreamSynchronize'))(stream);
 }
@@ -276,7 +276,7 @@ let cudaStreamUpdateCaptureDependencies$: NativeFunction | undefined;
  * @param numDependencies `size_t`, length of `dependencies`, `dependencyData`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t, dependencies: T.Pointer, dependencyData: T.Pointer, numDependencies: T.Int64, flags: number): T.cudaError_t {
   if (!(ArrayBuffer.isView(dependencies) && dependencies.byteLength >= 8 && (((dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dependencies === 'number' && dependencies >= 0 && Number.isSafeInteger(dependencies)) && dependencies !== null) rawCovers('cudaStreamUpdateCaptureDependencies', 'dependencies', dependencies, 8, 8);
   if (!ArrayBuffer.isView(dependencyData) && !(typeof dependencyData === 'number' && dependencyData >= 0 && Number.isSafeInteger(dependencyData)) && dependencyData !== null) rawCovers('cudaStreamUpdateCaptureDependencies', 'dependencyData', dependencyData, 0, 1);
@@ -288,7 +288,7 @@ let cudaStreamWaitEvent$: NativeFunction | undefined;
  * @param event `cudaEvent_t`
  * @param flags `unsigned int`
  * @returns the `cudaError_t` status, as C returns it.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamWaitEvent(stream: T.cudaStream_t, event: T.cudaEvent_t, flags: number): T.cudaError_t {
   return (cudaStreamWaitEvent$ ??= binder.native('cudaStreamWaitEvent'))(stream, event, flags);
 }

@@ -9,54 +9,54 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaCtxResetPersistingL2Cache$c: NativeFunction | undefined;
-/** `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
+/** API group `CUDART_STREAM`. `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaCtxResetPersistingL2Cache(): void {
   const status = (cudaCtxResetPersistingL2Cache$c ??= binder.native('cudaCtxResetPersistingL2Cache'))();
   if (status !== 0) throw fail('cudaCtxResetPersistingL2Cache', status);
 }
 let cudaDestroyExternalMemory$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `cudaExternalMemory_t`.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t | null): void {
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cudaDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
   const status = (cudaDestroyExternalMemory$c ??= binder.native('cudaDestroyExternalMemory'))(extMem);
   if (status !== 0) throw fail('cudaDestroyExternalMemory', status);
 }
 let cudaDestroyExternalSemaphore$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_EXTRES_INTEROP`. `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extSem in `cudaExternalSemaphore_t`.
- * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
+ * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t | null): void {
   if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || Math.floor(extSem) !== extSem) extSem = addressArg('cudaDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
   const status = (cudaDestroyExternalSemaphore$c ??= binder.native('cudaDestroyExternalSemaphore'))(extSem);
   if (status !== 0) throw fail('cudaDestroyExternalSemaphore', status);
 }
 let cudaDestroySurfaceObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_SURFACE_OBJECT`. `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param surfObject in `cudaSurfaceObject_t`.
- * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaDestroySurfaceObject(surfObject: T.Int64): void {
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cudaDestroySurfaceObject', 'surfObject', surfObject, false);
   const status = (cudaDestroySurfaceObject$c ??= binder.native('cudaDestroySurfaceObject'))(surfObject);
   if (status !== 0) throw fail('cudaDestroySurfaceObject', status);
 }
 let cudaDestroyTextureObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texObject in `cudaTextureObject_t`.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaDestroyTextureObject(texObject: T.Int64): void {
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaDestroyTextureObject', 'texObject', texObject, false);
   const status = (cudaDestroyTextureObject$c ??= binder.native('cudaDestroyTextureObject'))(texObject);
   if (status !== 0) throw fail('cudaDestroyTextureObject', status);
 }
 let cudaDeviceCanAccessPeer$: typeof cudaDeviceCanAccessPeer | undefined;
-/** `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_PEER`. `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
  * @param peerDevice in `int`.
  * @returns the value of `canAccessPeer`: out `int *`.
- * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): number {
   return (cudaDeviceCanAccessPeer$ ??= bind$cudaDeviceCanAccessPeer())(device, peerDevice);
 }
@@ -75,19 +75,19 @@ function bind$cudaDeviceCanAccessPeer(): typeof cudaDeviceCanAccessPeer {
   };
 }
 let cudaDeviceDisablePeerAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_PEER`. `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param peerDevice in `int`.
- * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceDisablePeerAccess(peerDevice: number): void {
   if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceDisablePeerAccess', 'peerDevice', 'i32', peerDevice);
   const status = (cudaDeviceDisablePeerAccess$c ??= binder.native('cudaDeviceDisablePeerAccess'))(peerDevice);
   if (status !== 0) throw fail('cudaDeviceDisablePeerAccess', status);
 }
 let cudaDeviceEnablePeerAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_PEER`. `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param peerDevice in `int`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
+ * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): void {
   if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceEnablePeerAccess', 'peerDevice', 'i32', peerDevice);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaDeviceEnablePeerAccess', 'flags', 'u32', flags);
@@ -95,10 +95,10 @@ export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): v
   if (status !== 0) throw fail('cudaDeviceEnablePeerAccess', status);
 }
 let cudaDeviceFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param target in `enum cudaFlushGPUDirectRDMAWritesTarget`.
  * @param scope in `enum cudaFlushGPUDirectRDMAWritesScope`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectRDMAWritesTarget, scope: T.cudaFlushGPUDirectRDMAWritesScope): void {
   if (typeof target !== 'number' || (target | 0) !== target) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'target', 'i32', target);
   if (typeof scope !== 'number' || (scope | 0) !== scope) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'scope', 'i32', scope);
@@ -106,11 +106,11 @@ export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectR
   if (status !== 0) throw fail('cudaDeviceFlushGPUDirectRDMAWrites', status);
 }
 let cudaDeviceGetAttribute$: typeof cudaDeviceGetAttribute | undefined;
-/** `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param attr in `enum cudaDeviceAttr`.
  * @param device in `int`.
  * @returns the value of `value`: out `int *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetAttribute(attr: T.cudaDeviceAttr, device: number): number {
   return (cudaDeviceGetAttribute$ ??= bind$cudaDeviceGetAttribute())(attr, device);
 }
@@ -129,10 +129,10 @@ function bind$cudaDeviceGetAttribute(): typeof cudaDeviceGetAttribute {
   };
 }
 let cudaDeviceGetByPCIBusId$: typeof cudaDeviceGetByPCIBusId | undefined;
-/** `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciBusId in string (`const char *`).
  * @returns the value of `device`: out `int *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetByPCIBusId(pciBusId: string): number {
   return (cudaDeviceGetByPCIBusId$ ??= bind$cudaDeviceGetByPCIBusId())(pciBusId);
 }
@@ -150,9 +150,9 @@ function bind$cudaDeviceGetByPCIBusId(): typeof cudaDeviceGetByPCIBusId {
   };
 }
 let cudaDeviceGetCacheConfig$: typeof cudaDeviceGetCacheConfig | undefined;
-/** `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pCacheConfig`: out `enum cudaFuncCache *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetCacheConfig(): T.cudaFuncCache {
   return (cudaDeviceGetCacheConfig$ ??= bind$cudaDeviceGetCacheConfig())();
 }
@@ -169,10 +169,10 @@ function bind$cudaDeviceGetCacheConfig(): typeof cudaDeviceGetCacheConfig {
   };
 }
 let cudaDeviceGetDefaultMemPool$: typeof cudaDeviceGetDefaultMemPool | undefined;
-/** `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
   return (cudaDeviceGetDefaultMemPool$ ??= bind$cudaDeviceGetDefaultMemPool())(device);
 }
@@ -195,11 +195,11 @@ function bind$cudaDeviceGetDefaultMemPool(): typeof cudaDeviceGetDefaultMemPool 
   };
 }
 let cudaDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
- * @param attr in `enum cudaGraphMemAttributeType`.
+ * @param attr in `enum cudaGraphMemAttributeType`: the attribute that types `value`.
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType): bigint {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetGraphMemAttribute', 'device', 'i32', device);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetGraphMemAttribute', 'attr', 'i32', attr);
@@ -210,12 +210,12 @@ export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraph
   return attrDecode(attr as number, value$);
 }
 let cudaDeviceGetHostAtomicCapabilities$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param operations in array of `cudaAtomicOperation`; at least `count` long.
- * @param count in `unsigned int`.
+ * @param count in `unsigned int`: length of `capabilities`; length of `operations`.
  * @param device in `int`.
  * @returns the value of `capabilities`: out array of `u32`, `count` long.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetHostAtomicCapabilities(operations: readonly (T.cudaAtomicOperation)[] | Int32Array, count: number, device: number): Uint32Array {
   const operations$ = scalarArrayArg('cudaDeviceGetHostAtomicCapabilities', 'operations', 'i32', operations, false);
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaDeviceGetHostAtomicCapabilities', 'count', 'u32', count);
@@ -227,10 +227,10 @@ export function cudaDeviceGetHostAtomicCapabilities(operations: readonly (T.cuda
   return capabilities$.slice(0, Number(count));
 }
 let cudaDeviceGetLimit$: typeof cudaDeviceGetLimit | undefined;
-/** `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param limit in `enum cudaLimit`.
  * @returns the value of `pValue`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetLimit(limit: T.cudaLimit): number {
   return (cudaDeviceGetLimit$ ??= bind$cudaDeviceGetLimit())(limit);
 }
@@ -253,10 +253,10 @@ function bind$cudaDeviceGetLimit(): typeof cudaDeviceGetLimit {
   };
 }
 let cudaDeviceGetMemPool$: typeof cudaDeviceGetMemPool | undefined;
-/** `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetMemPool(device: number): T.cudaMemPool_t {
   return (cudaDeviceGetMemPool$ ??= bind$cudaDeviceGetMemPool())(device);
 }
@@ -279,11 +279,11 @@ function bind$cudaDeviceGetMemPool(): typeof cudaDeviceGetMemPool {
   };
 }
 let cudaDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param nvSciSyncAttrList in/out `void *`: address or host buffer.
  * @param device in `int`.
  * @param flags in `int`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, device: number, flags: number): void {
   pointerArg('cudaDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetNvSciSyncAttributes', 'device', 'i32', device);
@@ -292,13 +292,13 @@ export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, d
   if (status !== 0) throw fail('cudaDeviceGetNvSciSyncAttributes', status);
 }
 let cudaDeviceGetP2PAtomicCapabilities$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param operations in array of `cudaAtomicOperation`; at least `count` long.
- * @param count in `unsigned int`.
+ * @param count in `unsigned int`: length of `capabilities`; length of `operations`.
  * @param srcDevice in `int`.
  * @param dstDevice in `int`.
  * @returns the value of `capabilities`: out array of `u32`, `count` long.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetP2PAtomicCapabilities(operations: readonly (T.cudaAtomicOperation)[] | Int32Array, count: number, srcDevice: number, dstDevice: number): Uint32Array {
   const operations$ = scalarArrayArg('cudaDeviceGetP2PAtomicCapabilities', 'operations', 'i32', operations, false);
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaDeviceGetP2PAtomicCapabilities', 'count', 'u32', count);
@@ -311,12 +311,12 @@ export function cudaDeviceGetP2PAtomicCapabilities(operations: readonly (T.cudaA
   return capabilities$.slice(0, Number(count));
 }
 let cudaDeviceGetP2PAttribute$: typeof cudaDeviceGetP2PAttribute | undefined;
-/** `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param attr in `enum cudaDeviceP2PAttr`.
  * @param srcDevice in `int`.
  * @param dstDevice in `int`.
  * @returns the value of `value`: out `int *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: number, dstDevice: number): number {
   return (cudaDeviceGetP2PAttribute$ ??= bind$cudaDeviceGetP2PAttribute())(attr, srcDevice, dstDevice);
 }
@@ -336,11 +336,11 @@ function bind$cudaDeviceGetP2PAttribute(): typeof cudaDeviceGetP2PAttribute {
   };
 }
 let cudaDeviceGetPCIBusId$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param len in `int`.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param len in `int`: capacity of `pciBusId` in bytes.
  * @param device in `int`.
  * @returns the value of `pciBusId`: out text (`char *`, length `len`).
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetPCIBusId(len: number, device: number): string {
   if (typeof len !== 'number' || (len | 0) !== len) throw intError('cudaDeviceGetPCIBusId', 'len', 'i32', len);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetPCIBusId', 'device', 'i32', device);
@@ -350,9 +350,9 @@ export function cudaDeviceGetPCIBusId(len: number, device: number): string {
   return textFrom(pciBusId$);
 }
 let cudaDeviceGetSharedMemConfig$: typeof cudaDeviceGetSharedMemConfig | undefined;
-/** `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE_DEPRECATED`. `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pConfig`: out `enum cudaSharedMemConfig *`.
- * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaDeviceGetSharedMemConfig(): T.cudaSharedMemConfig {
   return (cudaDeviceGetSharedMemConfig$ ??= bind$cudaDeviceGetSharedMemConfig())();
@@ -370,9 +370,9 @@ function bind$cudaDeviceGetSharedMemConfig(): typeof cudaDeviceGetSharedMemConfi
   };
 }
 let cudaDeviceGetStreamPriorityRange$: typeof cudaDeviceGetStreamPriorityRange | undefined;
-/** `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ leastPriority, greatestPriority }`: `leastPriority`: out `int *`; `greatestPriority`: out `int *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   return (cudaDeviceGetStreamPriorityRange$ ??= bind$cudaDeviceGetStreamPriorityRange())();
 }
@@ -390,11 +390,11 @@ function bind$cudaDeviceGetStreamPriorityRange(): typeof cudaDeviceGetStreamPrio
   };
 }
 let cudaDeviceGetTexture1DLinearMaxWidth$: typeof cudaDeviceGetTexture1DLinearMaxWidth | undefined;
-/** `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param fmtDesc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @param device in `int`.
  * @returns the value of `maxWidthInElements`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelFormatDesc | Uint8Array, device: number): number {
   return (cudaDeviceGetTexture1DLinearMaxWidth$ ??= bind$cudaDeviceGetTexture1DLinearMaxWidth())(fmtDesc, device);
 }
@@ -418,21 +418,21 @@ function bind$cudaDeviceGetTexture1DLinearMaxWidth(): typeof cudaDeviceGetTextur
   };
 }
 let cudaDeviceGraphMemTrim$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceGraphMemTrim(device: number): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGraphMemTrim', 'device', 'i32', device);
   const status = (cudaDeviceGraphMemTrim$c ??= binder.native('cudaDeviceGraphMemTrim'))(device);
   if (status !== 0) throw fail('cudaDeviceGraphMemTrim', status);
 }
 let cudaDeviceRegisterAsyncNotification$: typeof cudaDeviceRegisterAsyncNotification | undefined;
-/** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
  * @param callbackFunc in C callback `cudaAsyncCallback`.
  * @param userData in/out `void *`: address or host buffer.
  * @returns the value of `callback`: out `cudaAsyncCallbackHandle_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer): T.cudaAsyncCallbackHandle_t {
   return (cudaDeviceRegisterAsyncNotification$ ??= bind$cudaDeviceRegisterAsyncNotification())(device, callbackFunc, userData);
 }
@@ -457,28 +457,28 @@ function bind$cudaDeviceRegisterAsyncNotification(): typeof cudaDeviceRegisterAs
   };
 }
 let cudaDeviceReset$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceReset(): void {
   assertMayBlock('cudaDeviceReset');
   const status = (cudaDeviceReset$c ??= binder.native('cudaDeviceReset'))();
   if (status !== 0) throw fail('cudaDeviceReset', status);
 }
 let cudaDeviceSetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param cacheConfig in `enum cudaFuncCache`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
   if (typeof cacheConfig !== 'number' || (cacheConfig | 0) !== cacheConfig) throw intError('cudaDeviceSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
   const status = (cudaDeviceSetCacheConfig$c ??= binder.native('cudaDeviceSetCacheConfig'))(cacheConfig);
   if (status !== 0) throw fail('cudaDeviceSetCacheConfig', status);
 }
 let cudaDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
- * @param attr in `enum cudaGraphMemAttributeType`.
+ * @param attr in `enum cudaGraphMemAttributeType`: the attribute that types `value`.
  * @param value in value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType, value: T.Int64): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetGraphMemAttribute', 'device', 'i32', device);
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceSetGraphMemAttribute', 'attr', 'i32', attr);
@@ -488,10 +488,10 @@ export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraph
   function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 0: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 1: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 2: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 3: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cudaDeviceSetGraphMemAttribute: attr ${a} has no known value type`); } }
 }
 let cudaDeviceSetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param limit in `enum cudaLimit`.
  * @param value in `size_t`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceSetLimit', 'limit', 'i32', limit);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cudaDeviceSetLimit', 'value', value, false);
@@ -499,10 +499,10 @@ export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (status !== 0) throw fail('cudaDeviceSetLimit', status);
 }
 let cudaDeviceSetMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
  * @param memPool in `cudaMemPool_t`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetMemPool', 'device', 'i32', device);
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaDeviceSetMemPool', 'memPool', memPool, true) as typeof memPool;
@@ -510,9 +510,9 @@ export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | 
   if (status !== 0) throw fail('cudaDeviceSetMemPool', status);
 }
 let cudaDeviceSetSharedMemConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE_DEPRECATED`. `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param config in `enum cudaSharedMemConfig`.
- * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaDeviceSetSharedMemConfig(config: T.cudaSharedMemConfig): void {
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cudaDeviceSetSharedMemConfig', 'config', 'i32', config);
@@ -520,18 +520,18 @@ export function cudaDeviceSetSharedMemConfig(config: T.cudaSharedMemConfig): voi
   if (status !== 0) throw fail('cudaDeviceSetSharedMemConfig', status);
 }
 let cudaDeviceSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSynchronize(): void {
   assertMayBlock('cudaDeviceSynchronize');
   const status = (cudaDeviceSynchronize$c ??= binder.native('cudaDeviceSynchronize'))();
   if (status !== 0) throw fail('cudaDeviceSynchronize', status);
 }
 let cudaDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
  * @param callback in `cudaAsyncCallbackHandle_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceUnregisterAsyncNotification(device: number, callback: T.cudaAsyncCallbackHandle_t | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceUnregisterAsyncNotification', 'device', 'i32', device);
   if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || Math.floor(callback) !== callback) callback = addressArg('cudaDeviceUnregisterAsyncNotification', 'callback', callback, true) as typeof callback;

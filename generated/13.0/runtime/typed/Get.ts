@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaGetChannelDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `cudaArray_const_t`.
  * @returns the value of `desc`: out `cudaChannelFormatDesc`.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetChannelDesc(array: T.cudaArray_const_t | null): T.cudaChannelFormatDesc {
   const desc$ = new Uint8Array(20);
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaGetChannelDesc', 'array', array, true) as typeof array;
@@ -21,9 +21,9 @@ export function cudaGetChannelDesc(array: T.cudaArray_const_t | null): T.cudaCha
   return decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$);
 }
 let cudaGetDevice$: typeof cudaGetDevice | undefined;
-/** `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `device`: out `int *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDevice(): number {
   return (cudaGetDevice$ ??= bind$cudaGetDevice())();
 }
@@ -40,9 +40,9 @@ function bind$cudaGetDevice(): typeof cudaGetDevice {
   };
 }
 let cudaGetDeviceCount$: typeof cudaGetDeviceCount | undefined;
-/** `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `count`: out `int *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceCount(): number {
   return (cudaGetDeviceCount$ ??= bind$cudaGetDeviceCount())();
 }
@@ -59,9 +59,9 @@ function bind$cudaGetDeviceCount(): typeof cudaGetDeviceCount {
   };
 }
 let cudaGetDeviceFlags$: typeof cudaGetDeviceFlags | undefined;
-/** `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `flags`: out `unsigned int *`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceFlags(): number {
   return (cudaGetDeviceFlags$ ??= bind$cudaGetDeviceFlags())();
 }
@@ -78,10 +78,10 @@ function bind$cudaGetDeviceFlags(): typeof cudaGetDeviceFlags {
   };
 }
 let cudaGetDeviceProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DEVICE`. `cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
  * @returns the value of `prop`: out `cudaDeviceProp`.
- * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
+ * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceProperties(device: number): T.cudaDeviceProp {
   const prop$ = new Uint8Array(1008);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaGetDeviceProperties', 'device', 'i32', device);
@@ -90,11 +90,11 @@ export function cudaGetDeviceProperties(device: number): T.cudaDeviceProp {
   return decodeRecord<T.cudaDeviceProp>(records.cudaDeviceProp(), prop$);
 }
 let cudaGetDriverEntryPoint$: typeof cudaGetDriverEntryPoint | undefined;
-/** `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DRIVER_ENTRY_POINT`. `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in string (`const char *`).
  * @param flags in `unsigned long long`.
  * @returns `{ funcPtr, driverStatus }`: `funcPtr`: out `void **`; `driverStatus`: out `enum cudaDriverEntryPointQueryResult *`.
- * @remarks [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html).
+ * @remarks [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaGetDriverEntryPoint(symbol: string, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
   return (cudaGetDriverEntryPoint$ ??= bind$cudaGetDriverEntryPoint())(symbol, flags);
@@ -115,12 +115,12 @@ function bind$cudaGetDriverEntryPoint(): typeof cudaGetDriverEntryPoint {
   };
 }
 let cudaGetDriverEntryPointByVersion$: typeof cudaGetDriverEntryPointByVersion | undefined;
-/** `cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DRIVER_ENTRY_POINT`. `cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in string (`const char *`).
  * @param cudaVersion in `unsigned int`.
  * @param flags in `unsigned long long`.
  * @returns `{ funcPtr, driverStatus }`: `funcPtr`: out `void **`; `driverStatus`: out `enum cudaDriverEntryPointQueryResult *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html). */
 export function cudaGetDriverEntryPointByVersion(symbol: string, cudaVersion: number, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
   return (cudaGetDriverEntryPointByVersion$ ??= bind$cudaGetDriverEntryPointByVersion())(symbol, cudaVersion, flags);
 }
@@ -141,20 +141,20 @@ function bind$cudaGetDriverEntryPointByVersion(): typeof cudaGetDriverEntryPoint
   };
 }
 let cudaGetErrorName$c: NativeFunction | undefined;
-/** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0
+/** API group `CUDART_ERROR`. `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0
  * @param error in `cudaError_t`.
  * @returns `const char *`
- * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetErrorName(error: T.cudaError_t): string | null {
   if (typeof error !== 'number' || (error | 0) !== error) throw intError('cudaGetErrorName', 'error', 'i32', error);
   const result = (cudaGetErrorName$c ??= binder.native('cudaGetErrorName'))(error);
   return result;
 }
 let cudaGetErrorString$c: NativeFunction | undefined;
-/** `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0
+/** API group `CUDART_ERROR`. `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0
  * @param error in `cudaError_t`.
  * @returns `const char *`
- * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetErrorString(error: T.cudaError_t): string | null {
   if (typeof error !== 'number' || (error | 0) !== error) throw intError('cudaGetErrorString', 'error', 'i32', error);
   const result = (cudaGetErrorString$c ??= binder.native('cudaGetErrorString'))(error);
@@ -163,7 +163,8 @@ export function cudaGetErrorString(error: T.cudaError_t): string | null {
 let cudaGetExportTable$: typeof cudaGetExportTable | undefined;
 /** `cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pExportTableId in `const cudaUUID_t *`: a `CUuuid_st` object or its bytes.
- * @returns the value of `ppExportTable`: out `const void **`. */
+ * @returns the value of `ppExportTable`: out `const void **`.
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/index.html). */
 export function cudaGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
   return (cudaGetExportTable$ ??= bind$cudaGetExportTable())(pExportTableId);
 }
@@ -186,10 +187,10 @@ function bind$cudaGetExportTable(): typeof cudaGetExportTable {
   };
 }
 let cudaGetFuncBySymbol$: typeof cudaGetFuncBySymbol | undefined;
-/** `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DRIVER`. `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbolPtr in `const void *`: address or host buffer.
  * @returns the value of `functionPtr`: out `cudaFunction_t *`.
- * @remarks [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
+ * @remarks [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetFuncBySymbol(symbolPtr: T.Pointer): T.cudaFunction_t {
   return (cudaGetFuncBySymbol$ ??= bind$cudaGetFuncBySymbol())(symbolPtr);
 }
@@ -212,10 +213,10 @@ function bind$cudaGetFuncBySymbol(): typeof cudaGetFuncBySymbol {
   };
 }
 let cudaGetKernel$: typeof cudaGetKernel | undefined;
-/** `cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_DRIVER`. `cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param entryFuncAddr in `const void *`: address or host buffer.
  * @returns the value of `kernelPtr`: out `cudaKernel_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetKernel(entryFuncAddr: T.Pointer): T.cudaKernel_t {
   return (cudaGetKernel$ ??= bind$cudaGetKernel())(entryFuncAddr);
 }
@@ -238,18 +239,18 @@ function bind$cudaGetKernel(): typeof cudaGetKernel {
   };
 }
 let cudaGetLastError$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
+/** API group `CUDART_ERROR`. `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaGetLastError(): void {
   const status = (cudaGetLastError$c ??= binder.native('cudaGetLastError'))();
   if (status !== 0) throw fail('cudaGetLastError', status);
 }
 let cudaGetMipmappedArrayLevel$: typeof cudaGetMipmappedArrayLevel | undefined;
-/** `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param mipmappedArray in `cudaMipmappedArray_const_t`.
  * @param level in `unsigned int`.
  * @returns the value of `levelArray`: out `cudaArray_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_const_t | null, level: number): T.cudaArray_t {
   return (cudaGetMipmappedArrayLevel$ ??= bind$cudaGetMipmappedArrayLevel())(mipmappedArray, level);
 }
@@ -273,10 +274,10 @@ function bind$cudaGetMipmappedArrayLevel(): typeof cudaGetMipmappedArrayLevel {
   };
 }
 let cudaGetSurfaceObjectResourceDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_SURFACE_OBJECT`. `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param surfObject in `cudaSurfaceObject_t`.
  * @returns the value of `pResDesc`: out `cudaResourceDesc`.
- * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaGetSurfaceObjectResourceDesc(surfObject: T.Int64): T.cudaResourceDesc {
   const pResDesc$ = new Uint8Array(144);
   if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cudaGetSurfaceObjectResourceDesc', 'surfObject', surfObject, false);
@@ -285,10 +286,10 @@ export function cudaGetSurfaceObjectResourceDesc(surfObject: T.Int64): T.cudaRes
   return decodeRecord<T.cudaResourceDesc>(records.cudaResourceDesc(), pResDesc$);
 }
 let cudaGetSymbolAddress$: typeof cudaGetSymbolAddress | undefined;
-/** `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in `const void *`: address or host buffer.
  * @returns the value of `devPtr`: out `void **`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolAddress(symbol: T.Pointer): T.DevicePointer {
   return (cudaGetSymbolAddress$ ??= bind$cudaGetSymbolAddress())(symbol);
 }
@@ -311,10 +312,10 @@ function bind$cudaGetSymbolAddress(): typeof cudaGetSymbolAddress {
   };
 }
 let cudaGetSymbolSize$: typeof cudaGetSymbolSize | undefined;
-/** `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in `const void *`: address or host buffer.
  * @returns the value of `size`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolSize(symbol: T.Pointer): number {
   return (cudaGetSymbolSize$ ??= bind$cudaGetSymbolSize())(symbol);
 }
@@ -337,10 +338,10 @@ function bind$cudaGetSymbolSize(): typeof cudaGetSymbolSize {
   };
 }
 let cudaGetTextureObjectResourceDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texObject in `cudaTextureObject_t`.
  * @returns the value of `pResDesc`: out `cudaResourceDesc`.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceDesc(texObject: T.Int64): T.cudaResourceDesc {
   const pResDesc$ = new Uint8Array(144);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaGetTextureObjectResourceDesc', 'texObject', texObject, false);
@@ -349,10 +350,10 @@ export function cudaGetTextureObjectResourceDesc(texObject: T.Int64): T.cudaReso
   return decodeRecord<T.cudaResourceDesc>(records.cudaResourceDesc(), pResDesc$);
 }
 let cudaGetTextureObjectResourceViewDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texObject in `cudaTextureObject_t`.
  * @returns the value of `pResViewDesc`: out `cudaResourceViewDesc`.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceViewDesc(texObject: T.Int64): T.cudaResourceViewDesc {
   const pResViewDesc$ = new Uint8Array(112);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaGetTextureObjectResourceViewDesc', 'texObject', texObject, false);
@@ -361,10 +362,10 @@ export function cudaGetTextureObjectResourceViewDesc(texObject: T.Int64): T.cuda
   return decodeRecord<T.cudaResourceViewDesc>(records.cudaResourceViewDesc(), pResViewDesc$);
 }
 let cudaGetTextureObjectTextureDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_TEXTURE_OBJECT`. `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texObject in `cudaTextureObject_t`.
  * @returns the value of `pTexDesc`: out `cudaTextureDesc`.
- * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
+ * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectTextureDesc(texObject: T.Int64): T.cudaTextureDesc {
   const pTexDesc$ = new Uint8Array(72);
   if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaGetTextureObjectTextureDesc', 'texObject', texObject, false);

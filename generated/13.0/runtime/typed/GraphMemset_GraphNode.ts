@@ -9,10 +9,10 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaGraphMemsetNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `pNodeParams`: out `cudaMemsetParams`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemsetParams {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemsetNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(40);
@@ -21,10 +21,10 @@ export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t | null): T.
   return decodeRecord<T.cudaMemsetParams>(records.cudaMemsetParams(), pNodeParams$);
 }
 let cudaGraphMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @param pNodeParams in `const struct cudaMemsetParams *`: a `cudaMemsetParams` object or its bytes.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemsetParams | Uint8Array): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemsetNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphMemsetNodeSetParams', 'pNodeParams', records.cudaMemsetParams(), pNodeParams, false);
@@ -32,11 +32,11 @@ export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t | null, pNo
   if (status !== 0) throw fail('cudaGraphMemsetNodeSetParams', status);
 }
 let cudaGraphNodeFindInClone$: typeof cudaGraphNodeFindInClone | undefined;
-/** `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param originalNode in `cudaGraphNode_t`.
  * @param clonedGraph in `cudaGraph_t`.
  * @returns the value of `pNode`: out `cudaGraphNode_t *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeFindInClone(originalNode: T.cudaGraphNode_t | null, clonedGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
   return (cudaGraphNodeFindInClone$ ??= bind$cudaGraphNodeFindInClone())(originalNode, clonedGraph);
 }
@@ -60,10 +60,10 @@ function bind$cudaGraphNodeFindInClone(): typeof cudaGraphNodeFindInClone {
   };
 }
 let cudaGraphNodeGetDependencies$: typeof cudaGraphNodeGetDependencies | undefined;
-/** `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns `{ pDependencies, edgeData }`: `pDependencies`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependencies` (capacity/count pair); `edgeData`: out array of `struct cudaGraphEdgeData_st`: its length asked first through `pNumDependencies` (capacity/count pair).
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t | null): { pDependencies: T.cudaGraphNode_t[]; edgeData: T.cudaGraphEdgeData_st[] } {
   return (cudaGraphNodeGetDependencies$ ??= bind$cudaGraphNodeGetDependencies())(node);
 }
@@ -90,10 +90,10 @@ function bind$cudaGraphNodeGetDependencies(): typeof cudaGraphNodeGetDependencie
   };
 }
 let cudaGraphNodeGetDependentNodes$: typeof cudaGraphNodeGetDependentNodes | undefined;
-/** `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns `{ pDependentNodes, edgeData }`: `pDependentNodes`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependentNodes` (capacity/count pair); `edgeData`: out array of `struct cudaGraphEdgeData_st`: its length asked first through `pNumDependentNodes` (capacity/count pair).
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t | null): { pDependentNodes: T.cudaGraphNode_t[]; edgeData: T.cudaGraphEdgeData_st[] } {
   return (cudaGraphNodeGetDependentNodes$ ??= bind$cudaGraphNodeGetDependentNodes())(node);
 }
@@ -120,11 +120,11 @@ function bind$cudaGraphNodeGetDependentNodes(): typeof cudaGraphNodeGetDependent
   };
 }
 let cudaGraphNodeGetEnabled$: typeof cudaGraphNodeGetEnabled | undefined;
-/** `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param hNode in `cudaGraphNode_t`.
  * @returns the value of `isEnabled`: out `unsigned int *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null): number {
   return (cudaGraphNodeGetEnabled$ ??= bind$cudaGraphNodeGetEnabled())(hGraphExec, hNode);
 }
@@ -143,10 +143,10 @@ function bind$cudaGraphNodeGetEnabled(): typeof cudaGraphNodeGetEnabled {
   };
 }
 let cudaGraphNodeGetType$: typeof cudaGraphNodeGetType | undefined;
-/** `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `pType`: out `enum cudaGraphNodeType *`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetType(node: T.cudaGraphNode_t | null): T.cudaGraphNodeType {
   return (cudaGraphNodeGetType$ ??= bind$cudaGraphNodeGetType())(node);
 }
@@ -164,11 +164,11 @@ function bind$cudaGraphNodeGetType(): typeof cudaGraphNodeGetType {
   };
 }
 let cudaGraphNodeSetEnabled$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param hNode in `cudaGraphNode_t`.
  * @param isEnabled in `unsigned int`.
- * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, isEnabled: number): void {
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
@@ -177,10 +177,10 @@ export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hN
   if (status !== 0) throw fail('cudaGraphNodeSetEnabled', status);
 }
 let cudaGraphNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_GRAPH`. `cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @param nodeParams in `struct cudaGraphNodeParams *`: a `cudaGraphNodeParams` object or its bytes.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetParams(node: T.cudaGraphNode_t | null, nodeParams: T.cudaGraphNodeParams | Uint8Array): void {
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphNodeSetParams', 'node', node, true) as typeof node;
   const nodeParams$ = recordArg('cudaGraphNodeSetParams', 'nodeParams', records.cudaGraphNodeParams(), nodeParams, false);

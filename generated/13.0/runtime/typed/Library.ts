@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaLibraryEnumerateKernels$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @param numKernels in `unsigned int`.
+/** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @param numKernels in `unsigned int`: length of `kernels`.
  * @param lib in `cudaLibrary_t`.
  * @returns the value of `kernels`: out array of `cudaKernel_t`, `numKernels` long.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryEnumerateKernels(numKernels: number, lib: T.cudaLibrary_t | null): T.cudaKernel_t[] {
   if (typeof numKernels !== 'number' || (numKernels >>> 0) !== numKernels) throw intError('cudaLibraryEnumerateKernels', 'numKernels', 'u32', numKernels);
   if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || Math.floor(lib) !== lib) lib = addressArg('cudaLibraryEnumerateKernels', 'lib', lib, true) as typeof lib;
@@ -23,11 +23,11 @@ export function cudaLibraryEnumerateKernels(numKernels: number, lib: T.cudaLibra
   return Array.from(kernels$.subarray(0, Number(numKernels)), (x) => Number(x) as T.cudaKernel_t);
 }
 let cudaLibraryGetGlobal$: typeof cudaLibraryGetGlobal | undefined;
-/** `cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `cudaLibrary_t`.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `void **`; `bytes`: out `size_t *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetGlobal(library: T.cudaLibrary_t | null, name: string): { dptr: T.DevicePointer; bytes: number } {
   return (cudaLibraryGetGlobal$ ??= bind$cudaLibraryGetGlobal())(library, name);
 }
@@ -47,11 +47,11 @@ function bind$cudaLibraryGetGlobal(): typeof cudaLibraryGetGlobal {
   };
 }
 let cudaLibraryGetKernel$: typeof cudaLibraryGetKernel | undefined;
-/** `cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `cudaLibrary_t`.
  * @param name in string (`const char *`).
  * @returns the value of `pKernel`: out `cudaKernel_t *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetKernel(library: T.cudaLibrary_t | null, name: string): T.cudaKernel_t {
   return (cudaLibraryGetKernel$ ??= bind$cudaLibraryGetKernel())(library, name);
 }
@@ -75,10 +75,10 @@ function bind$cudaLibraryGetKernel(): typeof cudaLibraryGetKernel {
   };
 }
 let cudaLibraryGetKernelCount$: typeof cudaLibraryGetKernelCount | undefined;
-/** `cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param lib in `cudaLibrary_t`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetKernelCount(lib: T.cudaLibrary_t | null): number {
   return (cudaLibraryGetKernelCount$ ??= bind$cudaLibraryGetKernelCount())(lib);
 }
@@ -96,11 +96,11 @@ function bind$cudaLibraryGetKernelCount(): typeof cudaLibraryGetKernelCount {
   };
 }
 let cudaLibraryGetManaged$: typeof cudaLibraryGetManaged | undefined;
-/** `cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `cudaLibrary_t`.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `void **`; `bytes`: out `size_t *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetManaged(library: T.cudaLibrary_t | null, name: string): { dptr: T.DevicePointer; bytes: number } {
   return (cudaLibraryGetManaged$ ??= bind$cudaLibraryGetManaged())(library, name);
 }
@@ -120,11 +120,11 @@ function bind$cudaLibraryGetManaged(): typeof cudaLibraryGetManaged {
   };
 }
 let cudaLibraryGetUnifiedFunction$: typeof cudaLibraryGetUnifiedFunction | undefined;
-/** `cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `cudaLibrary_t`.
  * @param symbol in string (`const char *`).
  * @returns the value of `fptr`: out `void **`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetUnifiedFunction(library: T.cudaLibrary_t | null, symbol: string): number {
   return (cudaLibraryGetUnifiedFunction$ ??= bind$cudaLibraryGetUnifiedFunction())(library, symbol);
 }
@@ -148,14 +148,14 @@ function bind$cudaLibraryGetUnifiedFunction(): typeof cudaLibraryGetUnifiedFunct
   };
 }
 let cudaLibraryLoadData$: typeof cudaLibraryLoadData | undefined;
-/** `cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param code in `const void *`: address or host buffer.
  * @param jitOptions in array of `cudaJitOption`; its length is passed as `numJitOptions`.
  * @param jitOptionsValues in array of address; its length is passed as `numJitOptions`.
  * @param libraryOptions in array of `cudaLibraryOption`; its length is passed as `numLibraryOptions`.
  * @param libraryOptionValues in array of address; its length is passed as `numLibraryOptions`.
  * @returns the value of `library`: out `cudaLibrary_t *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.cudaJitOption)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.cudaLibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.cudaLibrary_t {
   return (cudaLibraryLoadData$ ??= bind$cudaLibraryLoadData())(code, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues);
 }
@@ -184,14 +184,14 @@ function bind$cudaLibraryLoadData(): typeof cudaLibraryLoadData {
   };
 }
 let cudaLibraryLoadFromFile$: typeof cudaLibraryLoadFromFile | undefined;
-/** `cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param fileName in string (`const char *`).
  * @param jitOptions in array of `cudaJitOption`; its length is passed as `numJitOptions`.
  * @param jitOptionsValues in array of address; its length is passed as `numJitOptions`.
  * @param libraryOptions in array of `cudaLibraryOption`; its length is passed as `numLibraryOptions`.
  * @param libraryOptionValues in array of address; its length is passed as `numLibraryOptions`.
  * @returns the value of `library`: out `cudaLibrary_t *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.cudaJitOption)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.cudaLibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.cudaLibrary_t {
   return (cudaLibraryLoadFromFile$ ??= bind$cudaLibraryLoadFromFile())(fileName, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues);
 }
@@ -220,9 +220,9 @@ function bind$cudaLibraryLoadFromFile(): typeof cudaLibraryLoadFromFile {
   };
 }
 let cudaLibraryUnload$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_LIBRARY`. `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `cudaLibrary_t`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryUnload(library: T.cudaLibrary_t | null): void {
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cudaLibraryUnload', 'library', library, true) as typeof library;
   const status = (cudaLibraryUnload$c ??= binder.native('cudaLibraryUnload'))(library);

@@ -9,12 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaMemcpy$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy');
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpy', 'count', count, false);
@@ -27,7 +27,7 @@ export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind:
   if (status !== 0) throw fail('cudaMemcpy', status);
 }
 let cudaMemcpyArrayToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in `cudaArray_t`.
  * @param wOffsetDst in `size_t`.
  * @param hOffsetDst in `size_t`.
@@ -36,7 +36,7 @@ let cudaMemcpyArrayToArray$c: NativeFunction | undefined;
  * @param hOffsetSrc in `size_t`.
  * @param count in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t | null, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyArrayToArray');
@@ -52,13 +52,13 @@ export function cudaMemcpyArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.
   if (status !== 0) throw fail('cudaMemcpyArrayToArray', status);
 }
 let cudaMemcpyAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
  * @param kind in `enum cudaMemcpyKind`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyAsync', 'count', count, false);
   pointerArg('cudaMemcpyAsync', 'dst', dst, true, count);
@@ -71,14 +71,14 @@ export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, 
   if (status !== 0) throw fail('cudaMemcpyAsync', status);
 }
 let cudaMemcpyBatchAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dsts in array of address; its length is passed as `count`.
  * @param srcs in array of address; its length is passed as `count`.
  * @param sizes in array of `size_t`; its length is passed as `count`.
  * @param attrs in array of `struct cudaMemcpyAttributes`; its length is passed as `numAttrs`.
  * @param attrsIdxs in array of `size_t`; its length is passed as `numAttrs`.
  * @param stream in `cudaStream_t`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyBatchAsync(dsts: readonly (number | bigint)[] | BigUint64Array, srcs: readonly (number | bigint)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, attrs: readonly (T.cudaMemcpyAttributes)[] | Uint8Array, attrsIdxs: readonly (T.Int64)[] | BigUint64Array, stream: T.cudaStream_t | null): void {
   const dsts$ = scalarArrayArg('cudaMemcpyBatchAsync', 'dsts', 'address', dsts, false);
   const srcs$ = scalarArrayArg('cudaMemcpyBatchAsync', 'srcs', 'address', srcs, false);
@@ -92,14 +92,14 @@ export function cudaMemcpyBatchAsync(dsts: readonly (number | bigint)[] | BigUin
   if (status !== 0) throw fail('cudaMemcpyBatchAsync', status);
 }
 let cudaMemcpyFromArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `cudaArray_const_t`.
  * @param wOffset in `size_t`.
  * @param hOffset in `size_t`.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyFromArray');
@@ -114,15 +114,15 @@ export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t | n
   if (status !== 0) throw fail('cudaMemcpyFromArray', status);
 }
 let cudaMemcpyFromArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param src in `cudaArray_const_t`.
  * @param wOffset in `size_t`.
  * @param hOffset in `size_t`.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes.
  * @param kind in `enum cudaMemcpyKind`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromArrayAsync', 'count', count, false);
@@ -137,13 +137,13 @@ export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_
   if (status !== 0) throw fail('cudaMemcpyFromArrayAsync', status);
 }
 let cudaMemcpyFromSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes; size of `symbol` in bytes.
  * @param offset in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbol(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyFromSymbol');
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
@@ -157,14 +157,14 @@ export function cudaMemcpyFromSymbol(dst: T.Pointer, symbol: T.Pointer, count: T
   if (status !== 0) throw fail('cudaMemcpyFromSymbol', status);
 }
 let cudaMemcpyFromSymbolAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes; size of `symbol` in bytes.
  * @param offset in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
   pointerArg('cudaMemcpyFromSymbolAsync', 'dst', dst, true, count);
@@ -178,13 +178,13 @@ export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, cou
   if (status !== 0) throw fail('cudaMemcpyFromSymbolAsync', status);
 }
 let cudaMemcpyPeer$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param dstDevice in `int`.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param srcDevice in `int`.
- * @param count in `size_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64): void {
   assertMayBlock('cudaMemcpyPeer');
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyPeer', 'count', count, false);
@@ -198,14 +198,14 @@ export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer
   if (status !== 0) throw fail('cudaMemcpyPeer', status);
 }
 let cudaMemcpyPeerAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in/out `void *`: address or host buffer covering `count` bytes.
  * @param dstDevice in `int`.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
  * @param srcDevice in `int`.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `dst` in bytes; size of `src` in bytes.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
   pointerArg('cudaMemcpyPeerAsync', 'dst', dst, true, count);
@@ -219,14 +219,14 @@ export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Po
   if (status !== 0) throw fail('cudaMemcpyPeerAsync', status);
 }
 let cudaMemcpyToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in `cudaArray_t`.
  * @param wOffset in `size_t`.
  * @param hOffset in `size_t`.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `src` in bytes.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyToArray');
@@ -241,15 +241,15 @@ export function cudaMemcpyToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, h
   if (status !== 0) throw fail('cudaMemcpyToArray', status);
 }
 let cudaMemcpyToArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY_DEPRECATED`. `cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param dst in `cudaArray_t`.
  * @param wOffset in `size_t`.
  * @param hOffset in `size_t`.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `src` in bytes.
  * @param kind in `enum cudaMemcpyKind`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
+ * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaMemcpyToArrayAsync', 'dst', dst, true) as typeof dst;
@@ -264,13 +264,13 @@ export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int
   if (status !== 0) throw fail('cudaMemcpyToArrayAsync', status);
 }
 let cudaMemcpyToSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `symbol` in bytes; size of `src` in bytes.
  * @param offset in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbol(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyToSymbol');
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
@@ -284,14 +284,14 @@ export function cudaMemcpyToSymbol(symbol: T.Pointer, src: T.Pointer, count: T.I
   if (status !== 0) throw fail('cudaMemcpyToSymbol', status);
 }
 let cudaMemcpyToSymbolAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in `const void *`: address or host buffer covering `count` bytes.
  * @param src in `const void *`: address or host buffer covering `count` bytes.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `symbol` in bytes; size of `src` in bytes.
  * @param offset in `size_t`.
  * @param kind in `enum cudaMemcpyKind`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbolAsync(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
   pointerArg('cudaMemcpyToSymbolAsync', 'symbol', symbol, true, count);

@@ -9,11 +9,11 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaMemset$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer covering `count` bytes.
  * @param value in `int`.
- * @param count in `size_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @param count in `size_t`: size of `devPtr` in bytes.
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset(devPtr: T.Pointer, value: number, count: T.Int64): void {
   assertMayBlock('cudaMemset');
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemset', 'count', count, false);
@@ -24,13 +24,13 @@ export function cudaMemset(devPtr: T.Pointer, value: number, count: T.Int64): vo
   if (status !== 0) throw fail('cudaMemset', status);
 }
 let cudaMemset2D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer.
  * @param pitch in `size_t`.
  * @param value in `int`.
  * @param width in `size_t`.
  * @param height in `size_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset2D(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64): void {
   assertMayBlock('cudaMemset2D');
   pointerArg('cudaMemset2D', 'devPtr', devPtr, true);
@@ -42,14 +42,14 @@ export function cudaMemset2D(devPtr: T.Pointer, pitch: T.Int64, value: number, w
   if (status !== 0) throw fail('cudaMemset2D', status);
 }
 let cudaMemset2DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer.
  * @param pitch in `size_t`.
  * @param value in `int`.
  * @param width in `size_t`.
  * @param height in `size_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemset2DAsync', 'devPtr', devPtr, true);
   if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || Math.floor(pitch) !== pitch) int64Arg('cudaMemset2DAsync', 'pitch', pitch, false);
@@ -61,11 +61,11 @@ export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: numb
   if (status !== 0) throw fail('cudaMemset2DAsync', status);
 }
 let cudaMemset3D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pitchedDevPtr in `cudaPitchedPtr` by value.
  * @param value in `int`.
  * @param extent in `cudaExtent` by value.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset3D(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent): void {
   assertMayBlock('cudaMemset3D');
   pitchedDevPtr = checkRecord('cudaMemset3D', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
@@ -75,12 +75,12 @@ export function cudaMemset3D(pitchedDevPtr: T.cudaPitchedPtr, value: number, ext
   if (status !== 0) throw fail('cudaMemset3D', status);
 }
 let cudaMemset3DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pitchedDevPtr in `cudaPitchedPtr` by value.
  * @param value in `int`.
  * @param extent in `cudaExtent` by value.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset3DAsync(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent, stream: T.cudaStream_t | null): void {
   pitchedDevPtr = checkRecord('cudaMemset3DAsync', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
   if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset3DAsync', 'value', 'i32', value);
@@ -90,12 +90,12 @@ export function cudaMemset3DAsync(pitchedDevPtr: T.cudaPitchedPtr, value: number
   if (status !== 0) throw fail('cudaMemset3DAsync', status);
 }
 let cudaMemsetAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param devPtr in/out `void *`: address or host buffer covering `count` bytes.
  * @param value in `int`.
- * @param count in `size_t`.
+ * @param count in `size_t`: size of `devPtr` in bytes.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemsetAsync', 'count', count, false);
   pointerArg('cudaMemsetAsync', 'devPtr', devPtr, true, count);
@@ -106,11 +106,11 @@ export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64
   if (status !== 0) throw fail('cudaMemsetAsync', status);
 }
 let cudaMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param mipmap in `cudaMipmappedArray_t`.
  * @param device in `int`.
  * @returns the value of `memoryRequirements`: out `cudaArrayMemoryRequirements`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMipmappedArrayGetMemoryRequirements(mipmap: T.cudaMipmappedArray_t | null, device: number): T.cudaArrayMemoryRequirements {
   const memoryRequirements$ = new Uint8Array(32);
   if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || Math.floor(mipmap) !== mipmap) mipmap = addressArg('cudaMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
@@ -120,10 +120,10 @@ export function cudaMipmappedArrayGetMemoryRequirements(mipmap: T.cudaMipmappedA
   return decodeRecord<T.cudaArrayMemoryRequirements>(records.cudaArrayMemoryRequirements(), memoryRequirements$);
 }
 let cudaMipmappedArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_MEMORY`. `cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param mipmap in `cudaMipmappedArray_t`.
  * @returns the value of `sparseProperties`: out `cudaArraySparseProperties`.
- * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
+ * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMipmappedArrayGetSparseProperties(mipmap: T.cudaMipmappedArray_t | null): T.cudaArraySparseProperties {
   const sparseProperties$ = new Uint8Array(48);
   if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || Math.floor(mipmap) !== mipmap) mipmap = addressArg('cudaMipmappedArrayGetSparseProperties', 'mipmap', mipmap, true) as typeof mipmap;

@@ -9,12 +9,12 @@ import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
 let cudaOccupancyAvailableDynamicSMemPerBlock$: typeof cudaOccupancyAvailableDynamicSMemPerBlock | undefined;
-/** `cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param numBlocks in `int`.
  * @param blockSize in `int`.
  * @returns the value of `dynamicSmemSize`: out `size_t *`.
- * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyAvailableDynamicSMemPerBlock(func: T.Pointer, numBlocks: number, blockSize: number): number {
   return (cudaOccupancyAvailableDynamicSMemPerBlock$ ??= bind$cudaOccupancyAvailableDynamicSMemPerBlock())(func, numBlocks, blockSize);
 }
@@ -39,12 +39,12 @@ function bind$cudaOccupancyAvailableDynamicSMemPerBlock(): typeof cudaOccupancyA
   };
 }
 let cudaOccupancyMaxActiveBlocksPerMultiprocessor$: typeof cudaOccupancyMaxActiveBlocksPerMultiprocessor | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param blockSize in `int`.
  * @param dynamicSMemSize in `size_t`.
  * @returns the value of `numBlocks`: out `int *`.
- * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64): number {
   return (cudaOccupancyMaxActiveBlocksPerMultiprocessor$ ??= bind$cudaOccupancyMaxActiveBlocksPerMultiprocessor())(func, blockSize, dynamicSMemSize);
 }
@@ -64,13 +64,13 @@ function bind$cudaOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cudaOccupa
   };
 }
 let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: typeof cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param blockSize in `int`.
  * @param dynamicSMemSize in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `numBlocks`: out `int *`.
- * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
   return (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= bind$cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags())(func, blockSize, dynamicSMemSize, flags);
 }
@@ -91,11 +91,11 @@ function bind$cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(): typeof c
   };
 }
 let cudaOccupancyMaxActiveClusters$: typeof cudaOccupancyMaxActiveClusters | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param launchConfig in `const cudaLaunchConfig_t *`: a `cudaLaunchConfig_st` object or its bytes.
  * @returns the value of `numClusters`: out `int *`.
- * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveClusters(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): number {
   return (cudaOccupancyMaxActiveClusters$ ??= bind$cudaOccupancyMaxActiveClusters())(func, launchConfig);
 }
@@ -114,11 +114,11 @@ function bind$cudaOccupancyMaxActiveClusters(): typeof cudaOccupancyMaxActiveClu
   };
 }
 let cudaOccupancyMaxPotentialClusterSize$: typeof cudaOccupancyMaxPotentialClusterSize | undefined;
-/** `cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_OCCUPANCY`. `cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer.
  * @param launchConfig in `const cudaLaunchConfig_t *`: a `cudaLaunchConfig_st` object or its bytes.
  * @returns the value of `clusterSize`: out `int *`.
- * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
+ * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxPotentialClusterSize(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): number {
   return (cudaOccupancyMaxPotentialClusterSize$ ??= bind$cudaOccupancyMaxPotentialClusterSize())(func, launchConfig);
 }
@@ -137,17 +137,17 @@ function bind$cudaOccupancyMaxPotentialClusterSize(): typeof cudaOccupancyMaxPot
   };
 }
 let cudaPeekAtLastError$c: NativeFunction | undefined;
-/** `cudaError_t cudaPeekAtLastError(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html). */
+/** API group `CUDART_ERROR`. `cudaError_t cudaPeekAtLastError(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_ERROR`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__ERROR.html). */
 export function cudaPeekAtLastError(): void {
   const status = (cudaPeekAtLastError$c ??= binder.native('cudaPeekAtLastError'))();
   if (status !== 0) throw fail('cudaPeekAtLastError', status);
 }
 let cudaPointerGetAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+/** API group `CUDART_UNIFIED`. `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in `const void *`: address or host buffer.
  * @returns the value of `attributes`: out `cudaPointerAttributes`.
- * @remarks [NVIDIA group `CUDART_UNIFIED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__UNIFIED.html). */
+ * @remarks [NVIDIA group `CUDART_UNIFIED`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__UNIFIED.html). */
 export function cudaPointerGetAttributes(ptr: T.Pointer): T.cudaPointerAttributes {
   const attributes$ = new Uint8Array(88);
   pointerArg('cudaPointerGetAttributes', 'ptr', ptr, true);
@@ -156,15 +156,15 @@ export function cudaPointerGetAttributes(ptr: T.Pointer): T.cudaPointerAttribute
   return decodeRecord<T.cudaPointerAttributes>(records.cudaPointerAttributes(), attributes$);
 }
 let cudaProfilerStart$c: NativeFunction | undefined;
-/** `cudaError_t cudaProfilerStart(void)` · cuda_profiler_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUDART`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART.html). */
+/** API group `CUDART_PROFILER`. `cudaError_t cudaProfilerStart(void)` · cuda_profiler_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_PROFILER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__PROFILER.html). */
 export function cudaProfilerStart(): void {
   const status = (cudaProfilerStart$c ??= binder.native('cudaProfilerStart'))();
   if (status !== 0) throw fail('cudaProfilerStart', status);
 }
 let cudaProfilerStop$c: NativeFunction | undefined;
-/** `cudaError_t cudaProfilerStop(void)` · cuda_profiler_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUDART_PROFILER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PROFILER.html). */
+/** API group `CUDART_PROFILER`. `cudaError_t cudaProfilerStop(void)` · cuda_profiler_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
+ * @remarks [NVIDIA group `CUDART_PROFILER`](https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__PROFILER.html). */
 export function cudaProfilerStop(): void {
   const status = (cudaProfilerStop$c ??= binder.native('cudaProfilerStop'))();
   if (status !== 0) throw fail('cudaProfilerStop', status);
