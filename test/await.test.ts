@@ -377,7 +377,7 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     let timerRan = false;
     setTimeout(() => (timerRan = true), 1);
     await turns(1);
-    const afterOneTurn = count('cuEventQuery');
+    const afterOneTurn = count('cuEventQuery') + count('cuStreamQuery');
     expect(afterOneTurn).toBeGreaterThan(20); // one setImmediate turn, many queries
     await sleep(5);
     expect(timerRan).toBe(true); // a slice yields: timers still run
@@ -400,9 +400,21 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     await expectClean();
   });
 
-  test('sixteen parked waits at one point settle with one query of the newest', async () => {
+  test('sixteen parked waits at one point settle with one query', async () => {
     const s = busyStream();
     const all = Array.from({ length: 16 }, () => s.synchronized());
+    await turns(3);
+    const before = count('cuEventQuery') + count('cuStreamQuery');
+    gpu.finish(s.handle);
+    await Promise.all(all);
+    expect(count('cuEventQuery') + count('cuStreamQuery') - before).toBeLessThanOrEqual(2);
+    await expectClean();
+  });
+
+  test('sixteen parked waits on one event settle with one query per check', async () => {
+    const s = busyStream();
+    const ev = Event.create({ context: ctx }).record(s);
+    const all = Array.from({ length: 16 }, () => ev.synchronized());
     await turns(3);
     const before = count('cuEventQuery');
     gpu.finish(s.handle);

@@ -343,14 +343,17 @@ function advance(q: Queue, spinPass = false): boolean {
   // a spin pass asks the markers only every 4th pass once the stream answered (work after the marker
   // keeps the stream busy): one query per pass in the common case
   if (!idle && spinPass && (newest.target.stream ?? 0) > 2 && (q.passes++ & 3) !== 0) return false;
-  const allDone = idle || (q.waits.length > 1 && queryQuietly(newest));
+  // (a busy stream says nothing about its newest marker; waits of one event all ask the same handle)
+  const askNewest = !idle && (newest.target.stream ?? 0) <= 2 && newest.target.event !== q.waits[0].target.event;
+  const allDone = idle || (askNewest && queryQuietly(newest));
+  let doneEvent = 0;
   for (let n = 0; q.waits.length > 0; n++) {
     if ((n & 31) === 31 && now() > budgetEnd) {
       deferSettling(q); // a crowd completed at once: the rest on the next turn, the loop stays responsive
       return true;
     }
     const head = q.waits[0];
-    let ready = allDone;
+    let ready = allDone || head.target.event === doneEvent; // the wait before asked this very handle
     if (!ready) {
       try {
         ready = query(head.target);
@@ -361,6 +364,7 @@ function advance(q: Queue, spinPass = false): boolean {
       }
     }
     if (!ready) break;
+    doneEvent = head.target.event;
     lastDuration.set(head.target.predictKey ?? q.key, now() - head.start);
     settle(head);
     changed = true;
