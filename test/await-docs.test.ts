@@ -30,10 +30,11 @@ describe('docs/awaiting.md', () => {
 
   test('the settings it names are the waiter\'s, with the defaults it states', () => {
     const s = configureWaits();
-    expect(Object.keys(s).sort()).toEqual(['predict', 'predictMaxKeys', 'predictUpToMs', 'spinMicros', 'sweepMs']);
+    expect(Object.keys(s).sort()).toEqual(['parkOn', 'predict', 'predictMaxKeys', 'predictUpToMs', 'spinMicros', 'spinSliceMicros', 'sweepMs']);
     for (const k of Object.keys(s)) expect(page).toContain(k);
-    expect(s).toMatchObject({ spinMicros: 200, predict: true, predictUpToMs: 50, predictMaxKeys: 4, sweepMs: 100 });
-    expect(page).toMatch(/first 200 µs/);
+    expect(s).toMatchObject({ spinMicros: 300, spinSliceMicros: 250, parkOn: 'helper', predict: true, predictUpToMs: 50, predictMaxKeys: 4, sweepMs: 100 });
+    expect(page).toMatch(/first 300 µs/);
+    expect(page).toMatch(/slices of at most 250 µs/);
     expect(page).toMatch(/at most\s+50 ms and while at most 4/);
     expect(page).toMatch(/every 100 ms/);
   });

@@ -2,7 +2,7 @@
 // Stream.enqueueHost, SharedEvent.synchronized) ends here. A wait is "this event completed".
 //
 //   1. Done already? Resolve at once (one cuEventQuery).
-//   2. Spin: for the first `spinMicros` (default 200 µs) ONE loop shared by every spinning wait queries
+//   2. Spin: for the first `spinMicros` (default 300 µs) ONE loop shared by every spinning wait queries
 //      the events back to back in slices of at most `spinSliceMicros` (default 250 µs), yielding to the
 //      event loop between slices (a query per setImmediate alone resumed ~40 µs late): short kernels
 //      resume as soon as a blocking wait would, and the loop never stalls longer than a slice.
@@ -50,7 +50,7 @@ export interface WaitTarget {
 
 /** How the waiter waits; see {@link configureWaits}. */
 export interface WaiterSettings {
-  /** Spin (query back to back, yielding between slices) this long before parking, in µs. Default 200 (CUDA_TS_AWAIT_SPIN_US). */
+  /** Spin (query back to back, yielding between slices) this long before parking, in µs. Default 300 (CUDA_TS_AWAIT_SPIN_US). */
   spinMicros: number;
   /** The longest the spin holds the event loop before yielding to it, in µs. Default 250. */
   spinSliceMicros: number;
@@ -77,7 +77,7 @@ function envNumber(name: string, fallback: number): number {
 }
 
 const settings: WaiterSettings = {
-  spinMicros: envNumber('CUDA_TS_AWAIT_SPIN_US', 200),
+  spinMicros: envNumber('CUDA_TS_AWAIT_SPIN_US', 300),
   spinSliceMicros: 250,
   predict: process.env.CUDA_TS_AWAIT_PREDICT !== '0',
   sweepMs: 100,
