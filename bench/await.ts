@@ -7,7 +7,12 @@
 // thread spinning on that flag stamps (process.hrtime, one clock for both threads). Methods, interleaved
 // per repetition, each on its own stream: blocking synchronize(), `await stream.synchronized()`,
 // `await event.synchronized()`, the waiter parked from the start (no spin, no prediction), today's
-// polling (poll(): setImmediate 2 ms, then timers), koffi's `.async` cuStreamSynchronize.
+// polling (poll(): setImmediate 2 ms, then timers), a JS loop on cuStreamQuery and one on cuEventQuery
+// (both hold the event loop: the floor of any JS detector), koffi's `.async` cuStreamSynchronize; the
+// `parked` column counts the waits that parked. Then the hops of a parked wake apart, the CPU and
+// event-loop lag of a 200 ms await, 1,000 awaits over 64 streams, and the launch path.
+// Env: the waiter's (CUDA_TS_AWAIT=pipe|poll, CUDA_TS_AWAIT_PARK=stream, CUDA_TS_AWAIT_SPIN_US) and
+// BENCH_AWAIT_REPS (15).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import * as net from 'node:net';

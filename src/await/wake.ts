@@ -143,7 +143,12 @@ export function pipeChannel(): WakeChannel {
   socket.unref();
   let armed = false;
   let charged = false;
+  let broken = false;
   let wake: (() => void) | undefined;
+  // a pipe that fails (it should not) must not crash the process: its waits fall back to 1 ms checks
+  socket.on('error', () => {
+    broken = true;
+  });
   const charge = (): void => {
     if (charged) return;
     libc.fputc(0x21, libc.file);
@@ -166,6 +171,10 @@ export function pipeChannel(): WakeChannel {
     },
     arm(onWake) {
       if (armed) return;
+      if (broken) {
+        setTimeout(onWake, 1);
+        return;
+      }
       armed = true;
       wake = onWake;
       charge();
