@@ -377,6 +377,7 @@ function advance(q: Queue, spinPass = false): boolean {
 function streamIdle(w: Wait): boolean {
   const h = w.target.stream;
   if (h === undefined || h <= 2) return false; // the default streams belong to whichever context is current
+  if ((w.target.key as { closed?: boolean }).closed === true) return false; // its handle may name another stream now
   try {
     return drv.query(w.target.ctx, 'cuStreamQuery', h);
   } catch {
