@@ -1,7 +1,9 @@
 // `cuda-ts-gen --docs`: the headers' own documentation (Doxygen comments as clang parses them) turned
 // into TSDoc text for a user's locally generated tree. NVIDIA's text: never emitted without --docs,
 // never stored in the IR, never committed (test/docs/header-docs.test.ts checks the committed tree).
-// Doxygen markup becomes Markdown: \p and \c code, \e emphasis, \b bold, `::name` and \sa names links.
+// Doxygen markup becomes Markdown: \p and \c code, \e emphasis, \b bold, `::name` and \sa names links;
+// the comment's lines are kept (lists and tables stay lists and tables), \code blocks become fenced
+// blocks, every \return is kept, and Doxygen aliases clang does not know (`\note_init_rt`) are dropped.
 
 /** One function's documentation from its header, as TSDoc-ready Markdown. */
 export interface HeaderDoc {
@@ -19,20 +21,36 @@ export interface HeaderDoc {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Node = any;
 
-/** Inline markup of one comment node, as Markdown. */
+/** `\p name,` → `` `name`, ``: punctuation after the argument stays outside the span. */
+function span(arg: string, mark: string): string {
+  const [, word, tail] = /^(.*?)([.,;:)]*)$/.exec(arg)!;
+  return word ? `${mark}${word}${mark}${tail}` : tail;
+}
+
+/** A `\code` block as a fenced block: a leading ` * ` of the comment dropped, the common indent removed. */
+function codeBlock(n: Node): string {
+  const lines = (n.inner ?? []).map((l: Node) => String(l.text ?? '').replace(/^\s*\* ?/, '')) as string[];
+  const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => /^ */.exec(l)![0].length));
+  return `\n\`\`\`c\n${lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n')}\n\`\`\`\n`;
+}
+
+/** Inline markup of one comment node, as Markdown; a child starting a new source line starts a new line. */
 function inline(n: Node): string {
   switch (n.kind) {
     case 'TextComment':
       return String(n.text ?? '');
     case 'InlineCommandComment': {
       const arg = (n.args ?? []).join(' ');
-      if (n.renderKind === 'monospaced' || n.name === 'p' || n.name === 'c') return `\`${arg}\``;
-      if (n.renderKind === 'emphasized' || n.name === 'e' || n.name === 'em') return `*${arg}*`;
-      if (n.renderKind === 'bold' || n.name === 'b') return `**${arg}**`;
-      return arg;
+      if (n.renderKind === 'monospaced' || n.name === 'p' || n.name === 'c') return span(arg, '`');
+      if (n.renderKind === 'emphasized' || n.name === 'e' || n.name === 'em') return span(arg, '*');
+      if (n.renderKind === 'bold' || n.name === 'b') return span(arg, '**');
+      return arg; // an alias clang does not know (`\notefnerr`): no argument, nothing
     }
+    case 'ParagraphComment':
+      return (n.inner ?? []).map((c: Node, i: number) => (i > 0 && c.kind === 'TextComment' && typeof c.loc?.line === 'number' ? '\n' : '') + inline(c)).join('');
     case 'VerbatimBlockComment':
     case 'VerbatimLineComment':
+      if (n.name === 'code' || n.name === 'verbatim') return codeBlock(n);
       // `\link #Type NAME \endlink`: the name
       return (n.inner ?? []).map((l: Node) => String(l.text ?? '')).join(' ').replace(/\\(end)?link/g, '').replace(/#\w+\s+/g, '') + String(n.text ?? '');
     default:
@@ -40,20 +58,29 @@ function inline(n: Node): string {
   }
 }
 
-/** Plain Markdown of a node: whitespace collapsed, `::name` Doxygen references as code. */
+/** Markdown of a node: its lines kept (spaces within a line collapsed, blank lines dropped), code
+ *  blocks as they are, `::name` Doxygen references as code. */
 function text(n: Node): string {
-  return inline(n)
-    .replace(/\s+/g, ' ')
-    .replace(/::(\w+)/g, '`$1`')
-    .replace(/@/g, '\\@')
-    .replace(/[{}]/g, (c) => `\\${c}`)
-    .trim();
+  const escape = (l: string) => l.replace(/::(\w+)/g, '`$1`').replace(/@/g, '\\@').replace(/[{}]/g, (c) => `\\${c}`);
+  const out: string[] = [];
+  let code = false;
+  for (const line of inline(n).split('\n')) {
+    if (line.startsWith('```')) code = !code;
+    if (code || line.startsWith('```')) out.push(line.replace(/\s+$/, ''));
+    else if (line.trim()) out.push(escape(line.replace(/\s+/g, ' ').trim()));
+  }
+  return out.join('\n').trim();
 }
 
 /** `\sa` names as links (one per name the text lists). */
 function seeLinks(n: Node): string[] {
   const raw = inline(n);
   return [...raw.matchAll(/::(\w+)|\b((?:cu|cuda|nvrtc|nvml|nvJitLink|cublas|cusparse|cusolver|curand|cufft|cupti|nccl|cudnn)\w*)\b/g)].map((m) => `{@link ${m[1] ?? m[2]}}`);
+}
+
+/** A note's text without the tail of an alias clang read as `\note` + text (`\note_init_rt`). */
+function withoutAlias(t: string): string {
+  return t.replace(/^_\w+\s*/, '').trim();
 }
 
 /** The header documentation of one declaration's FullComment. */
@@ -64,8 +91,8 @@ export function headerDocOf(comment: Node): HeaderDoc {
   for (const c of comment.inner ?? []) {
     const t = text(c);
     // `\return - \link …\endlink - \link …`: clang makes each link a sibling of the \return block
-    if (inReturns && c.kind === 'VerbatimBlockComment') {
-      doc.returns = `${doc.returns ?? ''} ${t}`.trim();
+    if (inReturns && c.kind === 'VerbatimBlockComment' && c.name !== 'code') {
+      doc.returns = `${doc.returns ?? ''} ${t}`.trim(); // the links continue the last \return
       continue;
     }
     inReturns = c.kind === 'BlockCommandComment' && /^(return|returns|result)$/.test(c.name);
@@ -73,16 +100,16 @@ export function headerDocOf(comment: Node): HeaderDoc {
       if (t) doc.params.set(c.param, t);
     } else if (c.kind === 'BlockCommandComment') {
       if (c.name === 'brief' || c.name === 'short') doc.brief = t;
-      else if (c.name === 'return' || c.name === 'returns' || c.name === 'result') doc.returns = t;
+      else if (c.name === 'return' || c.name === 'returns' || c.name === 'result') doc.returns = doc.returns ? `${doc.returns}\n${t}` : t;
       else if (c.name === 'sa' || c.name === 'see') doc.see.push(...seeLinks(c));
       else if (c.name === 'deprecated') doc.deprecated = t || undefined;
-      else if (c.name === 'note' && t) details.push(`Note: ${t}`);
+      else if (c.name === 'note' && withoutAlias(t)) details.push(`Note: ${withoutAlias(t)}`);
       else if (c.name === 'details' && t) details.push(t);
-    } else if (c.kind === 'ParagraphComment' && t) details.push(t);
+    } else if ((c.kind === 'ParagraphComment' || c.kind === 'VerbatimBlockComment') && t) details.push(t);
   }
   // without a \brief, Doxygen's first paragraph is the brief
   if (!doc.brief && details.length) doc.brief = details.shift();
-  if (details.length) doc.details = details.join(' ');
+  if (details.length) doc.details = details.join('\n\n');
   if (doc.returns && !/\w/.test(doc.returns)) delete doc.returns;
   doc.see = [...new Set(doc.see)];
   return doc;

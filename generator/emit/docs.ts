@@ -47,7 +47,8 @@ export function stubDoc(doc: string): string {
 
 /** Text safe inside a doc comment. */
 function clean(text: string): string {
-  return text.replace(/\*\//g, '*\u200b/').replace(/\n/g, ' ');
+  // a multi-line text (the headers' own, under --docs) keeps its lines inside the comment
+  return text.replace(/\*\//g, '*\u200b/').replace(/\n/g, '\n * ');
 }
 
 /** The C declaration of a parameter (`const char *name`), in backticks. */
