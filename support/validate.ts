@@ -638,9 +638,9 @@ export function halfBits(x: number): number {
 /** The two parts of a complex value, or undefined when `v` is not one. */
 function complexParts(v: unknown): [number, number] | undefined {
   if (typeof v === 'number') return [v, 0]; // a real number: no imaginary part
-  if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'number') return [v[0], v[1]];
-  if (typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) && typeof (v as { re?: unknown }).re === 'number' && typeof (v as { im?: unknown }).im === 'number') return [(v as { re: number }).re, (v as { im: number }).im];
-  return undefined;
+  // each part read once: a getter answering a number, then something else, cannot slip past
+  const [re, im] = Array.isArray(v) ? (v.length === 2 ? [v[0], v[1]] : []) : typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) ? [(v as { re?: unknown }).re, (v as { im?: unknown }).im] : [];
+  return typeof re === 'number' && typeof im === 'number' ? [re, im] : undefined;
 }
 
 /** Writes value `v` of scalar type `type` into `box` (little-endian); false when `v` is no such value. */

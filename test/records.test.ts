@@ -160,3 +160,18 @@ function hostileChild(body: string): { status: number | null; signal: NodeJS.Sig
     expect(r.out).toMatch(/^count 1$/m);
   });
 });
+
+describe('a complex scalar is read once', () => {
+  test('scalarArg boxes the first answer of re/im getters', () => {
+    const { scalarArg } = require('../support') as typeof import('../support');
+    let reads = 0;
+    const v = { get re() { return reads++ === 0 ? 1.5 : 'boom'; }, im: 2 };
+    const box = new Uint8Array(16);
+    expect(scalarArg('f', 'alpha', 'c128', 'host', v, box)).toBe(box);
+    expect([...new Float64Array(box.buffer, 0, 2)]).toEqual([1.5, 2]);
+    expect(reads).toBe(1);
+    expect(scalarArg('f', 'alpha', 'c64', 'host', [3, 4], box)).toBe(box);
+    expect([...new Float32Array(box.buffer, 0, 2)]).toEqual([3, 4]);
+    expect(() => scalarArg('f', 'alpha', 'c64', 'host', [3], box)).toThrow(TypeError);
+  });
+});
