@@ -1,8 +1,8 @@
 // cuda-ts-gen: CUDA headers → IR (headers/<ver>/<module>.json) → bindings (generated/<ver>/<module>/).
 import { fork } from 'node:child_process';
 import { SUPPORT_DIR, SUPPORT_PACKAGE, supportSpecifier } from './support-path';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { emitModule } from './emit';
 import type { ModuleIR } from './ir/schema';
@@ -12,7 +12,7 @@ import { GeneratorError, HeadersNotFoundError, clangAst, findClang } from './par
 import { componentReleases, locateHeader, parseModule, toolkitLayout, toolkitVersion } from './parse';
 import { docFactsFor } from './emit/docs-history';
 import { versionString } from '../support/versions';
-import { headerDocs, type HeaderDoc } from './emit/docs-header';
+import { detachedCommentSource, headerDocs, type HeaderDoc } from './emit/docs-header';
 
 export interface CliOptions {
   toolkit?: string;
@@ -168,10 +168,23 @@ function olderReleases(root: string, ir: ModuleIR): ModuleIR[] {
   });
 }
 
-/** The headers' documentation of a module's functions, by symbol (--docs only: NVIDIA's text). */
-function headerDocsFor(spec: ModuleSpec, job: ModuleJob): Map<string, HeaderDoc> {
+/** The headers' documentation of a module's functions, by symbol, and by name for comments clang left
+ *  unattached (an `#if` before the declaration: docs-header.ts) (--docs only: NVIDIA's text). */
+function headerDocsFor(spec: ModuleSpec, job: ModuleJob, ir: ModuleIR): Map<string, HeaderDoc> {
   const includes = spec.includes.filter((h) => locateHeader(job.includeDirs, h));
-  return headerDocs(clangAst({ clang: job.clang, includeDirs: job.includeDirs, includes, defines: spec.defines }));
+  const docs = headerDocs(clangAst({ clang: job.clang, includeDirs: job.includeDirs, includes, defines: spec.defines }));
+  const missing = ir.functions.filter((f) => !docs.has(f.symbol) && !docs.has(f.name));
+  const texts = [...new Set(missing.map((f) => locateHeader(job.includeDirs, f.header)).filter((p): p is string => !!p))];
+  const source = texts.map((p) => detachedCommentSource(readFileSync(p, 'utf8'), missing.filter((f) => locateHeader(job.includeDirs, f.header) === p).map((f) => f.name))).join('\n');
+  if (!source.trim()) return docs;
+  const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-detached-'));
+  try {
+    writeFileSync(join(dir, 'detached.h'), source);
+    for (const [name, doc] of headerDocs(clangAst({ clang: job.clang, includeDirs: [dir], includes: ['detached.h'] }))) if (!docs.has(name)) docs.set(name, doc);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return docs;
 }
 
 /** Emitted files for `root` (see {@link hasSupportSources}). */
@@ -292,7 +305,7 @@ export function generateModule(job: ModuleJob): ModuleOutcome {
     }
     const ir = parseModule(spec, { clang: job.clang, includeDirs: job.includeDirs, cudaVersion: job.release, warn: (l) => out.lines.push(l) });
     if (job.component && job.component !== job.release) ir.componentVersion = job.component;
-    const files = emitFor(job.root, ir, spec, job.docs ? headerDocsFor(spec, job) : undefined);
+    const files = emitFor(job.root, ir, spec, job.docs ? headerDocsFor(spec, job, ir) : undefined);
     const dir = join(job.root, 'generated', job.release, spec.name);
     const counts = `${String(ir.functions.length).padStart(4)} functions, ${ir.records.length + ir.enums.length + ir.typedefs.length} types`;
     const component = job.component ? ` [its headers are CUDA ${job.component}, labelled ${job.release}]` : '';

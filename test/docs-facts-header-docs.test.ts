@@ -6,7 +6,7 @@ import { describe, expect, test } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { headerDocs } from '../generator/emit/docs-header';
+import { detachedCommentSource, headerDocs } from '../generator/emit/docs-header';
 import { docBlock } from '../generator/emit/docs';
 import { clangAst, findClang } from '../generator/parse/clang';
 
@@ -62,5 +62,20 @@ if (!clang) console.warn('docs-facts-header-docs.test.ts skipped: clang is not i
     expect(block.split('\n').length).toBeGreaterThan(8);
     expect(block).toContain('\n * - one item\n * - another item');
     expect(block).not.toMatch(/\*\//);
+  });
+});
+
+describe('doc comments an #if separates from their declaration', () => {
+  const header = ['/**', ' * \\brief Kept apart.', ' */', '#if defined(__cplusplus)', 'int apart(int x = 0);', '#else', 'int apart(int x);', '#endif', '', '/** \\brief Adjacent. */', 'int adjacent(void);', '/** \\brief Inline wrapper. */', '#ifndef NO_INLINE', 'static inline int wrapped(void) { return __wrapped_1(); }', '#endif'].join('\n');
+  test('the comment above the directives is recovered for its declaration; adjacent ones are left to clang', () => {
+    const source = detachedCommentSource(header, ['apart', 'adjacent', 'wrapped', 'absent']);
+    expect(source).toBe(['/**', ' * \\brief Kept apart.', ' */', 'void apart(void);', '', '/** \\brief Inline wrapper. */', 'void wrapped(void);', ''].join('\n'));
+  });
+  (clang ? test : test.skip)('clang reads the recovered comments', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-hdoc-'));
+    writeFileSync(join(dir, 'd.h'), detachedCommentSource(header, ['apart', 'wrapped']));
+    const docs = headerDocs(clangAst({ clang: clang!, includeDirs: [dir], includes: ['d.h'] }));
+    rmSync(dir, { recursive: true, force: true });
+    expect([docs.get('apart')?.brief, docs.get('wrapped')?.brief]).toEqual(['Kept apart.', 'Inline wrapper.']);
   });
 });

@@ -125,3 +125,27 @@ export function headerDocs(ast: Node): Map<string, HeaderDoc> {
   }
   return out;
 }
+
+/** A line that is no declaration text: a comment line, a preprocessor directive, blank. */
+const NOT_CODE = /^\s*(\/\*|\*|\/\/|#|$)/;
+
+/**
+ * Doc comments clang attaches to no declaration of `names`: a comment followed by `#if`/`#ifndef` lines
+ * before the declaration (clang attaches only an adjacent comment). For each name without a doc, the
+ * comment ending just above its first declaration line (only directives in between), as a scratch C
+ * source declaring `void name(void);` under each such comment, for clang to parse into FullComments.
+ */
+export function detachedCommentSource(header: string, names: readonly string[]): string {
+  const lines = header.split('\n');
+  const out: string[] = [];
+  for (const name of names) {
+    const decl = lines.findIndex((l) => !NOT_CODE.test(l) && new RegExp(`\\b${name}\\s*\\(`).test(l));
+    let end = decl - 1;
+    while (end >= 0 && /^\s*#/.test(lines[end])) end--;
+    if (decl < 0 || end < 0 || !/\*\/\s*$/.test(lines[end]) || end === decl - 1) continue;
+    let start = end;
+    while (start >= 0 && !/^\s*\/\*\*/.test(lines[start])) start--;
+    if (start >= 0) out.push(...lines.slice(start, end + 1), `void ${name}(void);`, '');
+  }
+  return out.join('\n');
+}

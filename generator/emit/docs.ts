@@ -32,6 +32,12 @@ export function noDocFacts(module: string, release: string): DocFacts {
   return { module, release, added: new Map(), oldest: release };
 }
 
+/** The headers' own documentation of `fn` (--docs): by its exported symbol, else by its name (a comment
+ *  on an inline wrapper or recovered from before an `#if`: ./docs-header.ts). */
+function headerDocOfFn(f: DocFacts, fn: FunctionDecl): HeaderDoc | undefined {
+  return f.headerDocs?.get(fn.symbol) ?? f.headerDocs?.get(fn.name);
+}
+
 /** `/** … *\/` body text: the first line, then one line per tag (the writer adds `/** ` and ` *\/`). */
 export function docBlock(summary: string, tags: string[]): string {
   return [summary, ...tags].map(clean).join('\n * ');
@@ -141,7 +147,7 @@ export function valueRole(sem: FunctionSem, name: string): string {
 /** The `@param` text of one parameter of the typed layer, the header's own words first under --docs. */
 function typedParam(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, i: number, ident: string): string {
   const p = fn.params[i];
-  const own = f.headerDocs?.get(fn.symbol)?.params.get(p.name);
+  const own = headerDocOfFn(f, fn)?.params.get(p.name);
   const role = sem.params[i].sem.role === 'value' ? valueRole(sem, p.name) : '';
   const facts = `${phrase(sem.params[i].sem, p, sem.params[i])}${role}${derivedCount(sem, p.name)}.`;
   return `@param ${ident} ${own ? `${own} (${facts})` : facts}`;
@@ -151,7 +157,7 @@ function typedParam(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, i: number, 
 function typedReturns(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, outs: string[], plain: string | undefined): string | undefined {
   const parts = outs.map((name) => {
     const i = fn.params.findIndex((p) => p.name === name);
-    const own = f.headerDocs?.get(fn.symbol)?.params.get(name);
+    const own = headerDocOfFn(f, fn)?.params.get(name);
     return i < 0 ? `\`${name}\`` : `\`${name}\`: ${own ? `${own} (${phrase(sem.params[i].sem, fn.params[i], sem.params[i])})` : phrase(sem.params[i].sem, fn.params[i], sem.params[i])}`;
   });
   if (parts.length === 0) return plain ? `@returns ${plain}` : undefined;
@@ -202,7 +208,7 @@ function commonTags(f: DocFacts, fn: FunctionDecl, layer: 'raw' | 'typed'): stri
   const tags: string[] = [];
   const facts = [releaseFacts(f, fn), referenceFact(f, fn)].filter(Boolean);
   if (facts.length) tags.push(`@remarks ${facts.join('. ')}.`);
-  const own = f.headerDocs?.get(fn.symbol);
+  const own = headerDocOfFn(f, fn);
   if (own?.details) tags.push(`@remarks ${own.details}`);
   const wrapper = objectsWrapper(f.module, fn.name);
   if (wrapper && layer === 'typed') tags.push(`@see {@link ${OBJECTS_MODULE}!${wrapper} | ${wrapper.replace('#', '.')}} (objects layer)`);
@@ -213,7 +219,7 @@ function commonTags(f: DocFacts, fn: FunctionDecl, layer: 'raw' | 'typed'): stri
 
 /** The first line: the header's brief under --docs, then the facts line the emitter built. */
 function summary(f: DocFacts, fn: FunctionDecl, facts: string): string {
-  const brief = f.headerDocs?.get(fn.symbol)?.brief;
+  const brief = headerDocOfFn(f, fn)?.brief;
   return brief ? `${brief}${/[.!?:]$/.test(brief) ? '' : '.'} ${facts}` : facts;
 }
 
@@ -245,7 +251,7 @@ export function typedFunctionDoc(f: DocFacts, d: TypedDocInput): string {
   const tags = d.params.map(({ i, ident }) => typedParam(f, d.fn, d.sem, i, ident));
   const returns = typedReturns(f, d.fn, d.sem, d.outs, d.result);
   if (returns) tags.push(returns);
-  const own = f.headerDocs?.get(d.fn.symbol)?.returns;
+  const own = headerDocOfFn(f, d.fn)?.returns;
   if (own) tags.push(`@remarks C returns: ${own}`);
   const lead = leadFact(f, d.fn);
   return docBlock(summary(f, d.fn, [...(lead ? [lead] : []), ...d.sentences].join(' ')), [...tags, ...commonTags(f, d.fn, 'typed')]);
@@ -272,7 +278,7 @@ const RAW_PHRASES: { [R in Sem['role']]?: (s: Extract<Sem, { role: R }>) => stri
 function rawParam(f: DocFacts, fn: FunctionDecl, sem: FunctionSem | undefined, i: number, ident: string): string {
   const p = fn.params[i];
   const s = sem?.params[i]?.sem;
-  const own = f.headerDocs?.get(fn.symbol)?.params.get(p.name);
+  const own = headerDocOfFn(f, fn)?.params.get(p.name);
   const role = s ? (RAW_PHRASES[s.role] as ((s: Sem) => string) | undefined)?.(s) : '';
   return `@param ${ident} ${own ? `${own} ` : ''}${cDecl(p)}${role ? `, ${role}` : ''}`;
 }
