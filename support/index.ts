@@ -6,6 +6,7 @@ export * from './errors';
 export * from './scratch';
 export * from './binder';
 export * from './ffi';
+export { hostByteLength } from './host-bytes';
 export * from './callbacks';
 export * from './validate';
 export { loadLibrary, libraryCandidates, type LibrarySpec } from './library';

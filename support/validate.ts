@@ -6,6 +6,7 @@
 // cases that need more than one expression.
 import { koffi } from './koffi';
 import type { KoffiType } from './ffi';
+import { hostByteLength } from './host-bytes';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -98,9 +99,7 @@ export function addressArg(fn: string, param: string, v: unknown, nullable: bool
 }
 
 function byteLengthOf(v: unknown): number | undefined {
-  if (ArrayBuffer.isView(v)) return v.byteLength;
-  if (v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer)) return v.byteLength;
-  return undefined;
+  return hostByteLength(v);
 }
 
 /** Memory passed as a pointer: an address, a host buffer (covering `size` bytes when given), or null. */
@@ -363,7 +362,7 @@ export function checkRecord<T>(fn: string, param: string, type: KoffiType, value
 export function recordArg(fn: string, param: string, type: KoffiType, value: unknown, nullable: boolean, into?: Uint8Array): Uint8Array | ArrayBufferView | ArrayBuffer | null {
   checkCaller('recordArg', fn, param, nullable);
   const { snapshot, size } = recordFactsOf('recordArg', type);
-  if (into !== undefined && !(into instanceof Uint8Array && into.byteLength >= size)) throw (into instanceof Uint8Array ? RangeError : TypeError)(makeArgError('recordArg', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into).message);
+  if (into !== undefined && !(into instanceof Uint8Array && hostByteLength(into)! >= size)) throw (into instanceof Uint8Array ? RangeError : TypeError)(makeArgError('recordArg', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into).message);
   if (value === null && nullable) return null;
   const length = byteLengthOf(value);
   if (length !== undefined) {

@@ -165,11 +165,11 @@ function emitRawChunk(ctx: EmitContext, chunk: string, fns: FunctionDecl[], byNa
   w.line(`// of one of them. C-exact calls returning status codes; each binds its C function on its first call.`);
   const usesRecords = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('records.')));
   const usesDevice = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('deviceArg(')));
-  w.line(`import { callbackArg, checkRecord, cstringArg, ${usesDevice ? 'deviceArg, ' : ''}rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
+  w.line(`import { callbackArg, checkRecord, cstringArg, ${usesDevice ? 'deviceArg, ' : ''}hostByteLength, rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
   w.line(`import { binder } from '../binding';`);
   w.line(`import type * as T from '../types';`);
   if (usesRecords) w.line(`import { records } from '../types';`);
-  w.line(`void [callbackArg, checkRecord, cstringArg, rawCovers];`);
+  w.line(`void [callbackArg, checkRecord, cstringArg, hostByteLength, rawCovers];`);
   w.blank();
   for (const fn of fns) {
     const cache = `${fn.name}$`;
@@ -261,7 +261,8 @@ function rawGuards(model: TypeModel, fn: FunctionDecl, sem?: FunctionSem): strin
     // fast path inline: a view long enough whose elements are bytes or of the pointee's size
     const bpe = `(${id} as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT`;
     const elemOk = elem > 1 ? ` && ((${bpe} ?? 1) === 1 || ${bpe} === ${elem})` : '';
-    lines.push(`if (!(ArrayBuffer.isView(${id}) && ${id}.byteLength >= ${size}${elemOk}) && ${address} && ${id} !== null) rawCovers(${call}, ${size}, ${elem});`);
+    // the engine's byteLength (hostByteLength), never a property the caller may have defined
+    lines.push(`if (!(ArrayBuffer.isView(${id}) && hostByteLength(${id})! >= ${size}${elemOk}) && ${address} && ${id} !== null) rawCovers(${call}, ${size}, ${elem});`);
   });
   return lines;
 }

@@ -160,7 +160,7 @@ const emitPointer: RoleEmitter<'pointer'> = (s, x, plan, env) => {
   const tail = `${s.nullable}${bytes ? `, ${bytes}` : ''}`;
   if (s.space === 'device') {
     // the common case inline (an address as a number); objects, bigints, null and refusals in deviceArg
-    plan.pre.push(`const ${ident}$ = typeof ${ident} === 'number' && ${ident} >= 0 && ${ident} <= ${MAX_SAFE} && ${ident} % 1 === 0 ? ${ident} : deviceArg(${where(env, x)}, ${ident}, ${s.nullable});`);
+    plan.pre.push(`const ${ident}$ = typeof ${ident} === 'number' && ${ident} >= 0 && ${ident} <= ${MAX_SAFE} && Math.floor(${ident}) === ${ident} ? ${ident} : deviceArg(${where(env, x)}, ${ident}, ${s.nullable});`);
     plan.callArgs.push(`${ident}$`);
   } else if (s.space === 'either') {
     plan.pre.push(`const ${ident}$ = memoryArg(${where(env, x)}, ${ident}, ${tail});`);

@@ -1,9 +1,13 @@
 // Argument checks shared by the memory classes: host data, sizes, byte ranges, options objects, TypedArray
 // constructors and raw addresses. Each throws a TypeError or RangeError naming the calling method, before
 // any native call (koffi converts bad numbers silently).
-import { isArrayBuffer, isDataView } from '../../support';
+import { hostByteLength, isArrayBuffer, isDataView } from '../../support';
 import { describe } from '../describe';
 import type { StreamLike } from '../stream';
+
+// A DataView's own buffer and offset, from the engine (a caller-defined property cannot redirect them).
+const DATA_VIEW_BUFFER = Object.getOwnPropertyDescriptor(DataView.prototype, 'buffer')!.get!;
+const DATA_VIEW_OFFSET = Object.getOwnPropertyDescriptor(DataView.prototype, 'byteOffset')!.get!;
 
 /** Host memory a copy accepts: a TypedArray, DataView, Buffer or ArrayBuffer (pageable). */
 export type HostData = ArrayBufferView | ArrayBuffer;
@@ -52,10 +56,12 @@ export interface TypedArrayConstructor<T extends ArrayBufferView> {
 
 /** The bytes of host data (a DataView as a Uint8Array over the same memory); TypeError otherwise. */
 export function hostBytes(where: string, data: unknown): { ptr: ArrayBufferView | ArrayBuffer; byteLength: number } {
-  if (isArrayBuffer(data)) return { ptr: data, byteLength: data.byteLength };
+  // Lengths from the engine (hostByteLength), never from a property the caller may have defined.
+  if (isArrayBuffer(data)) return { ptr: data, byteLength: hostByteLength(data)! };
   if (ArrayBuffer.isView(data)) {
-    const view = isDataView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data;
-    return { ptr: view, byteLength: data.byteLength };
+    const byteLength = hostByteLength(data)!;
+    const view = isDataView(data) ? new Uint8Array(DATA_VIEW_BUFFER.call(data) as ArrayBuffer, DATA_VIEW_OFFSET.call(data) as number, byteLength) : data;
+    return { ptr: view, byteLength };
   }
   throw new TypeError(`${where}: expected a TypedArray, DataView, Buffer, ArrayBuffer, DeviceBuffer or PinnedHostBuffer, got ${describe(data)}`);
 }

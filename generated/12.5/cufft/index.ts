@@ -15,7 +15,7 @@ import type * as Plan3_Xt from './typed/Plan3_Xt';
 // chunk|name/parameters name=chunk export/parameters … (read by lazyFunctions of the runtime support)
 const CHUNKS = `
 Create_Exec|cufftCreate/0 cufftDestroy/1 cufftEstimate1d/3 cufftEstimate2d/3 cufftEstimate3d/4 cufftEstimateMany/10 cufftExecC2C/4 cufftExecC2R/3 cufftExecD2Z/3 cufftExecR2C/3 cufftExecZ2D/3 cufftExecZ2Z/4
-Get|cufftGetPlanPropertyInt64/3 cufftGetProperty/1 cufftGetSize/1 cufftGetSize1d/4 cufftGetSize2d/4 cufftGetSize3d/5 cufftGetSizeMany/11 cufftGetSizeMany64/11 cufftGetVersion/0
+Get|cufftGetPlanPropertyInt64/2 cufftGetProperty/1 cufftGetSize/1 cufftGetSize1d/4 cufftGetSize2d/4 cufftGetSize3d/5 cufftGetSizeMany/11 cufftGetSizeMany64/11 cufftGetVersion/0
 Make_Plan2|cufftMakePlan1d/4 cufftMakePlan2d/4 cufftMakePlan3d/5 cufftMakePlanMany/11 cufftMakePlanMany64/11 cufftPlan1d/3 cufftPlan2d/3 cufftPlanMany/10
 Plan3_Xt|cufftPlan3d/4 cufftResetPlanProperty/2 cufftSetAutoAllocation/2 cufftSetPlanPropertyInt64/3 cufftSetStream/2 cufftSetWorkArea/2 cufftXtClearCallback/2 cufftXtExec/4 cufftXtExecDescriptor/4 cufftXtExecDescriptorC2C/4 cufftXtExecDescriptorC2R/3 cufftXtExecDescriptorD2Z/3 cufftXtExecDescriptorR2C/3 cufftXtExecDescriptorZ2D/3 cufftXtExecDescriptorZ2Z/4 cufftXtFree/1 cufftXtGetSizeMany/13 cufftXtMakePlanMany/13 cufftXtMalloc/3 cufftXtMemcpy/4 cufftXtQueryPlan/3 cufftXtSetCallback/4 cufftXtSetCallbackSharedSize/3 cufftXtSetGPUs/3 cufftXtSetWorkArea/2 cufftXtSetWorkAreaPolicy/3
 `;

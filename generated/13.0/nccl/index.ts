@@ -14,7 +14,7 @@ import type * as Scatter_Send from './typed/Scatter_Send';
 
 // chunk|name/parameters name=chunk export/parameters … (read by lazyFunctions of the runtime support)
 const CHUNKS = `
-All_Comm|ncclAllGather/6 ncclAllReduce/7 ncclAlltoAll/6 ncclBcast/6 ncclBroadcast/7 ncclCommAbort/1 ncclCommCount/1 ncclCommCuDevice/2 ncclCommDeregister/2 ncclCommDestroy/1 ncclCommFinalize/1 ncclCommGetAsyncError/1 ncclCommInitAll/3 ncclCommInitRank/3 ncclCommInitRankConfig/4 ncclCommInitRankScalable/5 ncclCommRegister/3 ncclCommRevoke/2 ncclCommShrink/5 ncclCommSplit/4 ncclCommUserRank/1 ncclCommWindowDeregister/2 ncclCommWindowRegister/4
+All_Comm|ncclAllGather/6 ncclAllReduce/7 ncclAlltoAll/6 ncclBcast/6 ncclBroadcast/7 ncclCommAbort/1 ncclCommCount/1 ncclCommCuDevice/1 ncclCommDeregister/2 ncclCommDestroy/1 ncclCommFinalize/1 ncclCommGetAsyncError/1 ncclCommInitAll/3 ncclCommInitRank/3 ncclCommInitRankConfig/4 ncclCommInitRankScalable/5 ncclCommRegister/3 ncclCommRevoke/2 ncclCommShrink/5 ncclCommSplit/4 ncclCommUserRank/1 ncclCommWindowDeregister/2 ncclCommWindowRegister/4
 Gather_Group|ncclGather/7 ncclGetErrorString/1 ncclGetLastError/1 ncclGetUniqueId/0 ncclGetVersion/0 ncclGroupEnd/0 ncclGroupSimulateEnd/1 ncclGroupStart/0
 Mem_Reset|ncclMemAlloc/1 ncclMemFree/1 ncclRecv/6 ncclRedOpCreatePreMulSum/4 ncclRedOpDestroy/2 ncclReduce/8 ncclReduceScatter/7 ncclResetDebugInit/0
 Scatter_Send|ncclScatter/7 ncclSend/6

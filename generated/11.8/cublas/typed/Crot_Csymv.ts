@@ -30,9 +30,9 @@ function bind$cublasCrot(): typeof cublasCrot {
   return function cublasCrot(handle, n_, x, incx, y, incy, c, s_) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCrot', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCrot', 'n', 'i32', n_);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCrot', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCrot', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCrot', 'incx', 'i32', incx);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasCrot', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasCrot', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCrot', 'incy', 'i32', incy);
     const c$ = typeof c === 'number' ? ((s$f32[0] = c), s$slot0) : scalarArg('cublasCrot', 'c', 'f32', 'either', c, s$slot0);
     const s_$ = scalarArg('cublasCrot', 's', 'c64', 'either', s_, s$slot1);
@@ -77,7 +77,7 @@ function bind$cublasCscal(): typeof cublasCscal {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCscal', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCscal', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCscal', 'alpha', 'c64', 'either', alpha, s$slot0);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCscal', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCscal', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCscal', 'incx', 'i32', incx);
     const status = (native$ ??= binder.native('cublasCscal'))(handle, n_, alpha$, x$, incx);
     if (status !== 0) throw fail('cublasCscal', status);
@@ -105,9 +105,9 @@ function bind$cublasCsrot(): typeof cublasCsrot {
   return function cublasCsrot(handle, n_, x, incx, y, incy, c, s_) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsrot', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsrot', 'n', 'i32', n_);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCsrot', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCsrot', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCsrot', 'incx', 'i32', incx);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasCsrot', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasCsrot', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCsrot', 'incy', 'i32', incy);
     const c$ = typeof c === 'number' ? ((s$f32[0] = c), s$slot0) : scalarArg('cublasCsrot', 'c', 'f32', 'either', c, s$slot0);
     const s_$ = typeof s_ === 'number' ? ((s$f32[2] = s_), s$slot1) : scalarArg('cublasCsrot', 's', 'f32', 'either', s_, s$slot1);
@@ -135,7 +135,7 @@ function bind$cublasCsscal(): typeof cublasCsscal {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsscal', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsscal', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasCsscal', 'alpha', 'f32', 'either', alpha, s$slot0);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCsscal', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCsscal', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCsscal', 'incx', 'i32', incx);
     const status = (native$ ??= binder.native('cublasCsscal'))(handle, n_, alpha$, x$, incx);
     if (status !== 0) throw fail('cublasCsscal', status);
@@ -153,9 +153,9 @@ let cublasCswap$c: NativeFunction | undefined;
 export function cublasCswap(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCswap', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCswap', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCswap', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCswap', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCswap', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasCswap', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasCswap', 'y', y, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCswap', 'incy', 'i32', incy);
   const status = (cublasCswap$c ??= binder.native('cublasCswap'))(handle, n_, x$, incx, y$, incy);
   if (status !== 0) throw fail('cublasCswap', status);
@@ -191,12 +191,12 @@ function bind$cublasCsymm(): typeof cublasCsymm {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCsymm', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsymm', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCsymm', 'alpha', 'c64', 'either', alpha, s$slot0);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCsymm', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasCsymm', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCsymm', 'lda', 'i32', lda);
-    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasCsymm', 'B', B, true);
+    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasCsymm', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCsymm', 'ldb', 'i32', ldb);
     const beta$ = scalarArg('cublasCsymm', 'beta', 'c64', 'either', beta, s$slot1);
-    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasCsymm', 'C', C, true);
+    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cublasCsymm', 'C', C, true);
     if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasCsymm', 'ldc', 'i32', ldc);
     const status = (native$ ??= binder.native('cublasCsymm'))(handle, side, uplo, m, n_, alpha$, A$, lda, B$, ldb, beta$, C$, ldc);
     if (status !== 0) throw fail('cublasCsymm', status);
@@ -229,12 +229,12 @@ function bind$cublasCsymv(): typeof cublasCsymv {
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsymv', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsymv', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCsymv', 'alpha', 'c64', 'either', alpha, s$slot0);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCsymv', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasCsymv', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCsymv', 'lda', 'i32', lda);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCsymv', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCsymv', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCsymv', 'incx', 'i32', incx);
     const beta$ = scalarArg('cublasCsymv', 'beta', 'c64', 'either', beta, s$slot1);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasCsymv', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasCsymv', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCsymv', 'incy', 'i32', incy);
     const status = (native$ ??= binder.native('cublasCsymv'))(handle, uplo, n_, alpha$, A$, lda, x$, incx, beta$, y$, incy);
     if (status !== 0) throw fail('cublasCsymv', status);

@@ -26,9 +26,9 @@ export function cublasCtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrsv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrsv', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrsv', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCtrsv', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasCtrsv', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrsv', 'lda', 'i32', lda);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCtrsv', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCtrsv', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCtrsv', 'incx', 'i32', incx);
   const status = (cublasCtrsv$c ??= binder.native('cublasCtrsv'))(handle, uplo, trans, diag, n_, A$, lda, x$, incx);
   if (status !== 0) throw fail('cublasCtrsv', status);
@@ -46,9 +46,9 @@ export function cublasCtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrttp', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrttp', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCtrttp', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasCtrttp', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrttp', 'lda', 'i32', lda);
-  const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasCtrttp', 'AP', AP, true);
+  const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && Math.floor(AP) === AP ? AP : deviceArg('cublasCtrttp', 'AP', AP, true);
   const status = (cublasCtrttp$c ??= binder.native('cublasCtrttp'))(handle, uplo, n_, A$, lda, AP$);
   if (status !== 0) throw fail('cublasCtrttp', status);
 }
@@ -63,7 +63,7 @@ let cublasDasum$c: NativeFunction | undefined;
 export function cublasDasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDasum', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDasum', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDasum', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDasum', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasDasum', 'result', result_, true);
   const status = (cublasDasum$c ??= binder.native('cublasDasum'))(handle, n_, x$, incx, result_$);
@@ -91,9 +91,9 @@ function bind$cublasDaxpy(): typeof cublasDaxpy {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDaxpy', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDaxpy', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasDaxpy', 'alpha', 'f64', 'either', alpha, s$slot0);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDaxpy', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDaxpy', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDaxpy', 'incx', 'i32', incx);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasDaxpy', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasDaxpy', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDaxpy', 'incy', 'i32', incy);
     const status = (native$ ??= binder.native('cublasDaxpy'))(handle, n_, alpha$, x$, incx, y$, incy);
     if (status !== 0) throw fail('cublasDaxpy', status);
@@ -111,9 +111,9 @@ let cublasDcopy$c: NativeFunction | undefined;
 export function cublasDcopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDcopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDcopy', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDcopy', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDcopy', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDcopy', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasDcopy', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasDcopy', 'y', y, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDcopy', 'incy', 'i32', incy);
   const status = (cublasDcopy$c ??= binder.native('cublasDcopy'))(handle, n_, x$, incx, y$, incy);
   if (status !== 0) throw fail('cublasDcopy', status);
@@ -136,11 +136,11 @@ export function cublasDdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideM
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasDdgmm', 'mode', 'i32', mode);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDdgmm', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDdgmm', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasDdgmm', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasDdgmm', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDdgmm', 'lda', 'i32', lda);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDdgmm', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDdgmm', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDdgmm', 'incx', 'i32', incx);
-  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasDdgmm', 'C', C, true);
+  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cublasDdgmm', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasDdgmm', 'ldc', 'i32', ldc);
   const status = (cublasDdgmm$c ??= binder.native('cublasDdgmm'))(handle, mode, m, n_, A$, lda, x$, incx, C$, ldc);
   if (status !== 0) throw fail('cublasDdgmm', status);
@@ -158,9 +158,9 @@ let cublasDdot$c: NativeFunction | undefined;
 export function cublasDdot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDdot', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDdot', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDdot', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDdot', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasDdot', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasDdot', 'y', y, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDdot', 'incy', 'i32', incy);
   const result_$ = memoryArg('cublasDdot', 'result', result_, true);
   const status = (cublasDdot$c ??= binder.native('cublasDdot'))(handle, n_, x$, incx, y$, incy, result_$);

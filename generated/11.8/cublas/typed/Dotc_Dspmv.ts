@@ -25,10 +25,10 @@ let cublasDotcEx$c: NativeFunction | undefined;
 export function cublasDotcEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDotcEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDotcEx', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDotcEx', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDotcEx', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasDotcEx', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDotcEx', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasDotcEx', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasDotcEx', 'y', y, true);
   if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasDotcEx', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDotcEx', 'incy', 'i32', incy);
   const result_$ = memoryArg('cublasDotcEx', 'result', result_, true);
@@ -59,9 +59,9 @@ function bind$cublasDrot(): typeof cublasDrot {
   return function cublasDrot(handle, n_, x, incx, y, incy, c, s_) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDrot', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDrot', 'n', 'i32', n_);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDrot', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDrot', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDrot', 'incx', 'i32', incx);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasDrot', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasDrot', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDrot', 'incy', 'i32', incy);
     const c$ = typeof c === 'number' ? ((s$f64[0] = c), s$slot0) : scalarArg('cublasDrot', 'c', 'f64', 'either', c, s$slot0);
     const s_$ = typeof s_ === 'number' ? ((s$f64[1] = s_), s$slot1) : scalarArg('cublasDrot', 's', 'f64', 'either', s_, s$slot1);
@@ -99,9 +99,9 @@ let cublasDrotm$c: NativeFunction | undefined;
 export function cublasDrotm(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDrotm', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDrotm', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDrotm', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDrotm', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDrotm', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasDrotm', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasDrotm', 'y', y, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDrotm', 'incy', 'i32', incy);
   pointerArg('cublasDrotm', 'param', param, true);
   const status = (cublasDrotm$c ??= binder.native('cublasDrotm'))(handle, n_, x$, incx, y$, incy, param);
@@ -155,12 +155,12 @@ function bind$cublasDsbmv(): typeof cublasDsbmv {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsbmv', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasDsbmv', 'k', 'i32', k);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasDsbmv', 'alpha', 'f64', 'either', alpha, s$slot0);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasDsbmv', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasDsbmv', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasDsbmv', 'lda', 'i32', lda);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDsbmv', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDsbmv', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDsbmv', 'incx', 'i32', incx);
     const beta$ = typeof beta === 'number' ? ((s$f64[1] = beta), s$slot1) : scalarArg('cublasDsbmv', 'beta', 'f64', 'either', beta, s$slot1);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasDsbmv', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasDsbmv', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDsbmv', 'incy', 'i32', incy);
     const status = (native$ ??= binder.native('cublasDsbmv'))(handle, uplo, n_, k, alpha$, A$, lda, x$, incx, beta$, y$, incy);
     if (status !== 0) throw fail('cublasDsbmv', status);
@@ -186,7 +186,7 @@ function bind$cublasDscal(): typeof cublasDscal {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDscal', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDscal', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasDscal', 'alpha', 'f64', 'either', alpha, s$slot0);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDscal', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDscal', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDscal', 'incx', 'i32', incx);
     const status = (native$ ??= binder.native('cublasDscal'))(handle, n_, alpha$, x$, incx);
     if (status !== 0) throw fail('cublasDscal', status);
@@ -218,11 +218,11 @@ function bind$cublasDspmv(): typeof cublasDspmv {
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDspmv', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDspmv', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasDspmv', 'alpha', 'f64', 'either', alpha, s$slot0);
-    const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasDspmv', 'AP', AP, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDspmv', 'x', x, true);
+    const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && Math.floor(AP) === AP ? AP : deviceArg('cublasDspmv', 'AP', AP, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDspmv', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDspmv', 'incx', 'i32', incx);
     const beta$ = typeof beta === 'number' ? ((s$f64[1] = beta), s$slot1) : scalarArg('cublasDspmv', 'beta', 'f64', 'either', beta, s$slot1);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasDspmv', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasDspmv', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasDspmv', 'incy', 'i32', incy);
     const status = (native$ ??= binder.native('cublasDspmv'))(handle, uplo, n_, alpha$, AP$, x$, incx, beta$, y$, incy);
     if (status !== 0) throw fail('cublasDspmv', status);

@@ -20,7 +20,7 @@ let cublasIamaxEx$c: NativeFunction | undefined;
 export function cublasIamaxEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIamaxEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIamaxEx', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIamaxEx', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIamaxEx', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasIamaxEx', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIamaxEx', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIamaxEx', 'result', result_, true);
@@ -39,7 +39,7 @@ let cublasIaminEx$c: NativeFunction | undefined;
 export function cublasIaminEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIaminEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIaminEx', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIaminEx', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIaminEx', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasIaminEx', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIaminEx', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIaminEx', 'result', result_, true);
@@ -57,7 +57,7 @@ let cublasIcamax$c: NativeFunction | undefined;
 export function cublasIcamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIcamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIcamax', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIcamax', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIcamax', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIcamax', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIcamax', 'result', result_, true);
   const status = (cublasIcamax$c ??= binder.native('cublasIcamax'))(handle, n_, x$, incx, result_$);
@@ -74,7 +74,7 @@ let cublasIcamin$c: NativeFunction | undefined;
 export function cublasIcamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIcamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIcamin', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIcamin', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIcamin', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIcamin', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIcamin', 'result', result_, true);
   const status = (cublasIcamin$c ??= binder.native('cublasIcamin'))(handle, n_, x$, incx, result_$);
@@ -91,7 +91,7 @@ let cublasIdamax$c: NativeFunction | undefined;
 export function cublasIdamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIdamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIdamax', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIdamax', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIdamax', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIdamax', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIdamax', 'result', result_, true);
   const status = (cublasIdamax$c ??= binder.native('cublasIdamax'))(handle, n_, x$, incx, result_$);
@@ -108,7 +108,7 @@ let cublasIdamin$c: NativeFunction | undefined;
 export function cublasIdamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIdamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIdamin', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIdamin', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIdamin', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIdamin', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIdamin', 'result', result_, true);
   const status = (cublasIdamin$c ??= binder.native('cublasIdamin'))(handle, n_, x$, incx, result_$);
@@ -125,7 +125,7 @@ let cublasIsamax$c: NativeFunction | undefined;
 export function cublasIsamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIsamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIsamax', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIsamax', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIsamax', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIsamax', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIsamax', 'result', result_, true);
   const status = (cublasIsamax$c ??= binder.native('cublasIsamax'))(handle, n_, x$, incx, result_$);
@@ -142,7 +142,7 @@ let cublasIsamin$c: NativeFunction | undefined;
 export function cublasIsamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIsamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIsamin', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIsamin', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIsamin', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIsamin', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIsamin', 'result', result_, true);
   const status = (cublasIsamin$c ??= binder.native('cublasIsamin'))(handle, n_, x$, incx, result_$);

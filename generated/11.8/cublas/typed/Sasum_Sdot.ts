@@ -19,7 +19,7 @@ let cublasSasum$c: NativeFunction | undefined;
 export function cublasSasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSasum', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSasum', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSasum', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSasum', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasSasum', 'result', result_, true);
   const status = (cublasSasum$c ??= binder.native('cublasSasum'))(handle, n_, x$, incx, result_$);
@@ -47,9 +47,9 @@ function bind$cublasSaxpy(): typeof cublasSaxpy {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSaxpy', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSaxpy', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSaxpy', 'alpha', 'f32', 'either', alpha, s$slot0);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSaxpy', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSaxpy', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSaxpy', 'incx', 'i32', incx);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSaxpy', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasSaxpy', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSaxpy', 'incy', 'i32', incy);
     const status = (native$ ??= binder.native('cublasSaxpy'))(handle, n_, alpha$, x$, incx, y$, incy);
     if (status !== 0) throw fail('cublasSaxpy', status);
@@ -79,7 +79,7 @@ function bind$cublasScalEx(): typeof cublasScalEx {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScalEx', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasScalEx', 'alpha', 'untyped', 'either', alpha, s$slot0);
     if (typeof alphaType !== 'number' || (alphaType | 0) !== alphaType) throw intError('cublasScalEx', 'alphaType', 'i32', alphaType);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScalEx', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScalEx', 'x', x, true);
     if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasScalEx', 'xType', 'i32', xType);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScalEx', 'incx', 'i32', incx);
     if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasScalEx', 'executionType', 'i32', executionType);
@@ -98,7 +98,7 @@ let cublasScasum$c: NativeFunction | undefined;
 export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScasum', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScasum', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScasum', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScasum', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasScasum', 'result', result_, true);
   const status = (cublasScasum$c ??= binder.native('cublasScasum'))(handle, n_, x$, incx, result_$);
@@ -115,7 +115,7 @@ let cublasScnrm2$c: NativeFunction | undefined;
 export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScnrm2', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScnrm2', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScnrm2', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScnrm2', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasScnrm2', 'result', result_, true);
   const status = (cublasScnrm2$c ??= binder.native('cublasScnrm2'))(handle, n_, x$, incx, result_$);
@@ -133,9 +133,9 @@ let cublasScopy$c: NativeFunction | undefined;
 export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScopy', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScopy', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScopy', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScopy', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasScopy', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasScopy', 'y', y, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasScopy', 'incy', 'i32', incy);
   const status = (cublasScopy$c ??= binder.native('cublasScopy'))(handle, n_, x$, incx, y$, incy);
   if (status !== 0) throw fail('cublasScopy', status);
@@ -158,11 +158,11 @@ export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideM
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm', 'mode', 'i32', mode);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSdgmm', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdgmm', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSdgmm', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasSdgmm', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSdgmm', 'lda', 'i32', lda);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSdgmm', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSdgmm', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSdgmm', 'incx', 'i32', incx);
-  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSdgmm', 'C', C, true);
+  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cublasSdgmm', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSdgmm', 'ldc', 'i32', ldc);
   const status = (cublasSdgmm$c ??= binder.native('cublasSdgmm'))(handle, mode, m, n_, A$, lda, x$, incx, C$, ldc);
   if (status !== 0) throw fail('cublasSdgmm', status);
@@ -180,9 +180,9 @@ let cublasSdot$c: NativeFunction | undefined;
 export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdot', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSdot', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSdot', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSdot', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSdot', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasSdot', 'y', y, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSdot', 'incy', 'i32', incy);
   const result_$ = memoryArg('cublasSdot', 'result', result_, true);
   const status = (cublasSdot$c ??= binder.native('cublasSdot'))(handle, n_, x$, incx, y$, incy, result_$);

@@ -55,7 +55,7 @@ export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A:
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetMatrix', 'elemSize', 'i32', elemSize);
   hostArg('cublasSetMatrix', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSetMatrix', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSetMatrix', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasSetMatrix', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSetMatrix', 'ldb', 'i32', ldb);
   const status = (cublasSetMatrix$c ??= binder.native('cublasSetMatrix'))(rows, cols, elemSize, A, lda, B$, ldb);
   if (status !== 0) throw fail('cublasSetMatrix', status);
@@ -77,7 +77,7 @@ export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: numbe
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetMatrixAsync', 'elemSize', 'i32', elemSize);
   hostArg('cublasSetMatrixAsync', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSetMatrixAsync', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSetMatrixAsync', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasSetMatrixAsync', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSetMatrixAsync', 'ldb', 'i32', ldb);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetMatrixAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasSetMatrixAsync$c ??= binder.native('cublasSetMatrixAsync'))(rows, cols, elemSize, A, lda, B$, ldb, stream);
@@ -130,7 +130,7 @@ export function cublasSetVector(n_: number, elemSize: number, x: T.HostMemory | 
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVector', 'elemSize', 'i32', elemSize);
   hostArg('cublasSetVector', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSetVector', 'incx', 'i32', incx);
-  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasSetVector', 'devicePtr', devicePtr, true);
+  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && Math.floor(devicePtr) === devicePtr ? devicePtr : deviceArg('cublasSetVector', 'devicePtr', devicePtr, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSetVector', 'incy', 'i32', incy);
   const status = (cublasSetVector$c ??= binder.native('cublasSetVector'))(n_, elemSize, x, incx, devicePtr$, incy);
   if (status !== 0) throw fail('cublasSetVector', status);
@@ -150,7 +150,7 @@ export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Ho
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVectorAsync', 'elemSize', 'i32', elemSize);
   hostArg('cublasSetVectorAsync', 'hostPtr', hostPtr, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSetVectorAsync', 'incx', 'i32', incx);
-  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasSetVectorAsync', 'devicePtr', devicePtr, true);
+  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && Math.floor(devicePtr) === devicePtr ? devicePtr : deviceArg('cublasSetVectorAsync', 'devicePtr', devicePtr, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSetVectorAsync', 'incy', 'i32', incy);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetVectorAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasSetVectorAsync$c ??= binder.native('cublasSetVectorAsync'))(n_, elemSize, hostPtr, incx, devicePtr$, incy, stream);

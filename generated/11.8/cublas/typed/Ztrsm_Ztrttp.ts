@@ -40,9 +40,9 @@ function bind$cublasZtrsm(): typeof cublasZtrsm {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZtrsm', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrsm', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZtrsm', 'alpha', 'c128', 'either', alpha, s$slot0);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZtrsm', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasZtrsm', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrsm', 'lda', 'i32', lda);
-    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasZtrsm', 'B', B, true);
+    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasZtrsm', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZtrsm', 'ldb', 'i32', ldb);
     const status = (native$ ??= binder.native('cublasZtrsm'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B$, ldb);
     if (status !== 0) throw fail('cublasZtrsm', status);
@@ -81,9 +81,9 @@ function bind$cublasZtrsmBatched(): typeof cublasZtrsmBatched {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZtrsmBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrsmBatched', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZtrsmBatched', 'alpha', 'c128', 'either', alpha, s$slot0);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZtrsmBatched', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasZtrsmBatched', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrsmBatched', 'lda', 'i32', lda);
-    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasZtrsmBatched', 'B', B, true);
+    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasZtrsmBatched', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZtrsmBatched', 'ldb', 'i32', ldb);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasZtrsmBatched', 'batchCount', 'i32', batchCount);
     const status = (native$ ??= binder.native('cublasZtrsmBatched'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B$, ldb, batchCount);
@@ -108,9 +108,9 @@ export function cublasZtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrsv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrsv', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrsv', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZtrsv', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasZtrsv', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrsv', 'lda', 'i32', lda);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZtrsv', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasZtrsv', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZtrsv', 'incx', 'i32', incx);
   const status = (cublasZtrsv$c ??= binder.native('cublasZtrsv'))(handle, uplo, trans, diag, n_, A$, lda, x$, incx);
   if (status !== 0) throw fail('cublasZtrsv', status);
@@ -128,9 +128,9 @@ export function cublasZtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrttp', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrttp', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZtrttp', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasZtrttp', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrttp', 'lda', 'i32', lda);
-  const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasZtrttp', 'AP', AP, true);
+  const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && Math.floor(AP) === AP ? AP : deviceArg('cublasZtrttp', 'AP', AP, true);
   const status = (cublasZtrttp$c ??= binder.native('cublasZtrttp'))(handle, uplo, n_, A$, lda, AP$);
   if (status !== 0) throw fail('cublasZtrttp', status);
 }

@@ -182,8 +182,8 @@ let cufftExecC2C$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!FftPlan#forward | FftPlan.forward} (objects layer) */
 export function cufftExecC2C(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecC2C', 'plan', 'i32', plan);
-  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecC2C', 'idata', idata, true);
-  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && odata % 1 === 0 ? odata : deviceArg('cufftExecC2C', 'odata', odata, true);
+  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && Math.floor(idata) === idata ? idata : deviceArg('cufftExecC2C', 'idata', idata, true);
+  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && Math.floor(odata) === odata ? odata : deviceArg('cufftExecC2C', 'odata', odata, true);
   if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftExecC2C', 'direction', 'i32', direction);
   const status = (cufftExecC2C$c ??= binder.native('cufftExecC2C'))(plan, idata$, odata$, direction);
   if (status !== 0) throw fail('cufftExecC2C', status);
@@ -197,8 +197,8 @@ let cufftExecC2R$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!FftPlan#inverse | FftPlan.inverse} (objects layer) */
 export function cufftExecC2R(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecC2R', 'plan', 'i32', plan);
-  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecC2R', 'idata', idata, true);
-  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && odata % 1 === 0 ? odata : deviceArg('cufftExecC2R', 'odata', odata, true);
+  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && Math.floor(idata) === idata ? idata : deviceArg('cufftExecC2R', 'idata', idata, true);
+  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && Math.floor(odata) === odata ? odata : deviceArg('cufftExecC2R', 'odata', odata, true);
   const status = (cufftExecC2R$c ??= binder.native('cufftExecC2R'))(plan, idata$, odata$);
   if (status !== 0) throw fail('cufftExecC2R', status);
 }
@@ -211,8 +211,8 @@ let cufftExecD2Z$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!FftPlan#forward | FftPlan.forward} (objects layer) */
 export function cufftExecD2Z(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecD2Z', 'plan', 'i32', plan);
-  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecD2Z', 'idata', idata, true);
-  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && odata % 1 === 0 ? odata : deviceArg('cufftExecD2Z', 'odata', odata, true);
+  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && Math.floor(idata) === idata ? idata : deviceArg('cufftExecD2Z', 'idata', idata, true);
+  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && Math.floor(odata) === odata ? odata : deviceArg('cufftExecD2Z', 'odata', odata, true);
   const status = (cufftExecD2Z$c ??= binder.native('cufftExecD2Z'))(plan, idata$, odata$);
   if (status !== 0) throw fail('cufftExecD2Z', status);
 }
@@ -225,8 +225,8 @@ let cufftExecR2C$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!FftPlan#forward | FftPlan.forward} (objects layer) */
 export function cufftExecR2C(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecR2C', 'plan', 'i32', plan);
-  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecR2C', 'idata', idata, true);
-  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && odata % 1 === 0 ? odata : deviceArg('cufftExecR2C', 'odata', odata, true);
+  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && Math.floor(idata) === idata ? idata : deviceArg('cufftExecR2C', 'idata', idata, true);
+  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && Math.floor(odata) === odata ? odata : deviceArg('cufftExecR2C', 'odata', odata, true);
   const status = (cufftExecR2C$c ??= binder.native('cufftExecR2C'))(plan, idata$, odata$);
   if (status !== 0) throw fail('cufftExecR2C', status);
 }
@@ -239,8 +239,8 @@ let cufftExecZ2D$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!FftPlan#inverse | FftPlan.inverse} (objects layer) */
 export function cufftExecZ2D(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecZ2D', 'plan', 'i32', plan);
-  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecZ2D', 'idata', idata, true);
-  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && odata % 1 === 0 ? odata : deviceArg('cufftExecZ2D', 'odata', odata, true);
+  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && Math.floor(idata) === idata ? idata : deviceArg('cufftExecZ2D', 'idata', idata, true);
+  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && Math.floor(odata) === odata ? odata : deviceArg('cufftExecZ2D', 'odata', odata, true);
   const status = (cufftExecZ2D$c ??= binder.native('cufftExecZ2D'))(plan, idata$, odata$);
   if (status !== 0) throw fail('cufftExecZ2D', status);
 }
@@ -254,8 +254,8 @@ let cufftExecZ2Z$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!FftPlan#forward | FftPlan.forward} (objects layer) */
 export function cufftExecZ2Z(plan: T.cufftHandle, idata: T.DeviceMemory | null, odata: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftExecZ2Z', 'plan', 'i32', plan);
-  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && idata % 1 === 0 ? idata : deviceArg('cufftExecZ2Z', 'idata', idata, true);
-  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && odata % 1 === 0 ? odata : deviceArg('cufftExecZ2Z', 'odata', odata, true);
+  const idata$ = typeof idata === 'number' && idata >= 0 && idata <= 9007199254740991 && Math.floor(idata) === idata ? idata : deviceArg('cufftExecZ2Z', 'idata', idata, true);
+  const odata$ = typeof odata === 'number' && odata >= 0 && odata <= 9007199254740991 && Math.floor(odata) === odata ? odata : deviceArg('cufftExecZ2Z', 'odata', odata, true);
   if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftExecZ2Z', 'direction', 'i32', direction);
   const status = (cufftExecZ2Z$c ??= binder.native('cufftExecZ2Z'))(plan, idata$, odata$, direction);
   if (status !== 0) throw fail('cufftExecZ2Z', status);

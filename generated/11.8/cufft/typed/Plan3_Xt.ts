@@ -64,7 +64,7 @@ let cufftSetWorkArea$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftSetWorkArea(plan: T.cufftHandle, workArea: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetWorkArea', 'plan', 'i32', plan);
-  const workArea$ = typeof workArea === 'number' && workArea >= 0 && workArea <= 9007199254740991 && workArea % 1 === 0 ? workArea : deviceArg('cufftSetWorkArea', 'workArea', workArea, true);
+  const workArea$ = typeof workArea === 'number' && workArea >= 0 && workArea <= 9007199254740991 && Math.floor(workArea) === workArea ? workArea : deviceArg('cufftSetWorkArea', 'workArea', workArea, true);
   const status = (cufftSetWorkArea$c ??= binder.native('cufftSetWorkArea'))(plan, workArea$);
   if (status !== 0) throw fail('cufftSetWorkArea', status);
 }
@@ -88,8 +88,8 @@ let cufftXtExec$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftXtExec(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExec', 'plan', 'i32', plan);
-  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExec', 'input', input, true);
-  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && output % 1 === 0 ? output : deviceArg('cufftXtExec', 'output', output, true);
+  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && Math.floor(input) === input ? input : deviceArg('cufftXtExec', 'input', input, true);
+  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && Math.floor(output) === output ? output : deviceArg('cufftXtExec', 'output', output, true);
   if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftXtExec', 'direction', 'i32', direction);
   const status = (cufftXtExec$c ??= binder.native('cufftXtExec'))(plan, input$, output$, direction);
   if (status !== 0) throw fail('cufftXtExec', status);
@@ -103,8 +103,8 @@ let cufftXtExecDescriptor$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftXtExecDescriptor(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptor', 'plan', 'i32', plan);
-  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptor', 'input', input, true);
-  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && output % 1 === 0 ? output : deviceArg('cufftXtExecDescriptor', 'output', output, true);
+  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && Math.floor(input) === input ? input : deviceArg('cufftXtExecDescriptor', 'input', input, true);
+  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && Math.floor(output) === output ? output : deviceArg('cufftXtExecDescriptor', 'output', output, true);
   if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftXtExecDescriptor', 'direction', 'i32', direction);
   const status = (cufftXtExecDescriptor$c ??= binder.native('cufftXtExecDescriptor'))(plan, input$, output$, direction);
   if (status !== 0) throw fail('cufftXtExecDescriptor', status);
@@ -118,8 +118,8 @@ let cufftXtExecDescriptorC2C$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftXtExecDescriptorC2C(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorC2C', 'plan', 'i32', plan);
-  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorC2C', 'input', input, true);
-  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && output % 1 === 0 ? output : deviceArg('cufftXtExecDescriptorC2C', 'output', output, true);
+  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && Math.floor(input) === input ? input : deviceArg('cufftXtExecDescriptorC2C', 'input', input, true);
+  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && Math.floor(output) === output ? output : deviceArg('cufftXtExecDescriptorC2C', 'output', output, true);
   if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftXtExecDescriptorC2C', 'direction', 'i32', direction);
   const status = (cufftXtExecDescriptorC2C$c ??= binder.native('cufftXtExecDescriptorC2C'))(plan, input$, output$, direction);
   if (status !== 0) throw fail('cufftXtExecDescriptorC2C', status);
@@ -132,8 +132,8 @@ let cufftXtExecDescriptorC2R$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftXtExecDescriptorC2R(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorC2R', 'plan', 'i32', plan);
-  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorC2R', 'input', input, true);
-  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && output % 1 === 0 ? output : deviceArg('cufftXtExecDescriptorC2R', 'output', output, true);
+  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && Math.floor(input) === input ? input : deviceArg('cufftXtExecDescriptorC2R', 'input', input, true);
+  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && Math.floor(output) === output ? output : deviceArg('cufftXtExecDescriptorC2R', 'output', output, true);
   const status = (cufftXtExecDescriptorC2R$c ??= binder.native('cufftXtExecDescriptorC2R'))(plan, input$, output$);
   if (status !== 0) throw fail('cufftXtExecDescriptorC2R', status);
 }
@@ -145,8 +145,8 @@ let cufftXtExecDescriptorD2Z$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftXtExecDescriptorD2Z(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorD2Z', 'plan', 'i32', plan);
-  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorD2Z', 'input', input, true);
-  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && output % 1 === 0 ? output : deviceArg('cufftXtExecDescriptorD2Z', 'output', output, true);
+  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && Math.floor(input) === input ? input : deviceArg('cufftXtExecDescriptorD2Z', 'input', input, true);
+  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && Math.floor(output) === output ? output : deviceArg('cufftXtExecDescriptorD2Z', 'output', output, true);
   const status = (cufftXtExecDescriptorD2Z$c ??= binder.native('cufftXtExecDescriptorD2Z'))(plan, input$, output$);
   if (status !== 0) throw fail('cufftXtExecDescriptorD2Z', status);
 }
@@ -158,8 +158,8 @@ let cufftXtExecDescriptorR2C$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftXtExecDescriptorR2C(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorR2C', 'plan', 'i32', plan);
-  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorR2C', 'input', input, true);
-  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && output % 1 === 0 ? output : deviceArg('cufftXtExecDescriptorR2C', 'output', output, true);
+  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && Math.floor(input) === input ? input : deviceArg('cufftXtExecDescriptorR2C', 'input', input, true);
+  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && Math.floor(output) === output ? output : deviceArg('cufftXtExecDescriptorR2C', 'output', output, true);
   const status = (cufftXtExecDescriptorR2C$c ??= binder.native('cufftXtExecDescriptorR2C'))(plan, input$, output$);
   if (status !== 0) throw fail('cufftXtExecDescriptorR2C', status);
 }
@@ -171,8 +171,8 @@ let cufftXtExecDescriptorZ2D$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftXtExecDescriptorZ2D(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorZ2D', 'plan', 'i32', plan);
-  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorZ2D', 'input', input, true);
-  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && output % 1 === 0 ? output : deviceArg('cufftXtExecDescriptorZ2D', 'output', output, true);
+  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && Math.floor(input) === input ? input : deviceArg('cufftXtExecDescriptorZ2D', 'input', input, true);
+  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && Math.floor(output) === output ? output : deviceArg('cufftXtExecDescriptorZ2D', 'output', output, true);
   const status = (cufftXtExecDescriptorZ2D$c ??= binder.native('cufftXtExecDescriptorZ2D'))(plan, input$, output$);
   if (status !== 0) throw fail('cufftXtExecDescriptorZ2D', status);
 }
@@ -185,8 +185,8 @@ let cufftXtExecDescriptorZ2Z$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cufft/index.html). */
 export function cufftXtExecDescriptorZ2Z(plan: T.cufftHandle, input: T.DeviceMemory | null, output: T.DeviceMemory | null, direction: number): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtExecDescriptorZ2Z', 'plan', 'i32', plan);
-  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && input % 1 === 0 ? input : deviceArg('cufftXtExecDescriptorZ2Z', 'input', input, true);
-  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && output % 1 === 0 ? output : deviceArg('cufftXtExecDescriptorZ2Z', 'output', output, true);
+  const input$ = typeof input === 'number' && input >= 0 && input <= 9007199254740991 && Math.floor(input) === input ? input : deviceArg('cufftXtExecDescriptorZ2Z', 'input', input, true);
+  const output$ = typeof output === 'number' && output >= 0 && output <= 9007199254740991 && Math.floor(output) === output ? output : deviceArg('cufftXtExecDescriptorZ2Z', 'output', output, true);
   if (typeof direction !== 'number' || (direction | 0) !== direction) throw intError('cufftXtExecDescriptorZ2Z', 'direction', 'i32', direction);
   const status = (cufftXtExecDescriptorZ2Z$c ??= binder.native('cufftXtExecDescriptorZ2Z'))(plan, input$, output$, direction);
   if (status !== 0) throw fail('cufftXtExecDescriptorZ2Z', status);

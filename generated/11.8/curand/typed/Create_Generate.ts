@@ -112,7 +112,7 @@ let curandGenerate$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/curand/index.html). */
 export function curandGenerate(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerate', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerate', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGenerate', 'outputPtr', outputPtr, true);
   if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerate', 'num', num, false);
   const status = (curandGenerate$c ??= binder.native('curandGenerate'))(generator, outputPtr$, num);
   if (status !== 0) throw fail('curandGenerate', status);
@@ -127,7 +127,7 @@ let curandGenerateBinomial$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/curand/index.html). */
 export function curandGenerateBinomial(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64, n_: number, p: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateBinomial', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateBinomial', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGenerateBinomial', 'outputPtr', outputPtr, true);
   if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerateBinomial', 'num', num, false);
   if (typeof n_ !== 'number' || (n_ >>> 0) !== n_) throw intError('curandGenerateBinomial', 'n', 'u32', n_);
   if (typeof p !== 'number') throw argError('curandGenerateBinomial', 'p', 'a number', p);
@@ -145,7 +145,7 @@ let curandGenerateBinomialMethod$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/curand/index.html). */
 export function curandGenerateBinomialMethod(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64, n_: number, p: number, method: T.curandMethod_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateBinomialMethod', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateBinomialMethod', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGenerateBinomialMethod', 'outputPtr', outputPtr, true);
   if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerateBinomialMethod', 'num', num, false);
   if (typeof n_ !== 'number' || (n_ >>> 0) !== n_) throw intError('curandGenerateBinomialMethod', 'n', 'u32', n_);
   if (typeof p !== 'number') throw argError('curandGenerateBinomialMethod', 'p', 'a number', p);
@@ -163,7 +163,7 @@ let curandGenerateLogNormal$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/curand/index.html). */
 export function curandGenerateLogNormal(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateLogNormal', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateLogNormal', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGenerateLogNormal', 'outputPtr', outputPtr, true);
   if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGenerateLogNormal', 'n', n_, false);
   if (typeof mean !== 'number') throw argError('curandGenerateLogNormal', 'mean', 'a number', mean);
   if (typeof stddev !== 'number') throw argError('curandGenerateLogNormal', 'stddev', 'a number', stddev);
@@ -180,7 +180,7 @@ let curandGenerateLogNormalDouble$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/curand/index.html). */
 export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateLogNormalDouble', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateLogNormalDouble', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGenerateLogNormalDouble', 'outputPtr', outputPtr, true);
   if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGenerateLogNormalDouble', 'n', n_, false);
   if (typeof mean !== 'number') throw argError('curandGenerateLogNormalDouble', 'mean', 'a number', mean);
   if (typeof stddev !== 'number') throw argError('curandGenerateLogNormalDouble', 'stddev', 'a number', stddev);
@@ -195,7 +195,7 @@ let curandGenerateLongLong$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/curand/index.html). */
 export function curandGenerateLongLong(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateLongLong', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateLongLong', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGenerateLongLong', 'outputPtr', outputPtr, true);
   if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerateLongLong', 'num', num, false);
   const status = (curandGenerateLongLong$c ??= binder.native('curandGenerateLongLong'))(generator, outputPtr$, num);
   if (status !== 0) throw fail('curandGenerateLongLong', status);
@@ -210,7 +210,7 @@ let curandGenerateNormal$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/curand/index.html). */
 export function curandGenerateNormal(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateNormal', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateNormal', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGenerateNormal', 'outputPtr', outputPtr, true);
   if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGenerateNormal', 'n', n_, false);
   if (typeof mean !== 'number') throw argError('curandGenerateNormal', 'mean', 'a number', mean);
   if (typeof stddev !== 'number') throw argError('curandGenerateNormal', 'stddev', 'a number', stddev);
@@ -227,7 +227,7 @@ let curandGenerateNormalDouble$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/curand/index.html). */
 export function curandGenerateNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateNormalDouble', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateNormalDouble', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGenerateNormalDouble', 'outputPtr', outputPtr, true);
   if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGenerateNormalDouble', 'n', n_, false);
   if (typeof mean !== 'number') throw argError('curandGenerateNormalDouble', 'mean', 'a number', mean);
   if (typeof stddev !== 'number') throw argError('curandGenerateNormalDouble', 'stddev', 'a number', stddev);
@@ -243,7 +243,7 @@ let curandGeneratePoisson$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/curand/index.html). */
 export function curandGeneratePoisson(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, lambda: number): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGeneratePoisson', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGeneratePoisson', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGeneratePoisson', 'outputPtr', outputPtr, true);
   if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGeneratePoisson', 'n', n_, false);
   if (typeof lambda !== 'number') throw argError('curandGeneratePoisson', 'lambda', 'a number', lambda);
   const status = (curandGeneratePoisson$c ??= binder.native('curandGeneratePoisson'))(generator, outputPtr$, n_, lambda);
@@ -259,7 +259,7 @@ let curandGeneratePoissonMethod$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/curand/index.html). */
 export function curandGeneratePoissonMethod(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, lambda: number, method: T.curandMethod_t): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGeneratePoissonMethod', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGeneratePoissonMethod', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGeneratePoissonMethod', 'outputPtr', outputPtr, true);
   if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGeneratePoissonMethod', 'n', n_, false);
   if (typeof lambda !== 'number') throw argError('curandGeneratePoissonMethod', 'lambda', 'a number', lambda);
   if (typeof method !== 'number' || (method | 0) !== method) throw intError('curandGeneratePoissonMethod', 'method', 'i32', method);
@@ -284,7 +284,7 @@ let curandGenerateUniform$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!RandomGenerator#uniform | RandomGenerator.uniform} (objects layer) */
 export function curandGenerateUniform(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateUniform', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateUniform', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGenerateUniform', 'outputPtr', outputPtr, true);
   if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerateUniform', 'num', num, false);
   const status = (curandGenerateUniform$c ??= binder.native('curandGenerateUniform'))(generator, outputPtr$, num);
   if (status !== 0) throw fail('curandGenerateUniform', status);
@@ -298,7 +298,7 @@ let curandGenerateUniformDouble$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!RandomGenerator#uniform | RandomGenerator.uniform} (objects layer) */
 export function curandGenerateUniformDouble(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
   if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateUniformDouble', 'generator', generator, true) as typeof generator;
-  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateUniformDouble', 'outputPtr', outputPtr, true);
+  const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && Math.floor(outputPtr) === outputPtr ? outputPtr : deviceArg('curandGenerateUniformDouble', 'outputPtr', outputPtr, true);
   if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerateUniformDouble', 'num', num, false);
   const status = (curandGenerateUniformDouble$c ??= binder.native('curandGenerateUniformDouble'))(generator, outputPtr$, num);
   if (status !== 0) throw fail('curandGenerateUniformDouble', status);

@@ -23,11 +23,11 @@ export function cusolverDnDgetrf(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgetrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgetrf', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgetrf', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDgetrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDgetrf', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgetrf', 'lda', 'i32', lda);
-  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Workspace % 1 === 0 ? Workspace : deviceArg('cusolverDnDgetrf', 'Workspace', Workspace, true);
-  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && devIpiv % 1 === 0 ? devIpiv : deviceArg('cusolverDnDgetrf', 'devIpiv', devIpiv, true);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnDgetrf', 'devInfo', devInfo, true);
+  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Math.floor(Workspace) === Workspace ? Workspace : deviceArg('cusolverDnDgetrf', 'Workspace', Workspace, true);
+  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && Math.floor(devIpiv) === devIpiv ? devIpiv : deviceArg('cusolverDnDgetrf', 'devIpiv', devIpiv, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnDgetrf', 'devInfo', devInfo, true);
   const status = (cusolverDnDgetrf$c ??= binder.native('cusolverDnDgetrf'))(handle, m, n_, A$, lda, Workspace$, devIpiv$, devInfo$);
   if (status !== 0) throw fail('cusolverDnDgetrf', status);
 }
@@ -52,7 +52,7 @@ function bind$cusolverDnDgetrf_bufferSize(): typeof cusolverDnDgetrf_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgetrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgetrf_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgetrf_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDgetrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDgetrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgetrf_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDgetrf_bufferSize'))(handle, m, n_, A$, lda, s$bytes);
@@ -78,12 +78,12 @@ export function cusolverDnDgetrs(handle: T.cusolverDnHandle_t | null, trans: T.c
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnDgetrs', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgetrs', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDgetrs', 'nrhs', 'i32', nrhs);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDgetrs', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDgetrs', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgetrs', 'lda', 'i32', lda);
-  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && devIpiv % 1 === 0 ? devIpiv : deviceArg('cusolverDnDgetrs', 'devIpiv', devIpiv, true);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnDgetrs', 'B', B, true);
+  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && Math.floor(devIpiv) === devIpiv ? devIpiv : deviceArg('cusolverDnDgetrs', 'devIpiv', devIpiv, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnDgetrs', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDgetrs', 'ldb', 'i32', ldb);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnDgetrs', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnDgetrs', 'devInfo', devInfo, true);
   const status = (cusolverDnDgetrs$c ??= binder.native('cusolverDnDgetrs'))(handle, trans, n_, nrhs, A$, lda, devIpiv$, B$, ldb, devInfo$);
   if (status !== 0) throw fail('cusolverDnDgetrs', status);
 }
@@ -101,11 +101,11 @@ let cusolverDnDlaswp$c: NativeFunction | undefined;
 export function cusolverDnDlaswp(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, k1: number, k2: number, devIpiv: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDlaswp', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDlaswp', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDlaswp', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDlaswp', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDlaswp', 'lda', 'i32', lda);
   if (typeof k1 !== 'number' || (k1 | 0) !== k1) throw intError('cusolverDnDlaswp', 'k1', 'i32', k1);
   if (typeof k2 !== 'number' || (k2 | 0) !== k2) throw intError('cusolverDnDlaswp', 'k2', 'i32', k2);
-  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && devIpiv % 1 === 0 ? devIpiv : deviceArg('cusolverDnDlaswp', 'devIpiv', devIpiv, true);
+  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && Math.floor(devIpiv) === devIpiv ? devIpiv : deviceArg('cusolverDnDlaswp', 'devIpiv', devIpiv, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cusolverDnDlaswp', 'incx', 'i32', incx);
   const status = (cusolverDnDlaswp$c ??= binder.native('cusolverDnDlaswp'))(handle, n_, A$, lda, k1, k2, devIpiv$, incx);
   if (status !== 0) throw fail('cusolverDnDlaswp', status);
@@ -125,11 +125,11 @@ export function cusolverDnDlauum(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDlauum', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDlauum', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDlauum', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDlauum', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDlauum', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDlauum', 'lda', 'i32', lda);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnDlauum', 'work', work, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnDlauum', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDlauum', 'lwork', 'i32', lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnDlauum', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnDlauum', 'devInfo', devInfo, true);
   const status = (cusolverDnDlauum$c ??= binder.native('cusolverDnDlauum'))(handle, uplo, n_, A$, lda, work$, lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnDlauum', status);
 }
@@ -154,7 +154,7 @@ function bind$cusolverDnDlauum_bufferSize(): typeof cusolverDnDlauum_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDlauum_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDlauum_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDlauum_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDlauum_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDlauum_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDlauum_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDlauum_bufferSize'))(handle, uplo, n_, A$, lda, s$bytes);
@@ -182,12 +182,12 @@ export function cusolverDnDorgbr(handle: T.cusolverDnHandle_t | null, side: T.cu
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDorgbr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgbr', 'n', 'i32', n_);
   if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnDorgbr', 'k', 'i32', k);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDorgbr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDorgbr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDorgbr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnDorgbr', 'tau', tau, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnDorgbr', 'work', work, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnDorgbr', 'tau', tau, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnDorgbr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDorgbr', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnDorgbr', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnDorgbr', 'info', info, true);
   const status = (cusolverDnDorgbr$c ??= binder.native('cusolverDnDorgbr'))(handle, side, m, n_, k, A$, lda, tau$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnDorgbr', status);
 }
@@ -217,9 +217,9 @@ function bind$cusolverDnDorgbr_bufferSize(): typeof cusolverDnDorgbr_bufferSize 
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDorgbr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgbr_bufferSize', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnDorgbr_bufferSize', 'k', 'i32', k);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDorgbr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDorgbr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDorgbr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnDorgbr_bufferSize', 'tau', tau, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnDorgbr_bufferSize', 'tau', tau, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDorgbr_bufferSize'))(handle, side, m, n_, k, A$, lda, tau$, s$bytes);
     if (status !== 0) throw fail('cusolverDnDorgbr_bufferSize', status);

@@ -24,12 +24,12 @@ export function cusolverDnSorgtr(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSorgtr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSorgtr', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgtr', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSorgtr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSorgtr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgtr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSorgtr', 'tau', tau, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSorgtr', 'work', work, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSorgtr', 'tau', tau, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSorgtr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSorgtr', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSorgtr', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnSorgtr', 'info', info, true);
   const status = (cusolverDnSorgtr$c ??= binder.native('cusolverDnSorgtr'))(handle, uplo, n_, A$, lda, tau$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnSorgtr', status);
 }
@@ -55,9 +55,9 @@ function bind$cusolverDnSorgtr_bufferSize(): typeof cusolverDnSorgtr_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSorgtr_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSorgtr_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgtr_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSorgtr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSorgtr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgtr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSorgtr_bufferSize', 'tau', tau, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSorgtr_bufferSize', 'tau', tau, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSorgtr_bufferSize'))(handle, uplo, n_, A$, lda, tau$, s$bytes);
     if (status !== 0) throw fail('cusolverDnSorgtr_bufferSize', status);
@@ -88,14 +88,14 @@ export function cusolverDnSormqr(handle: T.cusolverDnHandle_t | null, side: T.cu
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSormqr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSormqr', 'n', 'i32', n_);
   if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSormqr', 'k', 'i32', k);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSormqr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSormqr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSormqr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSormqr', 'tau', tau, true);
-  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cusolverDnSormqr', 'C', C, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSormqr', 'tau', tau, true);
+  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cusolverDnSormqr', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnSormqr', 'ldc', 'i32', ldc);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSormqr', 'work', work, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSormqr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSormqr', 'lwork', 'i32', lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnSormqr', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnSormqr', 'devInfo', devInfo, true);
   const status = (cusolverDnSormqr$c ??= binder.native('cusolverDnSormqr'))(handle, side, trans, m, n_, k, A$, lda, tau$, C$, ldc, work$, lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnSormqr', status);
 }
@@ -129,10 +129,10 @@ function bind$cusolverDnSormqr_bufferSize(): typeof cusolverDnSormqr_bufferSize 
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSormqr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSormqr_bufferSize', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSormqr_bufferSize', 'k', 'i32', k);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSormqr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSormqr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSormqr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSormqr_bufferSize', 'tau', tau, true);
-    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cusolverDnSormqr_bufferSize', 'C', C, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSormqr_bufferSize', 'tau', tau, true);
+    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cusolverDnSormqr_bufferSize', 'C', C, true);
     if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnSormqr_bufferSize', 'ldc', 'i32', ldc);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSormqr_bufferSize'))(handle, side, trans, m, n_, k, A$, lda, tau$, C$, ldc, s$bytes);
@@ -164,14 +164,14 @@ export function cusolverDnSormtr(handle: T.cusolverDnHandle_t | null, side: T.cu
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnSormtr', 'trans', 'i32', trans);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSormtr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSormtr', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSormtr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSormtr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSormtr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSormtr', 'tau', tau, true);
-  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cusolverDnSormtr', 'C', C, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSormtr', 'tau', tau, true);
+  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cusolverDnSormtr', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnSormtr', 'ldc', 'i32', ldc);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSormtr', 'work', work, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSormtr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSormtr', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSormtr', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnSormtr', 'info', info, true);
   const status = (cusolverDnSormtr$c ??= binder.native('cusolverDnSormtr'))(handle, side, uplo, trans, m, n_, A$, lda, tau$, C$, ldc, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnSormtr', status);
 }
@@ -205,10 +205,10 @@ function bind$cusolverDnSormtr_bufferSize(): typeof cusolverDnSormtr_bufferSize 
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnSormtr_bufferSize', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSormtr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSormtr_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSormtr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSormtr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSormtr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSormtr_bufferSize', 'tau', tau, true);
-    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cusolverDnSormtr_bufferSize', 'C', C, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSormtr_bufferSize', 'tau', tau, true);
+    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cusolverDnSormtr_bufferSize', 'C', C, true);
     if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnSormtr_bufferSize', 'ldc', 'i32', ldc);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSormtr_bufferSize'))(handle, side, uplo, trans, m, n_, A$, lda, tau$, C$, ldc, s$bytes);
@@ -231,11 +231,11 @@ export function cusolverDnSpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrf', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSpotrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSpotrf', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrf', 'lda', 'i32', lda);
-  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Workspace % 1 === 0 ? Workspace : deviceArg('cusolverDnSpotrf', 'Workspace', Workspace, true);
+  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Math.floor(Workspace) === Workspace ? Workspace : deviceArg('cusolverDnSpotrf', 'Workspace', Workspace, true);
   if (typeof Lwork !== 'number' || (Lwork | 0) !== Lwork) throw intError('cusolverDnSpotrf', 'Lwork', 'i32', Lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnSpotrf', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnSpotrf', 'devInfo', devInfo, true);
   const status = (cusolverDnSpotrf$c ??= binder.native('cusolverDnSpotrf'))(handle, uplo, n_, A$, lda, Workspace$, Lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnSpotrf', status);
 }
@@ -253,9 +253,9 @@ export function cusolverDnSpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrfBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrfBatched', 'n', 'i32', n_);
-  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cusolverDnSpotrfBatched', 'Aarray', Aarray, true);
+  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Math.floor(Aarray) === Aarray ? Aarray : deviceArg('cusolverDnSpotrfBatched', 'Aarray', Aarray, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrfBatched', 'lda', 'i32', lda);
-  const infoArray$ = typeof infoArray === 'number' && infoArray >= 0 && infoArray <= 9007199254740991 && infoArray % 1 === 0 ? infoArray : deviceArg('cusolverDnSpotrfBatched', 'infoArray', infoArray, true);
+  const infoArray$ = typeof infoArray === 'number' && infoArray >= 0 && infoArray <= 9007199254740991 && Math.floor(infoArray) === infoArray ? infoArray : deviceArg('cusolverDnSpotrfBatched', 'infoArray', infoArray, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSpotrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnSpotrfBatched$c ??= binder.native('cusolverDnSpotrfBatched'))(handle, uplo, n_, Aarray$, lda, infoArray$, batchSize);
   if (status !== 0) throw fail('cusolverDnSpotrfBatched', status);
@@ -281,7 +281,7 @@ function bind$cusolverDnSpotrf_bufferSize(): typeof cusolverDnSpotrf_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrf_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrf_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSpotrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSpotrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrf_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSpotrf_bufferSize'))(handle, uplo, n_, A$, lda, s$bytes);

@@ -31,14 +31,14 @@ export function cusolverDnSsygvj(handle: T.cusolverDnHandle_t | null, itype: T.c
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvj', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvj', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvj', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsygvj', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSsygvj', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvj', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnSsygvj', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnSsygvj', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvj', 'ldb', 'i32', ldb);
-  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSsygvj', 'W', W, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSsygvj', 'work', work, true);
+  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnSsygvj', 'W', W, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSsygvj', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsygvj', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSsygvj', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnSsygvj', 'info', info, true);
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSsygvj', 'params', params, true) as typeof params;
   const status = (cusolverDnSsygvj$c ??= binder.native('cusolverDnSsygvj'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W$, work$, lwork, info$, params);
   if (status !== 0) throw fail('cusolverDnSsygvj', status);
@@ -72,11 +72,11 @@ function bind$cusolverDnSsygvj_bufferSize(): typeof cusolverDnSsygvj_bufferSize 
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvj_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvj_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvj_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsygvj_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSsygvj_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvj_bufferSize', 'lda', 'i32', lda);
-    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnSsygvj_bufferSize', 'B', B, true);
+    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnSsygvj_bufferSize', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvj_bufferSize', 'ldb', 'i32', ldb);
-    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSsygvj_bufferSize', 'W', W, true);
+    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnSsygvj_bufferSize', 'W', W, true);
     s$f64[0] = 0;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSsygvj_bufferSize', 'params', params, true) as typeof params;
     const status = (native$ ??= binder.native('cusolverDnSsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W$, s$bytes, params);
@@ -102,14 +102,14 @@ export function cusolverDnSsytrd(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsytrd', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytrd', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrd', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsytrd', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSsytrd', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrd', 'lda', 'i32', lda);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusolverDnSsytrd', 'd', d, true);
-  const e$ = typeof e === 'number' && e >= 0 && e <= 9007199254740991 && e % 1 === 0 ? e : deviceArg('cusolverDnSsytrd', 'e', e, true);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSsytrd', 'tau', tau, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSsytrd', 'work', work, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusolverDnSsytrd', 'd', d, true);
+  const e$ = typeof e === 'number' && e >= 0 && e <= 9007199254740991 && Math.floor(e) === e ? e : deviceArg('cusolverDnSsytrd', 'e', e, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSsytrd', 'tau', tau, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSsytrd', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsytrd', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSsytrd', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnSsytrd', 'info', info, true);
   const status = (cusolverDnSsytrd$c ??= binder.native('cusolverDnSsytrd'))(handle, uplo, n_, A$, lda, d$, e$, tau$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnSsytrd', status);
 }
@@ -137,11 +137,11 @@ function bind$cusolverDnSsytrd_bufferSize(): typeof cusolverDnSsytrd_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsytrd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytrd_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrd_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsytrd_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSsytrd_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrd_bufferSize', 'lda', 'i32', lda);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusolverDnSsytrd_bufferSize', 'd', d, true);
-    const e$ = typeof e === 'number' && e >= 0 && e <= 9007199254740991 && e % 1 === 0 ? e : deviceArg('cusolverDnSsytrd_bufferSize', 'e', e, true);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSsytrd_bufferSize', 'tau', tau, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusolverDnSsytrd_bufferSize', 'd', d, true);
+    const e$ = typeof e === 'number' && e >= 0 && e <= 9007199254740991 && Math.floor(e) === e ? e : deviceArg('cusolverDnSsytrd_bufferSize', 'e', e, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSsytrd_bufferSize', 'tau', tau, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSsytrd_bufferSize'))(handle, uplo, n_, A$, lda, d$, e$, tau$, s$bytes);
     if (status !== 0) throw fail('cusolverDnSsytrd_bufferSize', status);
@@ -164,12 +164,12 @@ export function cusolverDnSsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsytrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrf', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsytrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSsytrf', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrf', 'lda', 'i32', lda);
-  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnSsytrf', 'ipiv', ipiv, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSsytrf', 'work', work, true);
+  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && Math.floor(ipiv) === ipiv ? ipiv : deviceArg('cusolverDnSsytrf', 'ipiv', ipiv, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSsytrf', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsytrf', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSsytrf', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnSsytrf', 'info', info, true);
   const status = (cusolverDnSsytrf$c ??= binder.native('cusolverDnSsytrf'))(handle, uplo, n_, A$, lda, ipiv$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnSsytrf', status);
 }
@@ -192,7 +192,7 @@ function bind$cusolverDnSsytrf_bufferSize(): typeof cusolverDnSsytrf_bufferSize 
   return function cusolverDnSsytrf_bufferSize(handle, n_, A, lda) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsytrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrf_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsytrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSsytrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrf_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSsytrf_bufferSize'))(handle, n_, A$, lda, s$bytes);
@@ -216,12 +216,12 @@ export function cusolverDnSsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsytri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytri', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsytri', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSsytri', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytri', 'lda', 'i32', lda);
-  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnSsytri', 'ipiv', ipiv, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSsytri', 'work', work, true);
+  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && Math.floor(ipiv) === ipiv ? ipiv : deviceArg('cusolverDnSsytri', 'ipiv', ipiv, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSsytri', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsytri', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSsytri', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnSsytri', 'info', info, true);
   const status = (cusolverDnSsytri$c ??= binder.native('cusolverDnSsytri'))(handle, uplo, n_, A$, lda, ipiv$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnSsytri', status);
 }
@@ -247,9 +247,9 @@ function bind$cusolverDnSsytri_bufferSize(): typeof cusolverDnSsytri_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsytri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytri_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsytri_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSsytri_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytri_bufferSize', 'lda', 'i32', lda);
-    const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnSsytri_bufferSize', 'ipiv', ipiv, true);
+    const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && Math.floor(ipiv) === ipiv ? ipiv : deviceArg('cusolverDnSsytri_bufferSize', 'ipiv', ipiv, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSsytri_bufferSize'))(handle, uplo, n_, A$, lda, ipiv$, s$bytes);
     if (status !== 0) throw fail('cusolverDnSsytri_bufferSize', status);

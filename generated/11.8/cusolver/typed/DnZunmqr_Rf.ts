@@ -32,14 +32,14 @@ export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t | null, side: T.cu
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZunmqr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZunmqr', 'n', 'i32', n_);
   if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZunmqr', 'k', 'i32', k);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZunmqr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZunmqr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZunmqr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnZunmqr', 'tau', tau, true);
-  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cusolverDnZunmqr', 'C', C, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnZunmqr', 'tau', tau, true);
+  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cusolverDnZunmqr', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnZunmqr', 'ldc', 'i32', ldc);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZunmqr', 'work', work, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnZunmqr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZunmqr', 'lwork', 'i32', lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnZunmqr', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnZunmqr', 'devInfo', devInfo, true);
   const status = (cusolverDnZunmqr$c ??= binder.native('cusolverDnZunmqr'))(handle, side, trans, m, n_, k, A$, lda, tau$, C$, ldc, work$, lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnZunmqr', status);
 }
@@ -73,10 +73,10 @@ function bind$cusolverDnZunmqr_bufferSize(): typeof cusolverDnZunmqr_bufferSize 
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZunmqr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZunmqr_bufferSize', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZunmqr_bufferSize', 'k', 'i32', k);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZunmqr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZunmqr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZunmqr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnZunmqr_bufferSize', 'tau', tau, true);
-    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cusolverDnZunmqr_bufferSize', 'C', C, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnZunmqr_bufferSize', 'tau', tau, true);
+    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cusolverDnZunmqr_bufferSize', 'C', C, true);
     if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnZunmqr_bufferSize', 'ldc', 'i32', ldc);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZunmqr_bufferSize'))(handle, side, trans, m, n_, k, A$, lda, tau$, C$, ldc, s$bytes);
@@ -108,14 +108,14 @@ export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t | null, side: T.cu
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnZunmtr', 'trans', 'i32', trans);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZunmtr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZunmtr', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZunmtr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZunmtr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZunmtr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnZunmtr', 'tau', tau, true);
-  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cusolverDnZunmtr', 'C', C, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnZunmtr', 'tau', tau, true);
+  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cusolverDnZunmtr', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnZunmtr', 'ldc', 'i32', ldc);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZunmtr', 'work', work, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnZunmtr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZunmtr', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnZunmtr', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnZunmtr', 'info', info, true);
   const status = (cusolverDnZunmtr$c ??= binder.native('cusolverDnZunmtr'))(handle, side, uplo, trans, m, n_, A$, lda, tau$, C$, ldc, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnZunmtr', status);
 }
@@ -149,10 +149,10 @@ function bind$cusolverDnZunmtr_bufferSize(): typeof cusolverDnZunmtr_bufferSize 
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnZunmtr_bufferSize', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZunmtr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZunmtr_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZunmtr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZunmtr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZunmtr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnZunmtr_bufferSize', 'tau', tau, true);
-    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cusolverDnZunmtr_bufferSize', 'C', C, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnZunmtr_bufferSize', 'tau', tau, true);
+    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cusolverDnZunmtr_bufferSize', 'C', C, true);
     if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnZunmtr_bufferSize', 'ldc', 'i32', ldc);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A$, lda, tau$, C$, ldc, s$bytes);

@@ -24,12 +24,12 @@ export function cusparseCgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2', 'n', 'i32', n_);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseCgtsv2', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseCgtsv2', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseCgtsv2', 'du', du, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseCgtsv2', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseCgtsv2', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseCgtsv2', 'du', du, true);
   pointerArg('cusparseCgtsv2', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2', 'ldb', 'i32', ldb);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCgtsv2', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseCgtsv2', 'pBuffer', pBuffer, true);
   const status = (cusparseCgtsv2$c ??= binder.native('cusparseCgtsv2'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer$);
   if (status !== 0) throw fail('cusparseCgtsv2', status);
 }
@@ -48,13 +48,13 @@ let cusparseCgtsv2StridedBatch$c: NativeFunction | undefined;
 export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2StridedBatch', 'm', 'i32', m);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseCgtsv2StridedBatch', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseCgtsv2StridedBatch', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseCgtsv2StridedBatch', 'du', du, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseCgtsv2StridedBatch', 'x', x, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseCgtsv2StridedBatch', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseCgtsv2StridedBatch', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseCgtsv2StridedBatch', 'du', du, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseCgtsv2StridedBatch', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgtsv2StridedBatch', 'batchCount', 'i32', batchCount);
   if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseCgtsv2StridedBatch', 'batchStride', 'i32', batchStride);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCgtsv2StridedBatch', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseCgtsv2StridedBatch', 'pBuffer', pBuffer, true);
   const status = (cusparseCgtsv2StridedBatch$c ??= binder.native('cusparseCgtsv2StridedBatch'))(handle, m, dl$, d$, du$, x$, batchCount, batchStride, pBuffer$);
   if (status !== 0) throw fail('cusparseCgtsv2StridedBatch', status);
 }
@@ -82,10 +82,10 @@ function bind$cusparseCgtsv2StridedBatch_bufferSizeExt(): typeof cusparseCgtsv2S
   return function cusparseCgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
     if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
     s$f64[0] = 0;
@@ -123,9 +123,9 @@ function bind$cusparseCgtsv2_bufferSizeExt(): typeof cusparseCgtsv2_bufferSizeEx
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2_bufferSizeExt', 'n', 'i32', n_);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseCgtsv2_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseCgtsv2_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseCgtsv2_bufferSizeExt', 'du', du, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseCgtsv2_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseCgtsv2_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseCgtsv2_bufferSizeExt', 'du', du, true);
     pointerArg('cusparseCgtsv2_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
     s$f64[0] = 0;
@@ -154,12 +154,12 @@ export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_nopivot', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2_nopivot', 'n', 'i32', n_);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseCgtsv2_nopivot', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseCgtsv2_nopivot', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseCgtsv2_nopivot', 'du', du, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseCgtsv2_nopivot', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseCgtsv2_nopivot', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseCgtsv2_nopivot', 'du', du, true);
   pointerArg('cusparseCgtsv2_nopivot', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_nopivot', 'ldb', 'i32', ldb);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCgtsv2_nopivot', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseCgtsv2_nopivot', 'pBuffer', pBuffer, true);
   const status = (cusparseCgtsv2_nopivot$c ??= binder.native('cusparseCgtsv2_nopivot'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer$);
   if (status !== 0) throw fail('cusparseCgtsv2_nopivot', status);
 }
@@ -188,9 +188,9 @@ function bind$cusparseCgtsv2_nopivot_bufferSizeExt(): typeof cusparseCgtsv2_nopi
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'du', du, true);
     pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
     s$f64[0] = 0;
@@ -243,8 +243,8 @@ export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: numb
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCnnz_compress', 'm', 'i32', m);
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseCnnz_compress', 'descr', descr, true) as typeof descr;
-  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseCnnz_compress', 'csrSortedValA', csrSortedValA, true);
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseCnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseCnnz_compress', 'csrSortedValA', csrSortedValA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseCnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCnnz_compress', 'nnzPerRow', nnzPerRow, true);
   pointerArg('cusparseCnnz_compress', 'nnzC', nnzC, true);
   tol = checkRecord('cusparseCnnz_compress', 'tol', records.float2(), tol);

@@ -40,7 +40,7 @@ function bind$cusparseConstrainedGeMM(): typeof cusparseConstrainedGeMM {
     const beta$ = scalarArg('cusparseConstrainedGeMM', 'beta', 'untyped', 'either', beta, s$slot1);
     if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseConstrainedGeMM', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseConstrainedGeMM', 'computeType', 'i32', computeType);
-    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseConstrainedGeMM', 'externalBuffer', externalBuffer, true);
+    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseConstrainedGeMM', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseConstrainedGeMM'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, externalBuffer$);
     if (status !== 0) throw fail('cusparseConstrainedGeMM', status);
   };
@@ -112,7 +112,7 @@ function bind$cusparseCooAoSGet(): typeof cusparseCooAoSGet {
     pointerArg('cusparseCooAoSGet', 'cols', cols, true);
     pointerArg('cusparseCooAoSGet', 'nnz', nnz, true);
     s$f64[0] = 0;
-    const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCooAoSGet', 'cooValues', cooValues, true);
+    const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && Math.floor(cooValues) === cooValues ? cooValues : deviceArg('cusparseCooAoSGet', 'cooValues', cooValues, true);
     s$f64[1] = 0;
     s$f64[2] = 0;
     s$f64[3] = 0;
@@ -161,7 +161,7 @@ export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   pointerArg('cusparseCooSetPointers', 'cooRows', cooRows, true);
   pointerArg('cusparseCooSetPointers', 'cooColumns', cooColumns, true);
-  const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCooSetPointers', 'cooValues', cooValues, true);
+  const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && Math.floor(cooValues) === cooValues ? cooValues : deviceArg('cusparseCooSetPointers', 'cooValues', cooValues, true);
   const status = (cusparseCooSetPointers$c ??= binder.native('cusparseCooSetPointers'))(spMatDescr, cooRows, cooColumns, cooValues$);
   if (status !== 0) throw fail('cusparseCooSetPointers', status);
 }
@@ -241,8 +241,8 @@ function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
     if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || Math.floor(ellBlockSize) !== ellBlockSize) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
     if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || Math.floor(ellCols) !== ellCols) int64Arg('cusparseCreateBlockedEll', 'ellCols', ellCols, true);
-    const ellColInd$ = typeof ellColInd === 'number' && ellColInd >= 0 && ellColInd <= 9007199254740991 && ellColInd % 1 === 0 ? ellColInd : deviceArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
-    const ellValue$ = typeof ellValue === 'number' && ellValue >= 0 && ellValue <= 9007199254740991 && ellValue % 1 === 0 ? ellValue : deviceArg('cusparseCreateBlockedEll', 'ellValue', ellValue, true);
+    const ellColInd$ = typeof ellColInd === 'number' && ellColInd >= 0 && ellColInd <= 9007199254740991 && Math.floor(ellColInd) === ellColInd ? ellColInd : deviceArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
+    const ellValue$ = typeof ellValue === 'number' && ellValue >= 0 && ellValue <= 9007199254740991 && Math.floor(ellValue) === ellValue ? ellValue : deviceArg('cusparseCreateBlockedEll', 'ellValue', ellValue, true);
     if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateBlockedEll', 'ellIdxType', 'i32', ellIdxType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBlockedEll', 'idxBase', 'i32', idxBase);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBlockedEll', 'valueType', 'i32', valueType);
@@ -402,9 +402,9 @@ function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCoo', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCoo', 'cols', cols, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
-    const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && cooRowInd % 1 === 0 ? cooRowInd : deviceArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
-    const cooColInd$ = typeof cooColInd === 'number' && cooColInd >= 0 && cooColInd <= 9007199254740991 && cooColInd % 1 === 0 ? cooColInd : deviceArg('cusparseCreateCoo', 'cooColInd', cooColInd, true);
-    const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCreateCoo', 'cooValues', cooValues, true);
+    const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && Math.floor(cooRowInd) === cooRowInd ? cooRowInd : deviceArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
+    const cooColInd$ = typeof cooColInd === 'number' && cooColInd >= 0 && cooColInd <= 9007199254740991 && Math.floor(cooColInd) === cooColInd ? cooColInd : deviceArg('cusparseCreateCoo', 'cooColInd', cooColInd, true);
+    const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && Math.floor(cooValues) === cooValues ? cooValues : deviceArg('cusparseCreateCoo', 'cooValues', cooValues, true);
     if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCoo', 'cooIdxType', 'i32', cooIdxType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCoo', 'idxBase', 'i32', idxBase);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCoo', 'valueType', 'i32', valueType);
@@ -445,7 +445,7 @@ function bind$cusparseCreateCooAoS(): typeof cusparseCreateCooAoS {
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCooAoS', 'cols', cols, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCooAoS', 'nnz', nnz, true);
     pointerArg('cusparseCreateCooAoS', 'cooInd', cooInd, true);
-    const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCreateCooAoS', 'cooValues', cooValues, true);
+    const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && Math.floor(cooValues) === cooValues ? cooValues : deviceArg('cusparseCreateCooAoS', 'cooValues', cooValues, true);
     if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCooAoS', 'cooIdxType', 'i32', cooIdxType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCooAoS', 'idxBase', 'i32', idxBase);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCooAoS', 'valueType', 'i32', valueType);
@@ -486,9 +486,9 @@ function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCsc', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCsc', 'cols', cols, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
-    const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && cscColOffsets % 1 === 0 ? cscColOffsets : deviceArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
-    const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCreateCsc', 'cscRowInd', cscRowInd, true);
-    const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && cscValues % 1 === 0 ? cscValues : deviceArg('cusparseCreateCsc', 'cscValues', cscValues, true);
+    const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && Math.floor(cscColOffsets) === cscColOffsets ? cscColOffsets : deviceArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
+    const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && Math.floor(cscRowInd) === cscRowInd ? cscRowInd : deviceArg('cusparseCreateCsc', 'cscRowInd', cscRowInd, true);
+    const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && Math.floor(cscValues) === cscValues ? cscValues : deviceArg('cusparseCreateCsc', 'cscValues', cscValues, true);
     if (typeof cscColOffsetsType !== 'number' || (cscColOffsetsType | 0) !== cscColOffsetsType) throw intError('cusparseCreateCsc', 'cscColOffsetsType', 'i32', cscColOffsetsType);
     if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateCsc', 'cscRowIndType', 'i32', cscRowIndType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsc', 'idxBase', 'i32', idxBase);
@@ -530,9 +530,9 @@ function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCsr', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCsr', 'cols', cols, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
-    const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && csrRowOffsets % 1 === 0 ? csrRowOffsets : deviceArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
-    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCreateCsr', 'csrColInd', csrColInd, true);
-    const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && csrValues % 1 === 0 ? csrValues : deviceArg('cusparseCreateCsr', 'csrValues', csrValues, true);
+    const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && Math.floor(csrRowOffsets) === csrRowOffsets ? csrRowOffsets : deviceArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseCreateCsr', 'csrColInd', csrColInd, true);
+    const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && Math.floor(csrValues) === csrValues ? csrValues : deviceArg('cusparseCreateCsr', 'csrValues', csrValues, true);
     if (typeof csrRowOffsetsType !== 'number' || (csrRowOffsetsType | 0) !== csrRowOffsetsType) throw intError('cusparseCreateCsr', 'csrRowOffsetsType', 'i32', csrRowOffsetsType);
     if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateCsr', 'csrColIndType', 'i32', csrColIndType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsr', 'idxBase', 'i32', idxBase);
@@ -717,7 +717,7 @@ function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
     if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || Math.floor(ld) !== ld) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
-    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateDnMat', 'values', values, true);
+    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseCreateDnMat', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnMat', 'valueType', 'i32', valueType);
     if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
     const status = (native$ ??= binder.native('cusparseCreateDnMat'))(s$bytes, rows, cols, ld, values$, valueType, order);
@@ -748,7 +748,7 @@ function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
   return function cusparseCreateDnVec(size, values, valueType) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateDnVec', 'size', size, true);
-    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateDnVec', 'values', values, true);
+    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseCreateDnVec', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateDnVec'))(s$bytes, size, values$, valueType);
     if (status !== 0) throw fail('cusparseCreateDnVec', status);
@@ -844,8 +844,8 @@ function bind$cusparseCreateSpVec(): typeof cusparseCreateSpVec {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateSpVec', 'size', size, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
-    const indices$ = typeof indices === 'number' && indices >= 0 && indices <= 9007199254740991 && indices % 1 === 0 ? indices : deviceArg('cusparseCreateSpVec', 'indices', indices, true);
-    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateSpVec', 'values', values, true);
+    const indices$ = typeof indices === 'number' && indices >= 0 && indices <= 9007199254740991 && Math.floor(indices) === indices ? indices : deviceArg('cusparseCreateSpVec', 'indices', indices, true);
+    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseCreateSpVec', 'values', values, true);
     if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateSpVec', 'idxType', 'i32', idxType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSpVec', 'idxBase', 'i32', idxBase);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSpVec', 'valueType', 'i32', valueType);

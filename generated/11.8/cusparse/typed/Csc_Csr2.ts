@@ -47,9 +47,9 @@ let cusparseCscSetPointers$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCscSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, cscColOffsets: T.DeviceMemory | null, cscRowInd: T.DeviceMemory | null, cscValues: T.DeviceMemory | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCscSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && cscColOffsets % 1 === 0 ? cscColOffsets : deviceArg('cusparseCscSetPointers', 'cscColOffsets', cscColOffsets, true);
-  const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCscSetPointers', 'cscRowInd', cscRowInd, true);
-  const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && cscValues % 1 === 0 ? cscValues : deviceArg('cusparseCscSetPointers', 'cscValues', cscValues, true);
+  const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && Math.floor(cscColOffsets) === cscColOffsets ? cscColOffsets : deviceArg('cusparseCscSetPointers', 'cscColOffsets', cscColOffsets, true);
+  const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && Math.floor(cscRowInd) === cscRowInd ? cscRowInd : deviceArg('cusparseCscSetPointers', 'cscRowInd', cscRowInd, true);
+  const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && Math.floor(cscValues) === cscValues ? cscValues : deviceArg('cusparseCscSetPointers', 'cscValues', cscValues, true);
   const status = (cusparseCscSetPointers$c ??= binder.native('cusparseCscSetPointers'))(spMatDescr, cscColOffsets$, cscRowInd$, cscValues$);
   if (status !== 0) throw fail('cusparseCscSetPointers', status);
 }
@@ -66,9 +66,9 @@ let cusparseCsctr$c: NativeFunction | undefined;
 export function cusparseCsctr(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCsctr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsctr', 'nnz', 'i32', nnz);
-  const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseCsctr', 'xVal', xVal, true);
-  const xInd$ = typeof xInd === 'number' && xInd >= 0 && xInd <= 9007199254740991 && xInd % 1 === 0 ? xInd : deviceArg('cusparseCsctr', 'xInd', xInd, true);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cusparseCsctr', 'y', y, true);
+  const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && Math.floor(xVal) === xVal ? xVal : deviceArg('cusparseCsctr', 'xVal', xVal, true);
+  const xInd$ = typeof xInd === 'number' && xInd >= 0 && xInd <= 9007199254740991 && Math.floor(xInd) === xInd ? xInd : deviceArg('cusparseCsctr', 'xInd', xInd, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cusparseCsctr', 'y', y, true);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCsctr', 'idxBase', 'i32', idxBase);
   const status = (cusparseCsctr$c ??= binder.native('cusparseCsctr'))(handle, nnz, xVal$, xInd$, y$, idxBase);
   if (status !== 0) throw fail('cusparseCsctr', status);
@@ -98,10 +98,10 @@ export function cusparseCsr2cscEx2(handle: T.cusparseHandle_t | null, m: number,
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsr2cscEx2', 'nnz', 'i32', nnz);
   pointerArg('cusparseCsr2cscEx2', 'csrVal', csrVal, true);
   pointerArg('cusparseCsr2cscEx2', 'csrRowPtr', csrRowPtr, true);
-  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCsr2cscEx2', 'csrColInd', csrColInd, true);
+  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseCsr2cscEx2', 'csrColInd', csrColInd, true);
   pointerArg('cusparseCsr2cscEx2', 'cscVal', cscVal, true);
   pointerArg('cusparseCsr2cscEx2', 'cscColPtr', cscColPtr, true);
-  const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCsr2cscEx2', 'cscRowInd', cscRowInd, true);
+  const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && Math.floor(cscRowInd) === cscRowInd ? cscRowInd : deviceArg('cusparseCsr2cscEx2', 'cscRowInd', cscRowInd, true);
   if (typeof valType !== 'number' || (valType | 0) !== valType) throw intError('cusparseCsr2cscEx2', 'valType', 'i32', valType);
   if (typeof copyValues !== 'number' || (copyValues | 0) !== copyValues) throw intError('cusparseCsr2cscEx2', 'copyValues', 'i32', copyValues);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCsr2cscEx2', 'idxBase', 'i32', idxBase);
@@ -144,10 +144,10 @@ function bind$cusparseCsr2cscEx2_bufferSize(): typeof cusparseCsr2cscEx2_bufferS
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsr2cscEx2_bufferSize', 'nnz', 'i32', nnz);
     pointerArg('cusparseCsr2cscEx2_bufferSize', 'csrVal', csrVal, true);
     pointerArg('cusparseCsr2cscEx2_bufferSize', 'csrRowPtr', csrRowPtr, true);
-    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCsr2cscEx2_bufferSize', 'csrColInd', csrColInd, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseCsr2cscEx2_bufferSize', 'csrColInd', csrColInd, true);
     pointerArg('cusparseCsr2cscEx2_bufferSize', 'cscVal', cscVal, true);
     pointerArg('cusparseCsr2cscEx2_bufferSize', 'cscColPtr', cscColPtr, true);
-    const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCsr2cscEx2_bufferSize', 'cscRowInd', cscRowInd, true);
+    const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && Math.floor(cscRowInd) === cscRowInd ? cscRowInd : deviceArg('cusparseCsr2cscEx2_bufferSize', 'cscRowInd', cscRowInd, true);
     if (typeof valType !== 'number' || (valType | 0) !== valType) throw intError('cusparseCsr2cscEx2_bufferSize', 'valType', 'i32', valType);
     if (typeof copyValues !== 'number' || (copyValues | 0) !== copyValues) throw intError('cusparseCsr2cscEx2_bufferSize', 'copyValues', 'i32', copyValues);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCsr2cscEx2_bufferSize', 'idxBase', 'i32', idxBase);
@@ -201,9 +201,9 @@ let cusparseCsrSetPointers$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseCsrSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, csrRowOffsets: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, csrValues: T.DeviceMemory | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCsrSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && csrRowOffsets % 1 === 0 ? csrRowOffsets : deviceArg('cusparseCsrSetPointers', 'csrRowOffsets', csrRowOffsets, true);
-  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCsrSetPointers', 'csrColInd', csrColInd, true);
-  const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && csrValues % 1 === 0 ? csrValues : deviceArg('cusparseCsrSetPointers', 'csrValues', csrValues, true);
+  const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && Math.floor(csrRowOffsets) === csrRowOffsets ? csrRowOffsets : deviceArg('cusparseCsrSetPointers', 'csrRowOffsets', csrRowOffsets, true);
+  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseCsrSetPointers', 'csrColInd', csrColInd, true);
+  const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && Math.floor(csrValues) === csrValues ? csrValues : deviceArg('cusparseCsrSetPointers', 'csrValues', csrValues, true);
   const status = (cusparseCsrSetPointers$c ??= binder.native('cusparseCsrSetPointers'))(spMatDescr, csrRowOffsets$, csrColInd$, csrValues$);
   if (status !== 0) throw fail('cusparseCsrSetPointers', status);
 }

@@ -21,7 +21,7 @@ export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_analysis', 'matA', matA, true) as typeof matA;
   if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseDenseToSparse_analysis', 'matB', matB, true) as typeof matB;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_analysis', 'alg', 'i32', alg);
-  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, true);
+  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, true);
   const status = (cusparseDenseToSparse_analysis$c ??= binder.native('cusparseDenseToSparse_analysis'))(handle, matA, matB, alg, externalBuffer$);
   if (status !== 0) throw fail('cusparseDenseToSparse_analysis', status);
 }
@@ -70,7 +70,7 @@ export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null,
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_convert', 'matA', matA, true) as typeof matA;
   if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseDenseToSparse_convert', 'matB', matB, true) as typeof matB;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_convert', 'alg', 'i32', alg);
-  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, true);
+  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, true);
   const status = (cusparseDenseToSparse_convert$c ??= binder.native('cusparseDenseToSparse_convert'))(handle, matA, matB, alg, externalBuffer$);
   if (status !== 0) throw fail('cusparseDenseToSparse_convert', status);
 }

@@ -24,12 +24,12 @@ export function cusparseDgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2', 'n', 'i32', n_);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2', 'du', du, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2', 'du', du, true);
   pointerArg('cusparseDgtsv2', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2', 'ldb', 'i32', ldb);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDgtsv2', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDgtsv2', 'pBuffer', pBuffer, true);
   const status = (cusparseDgtsv2$c ??= binder.native('cusparseDgtsv2'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer$);
   if (status !== 0) throw fail('cusparseDgtsv2', status);
 }
@@ -48,13 +48,13 @@ let cusparseDgtsv2StridedBatch$c: NativeFunction | undefined;
 export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch', 'm', 'i32', m);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2StridedBatch', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2StridedBatch', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2StridedBatch', 'du', du, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseDgtsv2StridedBatch', 'x', x, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2StridedBatch', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2StridedBatch', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2StridedBatch', 'du', du, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseDgtsv2StridedBatch', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsv2StridedBatch', 'batchCount', 'i32', batchCount);
   if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseDgtsv2StridedBatch', 'batchStride', 'i32', batchStride);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDgtsv2StridedBatch', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDgtsv2StridedBatch', 'pBuffer', pBuffer, true);
   const status = (cusparseDgtsv2StridedBatch$c ??= binder.native('cusparseDgtsv2StridedBatch'))(handle, m, dl$, d$, du$, x$, batchCount, batchStride, pBuffer$);
   if (status !== 0) throw fail('cusparseDgtsv2StridedBatch', status);
 }
@@ -82,10 +82,10 @@ function bind$cusparseDgtsv2StridedBatch_bufferSizeExt(): typeof cusparseDgtsv2S
   return function cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
     if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
     s$f64[0] = 0;
@@ -123,9 +123,9 @@ function bind$cusparseDgtsv2_bufferSizeExt(): typeof cusparseDgtsv2_bufferSizeEx
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_bufferSizeExt', 'n', 'i32', n_);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2_bufferSizeExt', 'du', du, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2_bufferSizeExt', 'du', du, true);
     pointerArg('cusparseDgtsv2_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
     s$f64[0] = 0;
@@ -154,12 +154,12 @@ export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_nopivot', 'n', 'i32', n_);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2_nopivot', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2_nopivot', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2_nopivot', 'du', du, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2_nopivot', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2_nopivot', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2_nopivot', 'du', du, true);
   pointerArg('cusparseDgtsv2_nopivot', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_nopivot', 'ldb', 'i32', ldb);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDgtsv2_nopivot', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDgtsv2_nopivot', 'pBuffer', pBuffer, true);
   const status = (cusparseDgtsv2_nopivot$c ??= binder.native('cusparseDgtsv2_nopivot'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer$);
   if (status !== 0) throw fail('cusparseDgtsv2_nopivot', status);
 }
@@ -188,9 +188,9 @@ function bind$cusparseDgtsv2_nopivot_bufferSizeExt(): typeof cusparseDgtsv2_nopi
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'du', du, true);
     pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
     s$f64[0] = 0;
@@ -297,7 +297,7 @@ let cusparseDnMatSetValues$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatSetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnMatSetValues', 'values', values, true);
+  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseDnMatSetValues', 'values', values, true);
   const status = (cusparseDnMatSetValues$c ??= binder.native('cusparseDnMatSetValues'))(dnMatDescr, values$);
   if (status !== 0) throw fail('cusparseDnMatSetValues', status);
 }
@@ -357,7 +357,7 @@ let cusparseDnVecSetValues$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/11.8.0/cusparse/index.html). */
 export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDnVecSetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnVecSetValues', 'values', values, true);
+  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseDnVecSetValues', 'values', values, true);
   const status = (cusparseDnVecSetValues$c ??= binder.native('cusparseDnVecSetValues'))(dnVecDescr, values$);
   if (status !== 0) throw fail('cusparseDnVecSetValues', status);
 }

@@ -23,9 +23,9 @@ let cusparseDroti$c: NativeFunction | undefined;
 export function cusparseDroti(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, c: T.Pointer, s_: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDroti', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDroti', 'nnz', 'i32', nnz);
-  const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseDroti', 'xVal', xVal, true);
-  const xInd$ = typeof xInd === 'number' && xInd >= 0 && xInd <= 9007199254740991 && xInd % 1 === 0 ? xInd : deviceArg('cusparseDroti', 'xInd', xInd, true);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cusparseDroti', 'y', y, true);
+  const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && Math.floor(xVal) === xVal ? xVal : deviceArg('cusparseDroti', 'xVal', xVal, true);
+  const xInd$ = typeof xInd === 'number' && xInd >= 0 && xInd <= 9007199254740991 && Math.floor(xInd) === xInd ? xInd : deviceArg('cusparseDroti', 'xInd', xInd, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cusparseDroti', 'y', y, true);
   pointerArg('cusparseDroti', 'c', c, true);
   pointerArg('cusparseDroti', 's', s_, true);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseDroti', 'idxBase', 'i32', idxBase);
@@ -45,9 +45,9 @@ let cusparseDsctr$c: NativeFunction | undefined;
 export function cusparseDsctr(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDsctr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDsctr', 'nnz', 'i32', nnz);
-  const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseDsctr', 'xVal', xVal, true);
-  const xInd$ = typeof xInd === 'number' && xInd >= 0 && xInd <= 9007199254740991 && xInd % 1 === 0 ? xInd : deviceArg('cusparseDsctr', 'xInd', xInd, true);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cusparseDsctr', 'y', y, true);
+  const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && Math.floor(xVal) === xVal ? xVal : deviceArg('cusparseDsctr', 'xVal', xVal, true);
+  const xInd$ = typeof xInd === 'number' && xInd >= 0 && xInd <= 9007199254740991 && Math.floor(xInd) === xInd ? xInd : deviceArg('cusparseDsctr', 'xInd', xInd, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cusparseDsctr', 'y', y, true);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseDsctr', 'idxBase', 'i32', idxBase);
   const status = (cusparseDsctr$c ??= binder.native('cusparseDsctr'))(handle, nnz, xVal$, xInd$, y$, idxBase);
   if (status !== 0) throw fail('cusparseDsctr', status);

@@ -29,12 +29,12 @@ export function cusparseScsrsv2_analysis(handle: T.cusparseHandle_t | null, tran
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsrsv2_analysis', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_analysis', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsrsv2_analysis', 'csrSortedValA', csrSortedValA, true);
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsrsv2_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
+  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseScsrsv2_analysis', 'csrSortedValA', csrSortedValA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseScsrsv2_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsrsv2_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseScsrsv2_analysis', 'policy', 'i32', policy);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseScsrsv2_analysis', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseScsrsv2_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseScsrsv2_analysis$c ??= binder.native('cusparseScsrsv2_analysis'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
   if (status !== 0) throw fail('cusparseScsrsv2_analysis', status);
 }
@@ -66,9 +66,9 @@ function bind$cusparseScsrsv2_bufferSize(): typeof cusparseScsrsv2_bufferSize {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsrsv2_bufferSize', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_bufferSize', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
-    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, true);
-    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsrsv2_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseScsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseScsrsv2_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsrsv2_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseScsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
@@ -105,9 +105,9 @@ function bind$cusparseScsrsv2_bufferSizeExt(): typeof cusparseScsrsv2_bufferSize
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsrsv2_bufferSizeExt', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_bufferSizeExt', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseScsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
@@ -152,14 +152,14 @@ function bind$cusparseScsrsv2_solve(): typeof cusparseScsrsv2_solve {
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_solve', 'nnz', 'i32', nnz);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cusparseScsrsv2_solve', 'alpha', 'f32', 'either', alpha, s$slot0);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
-    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsrsv2_solve', 'csrSortedValA', csrSortedValA, true);
-    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_solve', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsrsv2_solve', 'csrSortedColIndA', csrSortedColIndA, true);
+    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseScsrsv2_solve', 'csrSortedValA', csrSortedValA, true);
+    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_solve', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseScsrsv2_solve', 'csrSortedColIndA', csrSortedColIndA, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsrsv2_solve', 'info', info, true) as typeof info;
     pointerArg('cusparseScsrsv2_solve', 'f', f, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseScsrsv2_solve', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseScsrsv2_solve', 'x', x, true);
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseScsrsv2_solve', 'policy', 'i32', policy);
-    const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseScsrsv2_solve', 'pBuffer', pBuffer, true);
+    const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseScsrsv2_solve', 'pBuffer', pBuffer, true);
     const status = (native$ ??= binder.native('cusparseScsrsv2_solve'))(handle, transA, m, nnz, alpha$, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, f, x$, policy, pBuffer$);
     if (status !== 0) throw fail('cusparseScsrsv2_solve', status);
   };
@@ -185,9 +185,9 @@ export function cusparseScsru2csr(handle: T.cusparseHandle_t | null, m: number, 
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsru2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseScsru2csr', 'csrVal', csrVal, true);
   pointerArg('cusparseScsru2csr', 'csrRowPtr', csrRowPtr, true);
-  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseScsru2csr', 'csrColInd', csrColInd, true);
+  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseScsru2csr', 'csrColInd', csrColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsru2csr', 'info', info, true) as typeof info;
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseScsru2csr', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseScsru2csr', 'pBuffer', pBuffer, true);
   const status = (cusparseScsru2csr$c ??= binder.native('cusparseScsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseScsru2csr', status);
 }
@@ -219,7 +219,7 @@ function bind$cusparseScsru2csr_bufferSizeExt(): typeof cusparseScsru2csr_buffer
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
     pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
     pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
-    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseScsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseScsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseScsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd$, info, s$bytes);
@@ -281,9 +281,9 @@ export function cusparseSdense2csr(handle: T.cusparseHandle_t | null, m: number,
   pointerArg('cusparseSdense2csr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSdense2csr', 'lda', 'i32', lda);
   pointerArg('cusparseSdense2csr', 'nnzPerRow', nnzPerRow, true);
-  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseSdense2csr', 'csrSortedValA', csrSortedValA, true);
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseSdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseSdense2csr', 'csrSortedColIndA', csrSortedColIndA, true);
+  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseSdense2csr', 'csrSortedValA', csrSortedValA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseSdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseSdense2csr', 'csrSortedColIndA', csrSortedColIndA, true);
   const status = (cusparseSdense2csr$c ??= binder.native('cusparseSdense2csr'))(handle, m, n_, descrA, A, lda, nnzPerRow, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$);
   if (status !== 0) throw fail('cusparseSdense2csr', status);
 }

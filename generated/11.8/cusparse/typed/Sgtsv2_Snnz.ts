@@ -24,12 +24,12 @@ export function cusparseSgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2', 'n', 'i32', n_);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2', 'du', du, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2', 'du', du, true);
   pointerArg('cusparseSgtsv2', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2', 'ldb', 'i32', ldb);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSgtsv2', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseSgtsv2', 'pBuffer', pBuffer, true);
   const status = (cusparseSgtsv2$c ??= binder.native('cusparseSgtsv2'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer$);
   if (status !== 0) throw fail('cusparseSgtsv2', status);
 }
@@ -48,13 +48,13 @@ let cusparseSgtsv2StridedBatch$c: NativeFunction | undefined;
 export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2StridedBatch', 'm', 'i32', m);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2StridedBatch', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2StridedBatch', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2StridedBatch', 'du', du, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseSgtsv2StridedBatch', 'x', x, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2StridedBatch', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2StridedBatch', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2StridedBatch', 'du', du, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseSgtsv2StridedBatch', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsv2StridedBatch', 'batchCount', 'i32', batchCount);
   if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseSgtsv2StridedBatch', 'batchStride', 'i32', batchStride);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSgtsv2StridedBatch', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseSgtsv2StridedBatch', 'pBuffer', pBuffer, true);
   const status = (cusparseSgtsv2StridedBatch$c ??= binder.native('cusparseSgtsv2StridedBatch'))(handle, m, dl$, d$, du$, x$, batchCount, batchStride, pBuffer$);
   if (status !== 0) throw fail('cusparseSgtsv2StridedBatch', status);
 }
@@ -82,10 +82,10 @@ function bind$cusparseSgtsv2StridedBatch_bufferSizeExt(): typeof cusparseSgtsv2S
   return function cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
     if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
     s$f64[0] = 0;
@@ -123,9 +123,9 @@ function bind$cusparseSgtsv2_bufferSizeExt(): typeof cusparseSgtsv2_bufferSizeEx
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_bufferSizeExt', 'n', 'i32', n_);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2_bufferSizeExt', 'du', du, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2_bufferSizeExt', 'du', du, true);
     pointerArg('cusparseSgtsv2_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
     s$f64[0] = 0;
@@ -154,12 +154,12 @@ export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_nopivot', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_nopivot', 'n', 'i32', n_);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2_nopivot', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2_nopivot', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2_nopivot', 'du', du, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2_nopivot', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2_nopivot', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2_nopivot', 'du', du, true);
   pointerArg('cusparseSgtsv2_nopivot', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_nopivot', 'ldb', 'i32', ldb);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSgtsv2_nopivot', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseSgtsv2_nopivot', 'pBuffer', pBuffer, true);
   const status = (cusparseSgtsv2_nopivot$c ??= binder.native('cusparseSgtsv2_nopivot'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer$);
   if (status !== 0) throw fail('cusparseSgtsv2_nopivot', status);
 }
@@ -188,9 +188,9 @@ function bind$cusparseSgtsv2_nopivot_bufferSizeExt(): typeof cusparseSgtsv2_nopi
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'du', du, true);
     pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
     s$f64[0] = 0;
@@ -243,8 +243,8 @@ export function cusparseSnnz_compress(handle: T.cusparseHandle_t | null, m: numb
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSnnz_compress', 'm', 'i32', m);
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSnnz_compress', 'descr', descr, true) as typeof descr;
-  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseSnnz_compress', 'csrSortedValA', csrSortedValA, true);
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseSnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseSnnz_compress', 'csrSortedValA', csrSortedValA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseSnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseSnnz_compress', 'nnzPerRow', nnzPerRow, true);
   pointerArg('cusparseSnnz_compress', 'nnzC', nnzC, true);
   if (typeof tol !== 'number') throw argError('cusparseSnnz_compress', 'tol', 'a number', tol);

@@ -56,7 +56,7 @@ export function cusparseXcsrsort(handle: T.cusparseHandle_t | null, m: number, n
   pointerArg('cusparseXcsrsort', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusparseXcsrsort', 'csrColIndA', csrColIndA, true);
   pointerArg('cusparseXcsrsort', 'P', P, true);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseXcsrsort', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseXcsrsort', 'pBuffer', pBuffer, true);
   const status = (cusparseXcsrsort$c ??= binder.native('cusparseXcsrsort'))(handle, m, n_, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer$);
   if (status !== 0) throw fail('cusparseXcsrsort', status);
 }
@@ -131,13 +131,13 @@ export function cusparseXgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cu
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseXgebsr2csr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseXgebsr2csr', 'nb', 'i32', nb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXgebsr2csr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseXgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseXgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
+  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseXgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseXgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseXgebsr2csr', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseXgebsr2csr', 'colBlockDim', 'i32', colBlockDim);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXgebsr2csr', 'descrC', descrC, true) as typeof descrC;
-  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseXgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseXgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
+  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && Math.floor(csrSortedRowPtrC) === csrSortedRowPtrC ? csrSortedRowPtrC : deviceArg('cusparseXgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && Math.floor(csrSortedColIndC) === csrSortedColIndC ? csrSortedColIndC : deviceArg('cusparseXgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
   const status = (cusparseXgebsr2csr$c ??= binder.native('cusparseXgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA$, bsrSortedColIndA$, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC$, csrSortedColIndC$);
   if (status !== 0) throw fail('cusparseXgebsr2csr', status);
 }
@@ -167,16 +167,16 @@ export function cusparseXgebsr2gebsrNnz(handle: T.cusparseHandle_t | null, dirA:
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseXgebsr2gebsrNnz', 'nb', 'i32', nb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseXgebsr2gebsrNnz', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXgebsr2gebsrNnz', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedColIndA', bsrSortedColIndA, true);
+  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseXgebsr2gebsrNnz', 'rowBlockDimA', 'i32', rowBlockDimA);
   if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseXgebsr2gebsrNnz', 'colBlockDimA', 'i32', colBlockDimA);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXgebsr2gebsrNnz', 'descrC', descrC, true) as typeof descrC;
-  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
+  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && Math.floor(bsrSortedRowPtrC) === bsrSortedRowPtrC ? bsrSortedRowPtrC : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseXgebsr2gebsrNnz', 'rowBlockDimC', 'i32', rowBlockDimC);
   if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseXgebsr2gebsrNnz', 'colBlockDimC', 'i32', colBlockDimC);
   const nnzTotalDevHostPtr$ = memoryArg('cusparseXgebsr2gebsrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseXgebsr2gebsrNnz', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseXgebsr2gebsrNnz', 'pBuffer', pBuffer, true);
   const status = (cusparseXgebsr2gebsrNnz$c ??= binder.native('cusparseXgebsr2gebsrNnz'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA$, bsrSortedColIndA$, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC$, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr$, pBuffer$);
   if (status !== 0) throw fail('cusparseXgebsr2gebsrNnz', status);
 }
@@ -203,9 +203,9 @@ function bind$cusparseZaxpyi(): typeof cusparseZaxpyi {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZaxpyi', 'handle', handle, true) as typeof handle;
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZaxpyi', 'nnz', 'i32', nnz);
     const alpha$ = scalarArg('cusparseZaxpyi', 'alpha', 'c128', 'either', alpha, s$slot0);
-    const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseZaxpyi', 'xVal', xVal, true);
-    const xInd$ = typeof xInd === 'number' && xInd >= 0 && xInd <= 9007199254740991 && xInd % 1 === 0 ? xInd : deviceArg('cusparseZaxpyi', 'xInd', xInd, true);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cusparseZaxpyi', 'y', y, true);
+    const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && Math.floor(xVal) === xVal ? xVal : deviceArg('cusparseZaxpyi', 'xVal', xVal, true);
+    const xInd$ = typeof xInd === 'number' && xInd >= 0 && xInd <= 9007199254740991 && Math.floor(xInd) === xInd ? xInd : deviceArg('cusparseZaxpyi', 'xInd', xInd, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cusparseZaxpyi', 'y', y, true);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseZaxpyi', 'idxBase', 'i32', idxBase);
     const status = (native$ ??= binder.native('cusparseZaxpyi'))(handle, nnz, alpha$, xVal$, xInd$, y$, idxBase);
     if (status !== 0) throw fail('cusparseZaxpyi', status);

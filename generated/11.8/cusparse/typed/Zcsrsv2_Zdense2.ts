@@ -29,12 +29,12 @@ export function cusparseZcsrsv2_analysis(handle: T.cusparseHandle_t | null, tran
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrsv2_analysis', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrsv2_analysis', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrsv2_analysis', 'csrSortedValA', csrSortedValA, true);
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrsv2_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrsv2_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
+  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseZcsrsv2_analysis', 'csrSortedValA', csrSortedValA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseZcsrsv2_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseZcsrsv2_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrsv2_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrsv2_analysis', 'policy', 'i32', policy);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsrsv2_analysis', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseZcsrsv2_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseZcsrsv2_analysis$c ??= binder.native('cusparseZcsrsv2_analysis'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
   if (status !== 0) throw fail('cusparseZcsrsv2_analysis', status);
 }
@@ -66,9 +66,9 @@ function bind$cusparseZcsrsv2_bufferSize(): typeof cusparseZcsrsv2_bufferSize {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrsv2_bufferSize', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrsv2_bufferSize', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
-    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, true);
-    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrsv2_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrsv2_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseZcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseZcsrsv2_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseZcsrsv2_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrsv2_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZcsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
@@ -105,9 +105,9 @@ function bind$cusparseZcsrsv2_bufferSizeExt(): typeof cusparseZcsrsv2_bufferSize
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrsv2_bufferSizeExt', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrsv2_bufferSizeExt', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrsv2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrsv2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseZcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseZcsrsv2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseZcsrsv2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZcsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
@@ -152,14 +152,14 @@ function bind$cusparseZcsrsv2_solve(): typeof cusparseZcsrsv2_solve {
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrsv2_solve', 'nnz', 'i32', nnz);
     const alpha$ = scalarArg('cusparseZcsrsv2_solve', 'alpha', 'c128', 'either', alpha, s$slot0);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
-    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrsv2_solve', 'csrSortedValA', csrSortedValA, true);
-    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrsv2_solve', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrsv2_solve', 'csrSortedColIndA', csrSortedColIndA, true);
+    const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseZcsrsv2_solve', 'csrSortedValA', csrSortedValA, true);
+    const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseZcsrsv2_solve', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseZcsrsv2_solve', 'csrSortedColIndA', csrSortedColIndA, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrsv2_solve', 'info', info, true) as typeof info;
     pointerArg('cusparseZcsrsv2_solve', 'f', f, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseZcsrsv2_solve', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseZcsrsv2_solve', 'x', x, true);
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrsv2_solve', 'policy', 'i32', policy);
-    const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsrsv2_solve', 'pBuffer', pBuffer, true);
+    const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseZcsrsv2_solve', 'pBuffer', pBuffer, true);
     const status = (native$ ??= binder.native('cusparseZcsrsv2_solve'))(handle, transA, m, nnz, alpha$, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, f, x$, policy, pBuffer$);
     if (status !== 0) throw fail('cusparseZcsrsv2_solve', status);
   };
@@ -185,9 +185,9 @@ export function cusparseZcsru2csr(handle: T.cusparseHandle_t | null, m: number, 
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsru2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseZcsru2csr', 'csrVal', csrVal, true);
   pointerArg('cusparseZcsru2csr', 'csrRowPtr', csrRowPtr, true);
-  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseZcsru2csr', 'csrColInd', csrColInd, true);
+  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseZcsru2csr', 'csrColInd', csrColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsru2csr', 'info', info, true) as typeof info;
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsru2csr', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseZcsru2csr', 'pBuffer', pBuffer, true);
   const status = (cusparseZcsru2csr$c ??= binder.native('cusparseZcsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseZcsru2csr', status);
 }
@@ -219,7 +219,7 @@ function bind$cusparseZcsru2csr_bufferSizeExt(): typeof cusparseZcsru2csr_buffer
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
     pointerArg('cusparseZcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
     pointerArg('cusparseZcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
-    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseZcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseZcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd$, info, s$bytes);
@@ -281,9 +281,9 @@ export function cusparseZdense2csr(handle: T.cusparseHandle_t | null, m: number,
   pointerArg('cusparseZdense2csr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseZdense2csr', 'lda', 'i32', lda);
   pointerArg('cusparseZdense2csr', 'nnzPerRow', nnzPerRow, true);
-  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZdense2csr', 'csrSortedValA', csrSortedValA, true);
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZdense2csr', 'csrSortedColIndA', csrSortedColIndA, true);
+  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseZdense2csr', 'csrSortedValA', csrSortedValA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseZdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseZdense2csr', 'csrSortedColIndA', csrSortedColIndA, true);
   const status = (cusparseZdense2csr$c ??= binder.native('cusparseZdense2csr'))(handle, m, n_, descrA, A, lda, nnzPerRow, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$);
   if (status !== 0) throw fail('cusparseZdense2csr', status);
 }

@@ -21,9 +21,9 @@ let cusparseZsctr$c: NativeFunction | undefined;
 export function cusparseZsctr(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZsctr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZsctr', 'nnz', 'i32', nnz);
-  const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseZsctr', 'xVal', xVal, true);
-  const xInd$ = typeof xInd === 'number' && xInd >= 0 && xInd <= 9007199254740991 && xInd % 1 === 0 ? xInd : deviceArg('cusparseZsctr', 'xInd', xInd, true);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cusparseZsctr', 'y', y, true);
+  const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && Math.floor(xVal) === xVal ? xVal : deviceArg('cusparseZsctr', 'xVal', xVal, true);
+  const xInd$ = typeof xInd === 'number' && xInd >= 0 && xInd <= 9007199254740991 && Math.floor(xInd) === xInd ? xInd : deviceArg('cusparseZsctr', 'xInd', xInd, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cusparseZsctr', 'y', y, true);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseZsctr', 'idxBase', 'i32', idxBase);
   const status = (cusparseZsctr$c ??= binder.native('cusparseZsctr'))(handle, nnz, xVal$, xInd$, y$, idxBase);
   if (status !== 0) throw fail('cusparseZsctr', status);

@@ -26,11 +26,11 @@ export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideM
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm', 'mode', 'i32', mode);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSdgmm', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdgmm', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSdgmm', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasSdgmm', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSdgmm', 'lda', 'i32', lda);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSdgmm', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSdgmm', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSdgmm', 'incx', 'i32', incx);
-  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSdgmm', 'C', C, true);
+  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cublasSdgmm', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSdgmm', 'ldc', 'i32', ldc);
   const status = (cublasSdgmm$c ??= binder.native('cublasSdgmm'))(handle, mode, m, n_, A$, lda, x$, incx, C$, ldc);
   if (status !== 0) throw fail('cublasSdgmm', status);
@@ -53,11 +53,11 @@ export function cublasSdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSi
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm_64', 'mode', 'i32', mode);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSdgmm_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSdgmm_64', 'n', n_, true);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSdgmm_64', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasSdgmm_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSdgmm_64', 'lda', lda, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSdgmm_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSdgmm_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSdgmm_64', 'incx', incx, true);
-  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSdgmm_64', 'C', C, true);
+  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cublasSdgmm_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasSdgmm_64', 'ldc', ldc, true);
   const status = (cublasSdgmm_64$c ??= binder.native('cublasSdgmm_64'))(handle, mode, m, n_, A$, lda, x$, incx, C$, ldc);
   if (status !== 0) throw fail('cublasSdgmm_64', status);
@@ -75,9 +75,9 @@ let cublasSdot$c: NativeFunction | undefined;
 export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdot', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSdot', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSdot', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSdot', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSdot', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasSdot', 'y', y, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSdot', 'incy', 'i32', incy);
   const result_$ = memoryArg('cublasSdot', 'result', result_, true);
   const status = (cublasSdot$c ??= binder.native('cublasSdot'))(handle, n_, x$, incx, y$, incy, result_$);
@@ -96,9 +96,9 @@ let cublasSdot_v2_64$c: NativeFunction | undefined;
 export function cublasSdot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSdot_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSdot_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSdot_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSdot_v2_64', 'incx', incx, true);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSdot_v2_64', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasSdot_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSdot_v2_64', 'incy', incy, true);
   const result_$ = memoryArg('cublasSdot_v2_64', 'result', result_, true);
   const status = (cublasSdot_v2_64$c ??= binder.native('cublasSdot_v2_64'))(handle, n_, x$, incx, y$, incy, result_$);
@@ -151,7 +151,7 @@ export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A:
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetMatrix', 'elemSize', 'i32', elemSize);
   hostArg('cublasSetMatrix', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSetMatrix', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSetMatrix', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasSetMatrix', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSetMatrix', 'ldb', 'i32', ldb);
   const status = (cublasSetMatrix$c ??= binder.native('cublasSetMatrix'))(rows, cols, elemSize, A, lda, B$, ldb);
   if (status !== 0) throw fail('cublasSetMatrix', status);
@@ -173,7 +173,7 @@ export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: numbe
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetMatrixAsync', 'elemSize', 'i32', elemSize);
   hostArg('cublasSetMatrixAsync', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSetMatrixAsync', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSetMatrixAsync', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasSetMatrixAsync', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSetMatrixAsync', 'ldb', 'i32', ldb);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetMatrixAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasSetMatrixAsync$c ??= binder.native('cublasSetMatrixAsync'))(rows, cols, elemSize, A, lda, B$, ldb, stream);
@@ -196,7 +196,7 @@ export function cublasSetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: 
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasSetMatrixAsync_64', 'elemSize', elemSize, true);
   hostArg('cublasSetMatrixAsync_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSetMatrixAsync_64', 'lda', lda, true);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSetMatrixAsync_64', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasSetMatrixAsync_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasSetMatrixAsync_64', 'ldb', ldb, true);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetMatrixAsync_64', 'stream', stream, true) as typeof stream;
   const status = (cublasSetMatrixAsync_64$c ??= binder.native('cublasSetMatrixAsync_64'))(rows, cols, elemSize, A, lda, B$, ldb, stream);
@@ -218,7 +218,7 @@ export function cublasSetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasSetMatrix_64', 'elemSize', elemSize, true);
   hostArg('cublasSetMatrix_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSetMatrix_64', 'lda', lda, true);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSetMatrix_64', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasSetMatrix_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasSetMatrix_64', 'ldb', ldb, true);
   const status = (cublasSetMatrix_64$c ??= binder.native('cublasSetMatrix_64'))(rows, cols, elemSize, A, lda, B$, ldb);
   if (status !== 0) throw fail('cublasSetMatrix_64', status);
@@ -270,7 +270,7 @@ export function cublasSetVector(n_: number, elemSize: number, x: T.HostMemory | 
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVector', 'elemSize', 'i32', elemSize);
   hostArg('cublasSetVector', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSetVector', 'incx', 'i32', incx);
-  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasSetVector', 'devicePtr', devicePtr, true);
+  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && Math.floor(devicePtr) === devicePtr ? devicePtr : deviceArg('cublasSetVector', 'devicePtr', devicePtr, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSetVector', 'incy', 'i32', incy);
   const status = (cublasSetVector$c ??= binder.native('cublasSetVector'))(n_, elemSize, x, incx, devicePtr$, incy);
   if (status !== 0) throw fail('cublasSetVector', status);
@@ -290,7 +290,7 @@ export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Ho
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVectorAsync', 'elemSize', 'i32', elemSize);
   hostArg('cublasSetVectorAsync', 'hostPtr', hostPtr, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSetVectorAsync', 'incx', 'i32', incx);
-  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasSetVectorAsync', 'devicePtr', devicePtr, true);
+  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && Math.floor(devicePtr) === devicePtr ? devicePtr : deviceArg('cublasSetVectorAsync', 'devicePtr', devicePtr, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSetVectorAsync', 'incy', 'i32', incy);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetVectorAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasSetVectorAsync$c ??= binder.native('cublasSetVectorAsync'))(n_, elemSize, hostPtr, incx, devicePtr$, incy, stream);
@@ -311,7 +311,7 @@ export function cublasSetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, hostPtr:
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasSetVectorAsync_64', 'elemSize', elemSize, true);
   hostArg('cublasSetVectorAsync_64', 'hostPtr', hostPtr, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSetVectorAsync_64', 'incx', incx, true);
-  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasSetVectorAsync_64', 'devicePtr', devicePtr, true);
+  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && Math.floor(devicePtr) === devicePtr ? devicePtr : deviceArg('cublasSetVectorAsync_64', 'devicePtr', devicePtr, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSetVectorAsync_64', 'incy', incy, true);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetVectorAsync_64', 'stream', stream, true) as typeof stream;
   const status = (cublasSetVectorAsync_64$c ??= binder.native('cublasSetVectorAsync_64'))(n_, elemSize, hostPtr, incx, devicePtr$, incy, stream);
@@ -331,7 +331,7 @@ export function cublasSetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.HostMemo
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasSetVector_64', 'elemSize', elemSize, true);
   hostArg('cublasSetVector_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSetVector_64', 'incx', incx, true);
-  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasSetVector_64', 'devicePtr', devicePtr, true);
+  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && Math.floor(devicePtr) === devicePtr ? devicePtr : deviceArg('cublasSetVector_64', 'devicePtr', devicePtr, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSetVector_64', 'incy', incy, true);
   const status = (cublasSetVector_64$c ??= binder.native('cublasSetVector_64'))(n_, elemSize, x, incx, devicePtr$, incy);
   if (status !== 0) throw fail('cublasSetVector_64', status);

@@ -21,9 +21,9 @@ let cublasSgetrfBatched$c: NativeFunction | undefined;
 export function cublasSgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgetrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgetrfBatched', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgetrfBatched', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasSgetrfBatched', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgetrfBatched', 'lda', 'i32', lda);
-  const P$ = typeof P === 'number' && P >= 0 && P <= 9007199254740991 && P % 1 === 0 ? P : deviceArg('cublasSgetrfBatched', 'P', P, true);
+  const P$ = typeof P === 'number' && P >= 0 && P <= 9007199254740991 && Math.floor(P) === P ? P : deviceArg('cublasSgetrfBatched', 'P', P, true);
   pointerArg('cublasSgetrfBatched', 'info', info, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasSgetrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cublasSgetrfBatched$c ??= binder.native('cublasSgetrfBatched'))(handle, n_, A$, lda, P$, info, batchSize);
@@ -44,10 +44,10 @@ let cublasSgetriBatched$c: NativeFunction | undefined;
 export function cublasSgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgetriBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgetriBatched', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgetriBatched', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasSgetriBatched', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgetriBatched', 'lda', 'i32', lda);
-  const P$ = typeof P === 'number' && P >= 0 && P <= 9007199254740991 && P % 1 === 0 ? P : deviceArg('cublasSgetriBatched', 'P', P, true);
-  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSgetriBatched', 'C', C, true);
+  const P$ = typeof P === 'number' && P >= 0 && P <= 9007199254740991 && Math.floor(P) === P ? P : deviceArg('cublasSgetriBatched', 'P', P, true);
+  const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cublasSgetriBatched', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSgetriBatched', 'ldc', 'i32', ldc);
   pointerArg('cublasSgetriBatched', 'info', info, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasSgetriBatched', 'batchSize', 'i32', batchSize);
@@ -73,10 +73,10 @@ export function cublasSgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cu
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgetrsBatched', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgetrsBatched', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cublasSgetrsBatched', 'nrhs', 'i32', nrhs);
-  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cublasSgetrsBatched', 'Aarray', Aarray, true);
+  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Math.floor(Aarray) === Aarray ? Aarray : deviceArg('cublasSgetrsBatched', 'Aarray', Aarray, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgetrsBatched', 'lda', 'i32', lda);
-  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && devIpiv % 1 === 0 ? devIpiv : deviceArg('cublasSgetrsBatched', 'devIpiv', devIpiv, true);
-  const Barray$ = typeof Barray === 'number' && Barray >= 0 && Barray <= 9007199254740991 && Barray % 1 === 0 ? Barray : deviceArg('cublasSgetrsBatched', 'Barray', Barray, true);
+  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && Math.floor(devIpiv) === devIpiv ? devIpiv : deviceArg('cublasSgetrsBatched', 'devIpiv', devIpiv, true);
+  const Barray$ = typeof Barray === 'number' && Barray >= 0 && Barray <= 9007199254740991 && Math.floor(Barray) === Barray ? Barray : deviceArg('cublasSgetrsBatched', 'Barray', Barray, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSgetrsBatched', 'ldb', 'i32', ldb);
   pointerArg('cublasSgetrsBatched', 'info', info, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasSgetrsBatched', 'batchSize', 'i32', batchSize);
@@ -97,9 +97,9 @@ let cublasSmatinvBatched$c: NativeFunction | undefined;
 export function cublasSmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, Ainv: T.DeviceMemory | null, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSmatinvBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSmatinvBatched', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSmatinvBatched', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasSmatinvBatched', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSmatinvBatched', 'lda', 'i32', lda);
-  const Ainv$ = typeof Ainv === 'number' && Ainv >= 0 && Ainv <= 9007199254740991 && Ainv % 1 === 0 ? Ainv : deviceArg('cublasSmatinvBatched', 'Ainv', Ainv, true);
+  const Ainv$ = typeof Ainv === 'number' && Ainv >= 0 && Ainv <= 9007199254740991 && Math.floor(Ainv) === Ainv ? Ainv : deviceArg('cublasSmatinvBatched', 'Ainv', Ainv, true);
   if (typeof lda_inv !== 'number' || (lda_inv | 0) !== lda_inv) throw intError('cublasSmatinvBatched', 'lda_inv', 'i32', lda_inv);
   pointerArg('cublasSmatinvBatched', 'info', info, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cublasSmatinvBatched', 'batchSize', 'i32', batchSize);
@@ -117,7 +117,7 @@ let cublasSnrm2$c: NativeFunction | undefined;
 export function cublasSnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSnrm2', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSnrm2', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSnrm2', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSnrm2', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasSnrm2', 'result', result_, true);
   const status = (cublasSnrm2$c ??= binder.native('cublasSnrm2'))(handle, n_, x$, incx, result_$);
@@ -134,7 +134,7 @@ let cublasSnrm2_v2_64$c: NativeFunction | undefined;
 export function cublasSnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSnrm2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSnrm2_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSnrm2_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSnrm2_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSnrm2_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasSnrm2_v2_64', 'result', result_, true);
   const status = (cublasSnrm2_v2_64$c ??= binder.native('cublasSnrm2_v2_64'))(handle, n_, x$, incx, result_$);
@@ -162,9 +162,9 @@ function bind$cublasSrot(): typeof cublasSrot {
   return function cublasSrot(handle, n_, x, incx, y, incy, c, s_) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrot', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSrot', 'n', 'i32', n_);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSrot', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSrot', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSrot', 'incx', 'i32', incx);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSrot', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasSrot', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSrot', 'incy', 'i32', incy);
     const c$ = typeof c === 'number' ? ((s$f32[0] = c), s$slot0) : scalarArg('cublasSrot', 'c', 'f32', 'either', c, s$slot0);
     const s_$ = typeof s_ === 'number' ? ((s$f32[2] = s_), s$slot1) : scalarArg('cublasSrot', 's', 'f32', 'either', s_, s$slot1);
@@ -194,9 +194,9 @@ function bind$cublasSrot_v2_64(): typeof cublasSrot_v2_64 {
   return function cublasSrot_v2_64(handle, n_, x, incx, y, incy, c, s_) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrot_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSrot_v2_64', 'n', n_, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSrot_v2_64', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSrot_v2_64', 'x', x, true);
     if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSrot_v2_64', 'incx', incx, true);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSrot_v2_64', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasSrot_v2_64', 'y', y, true);
     if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSrot_v2_64', 'incy', incy, true);
     const c$ = typeof c === 'number' ? ((s$f32[0] = c), s$slot0) : scalarArg('cublasSrot_v2_64', 'c', 'f32', 'either', c, s$slot0);
     const s_$ = typeof s_ === 'number' ? ((s$f32[2] = s_), s$slot1) : scalarArg('cublasSrot_v2_64', 's', 'f32', 'either', s_, s$slot1);

@@ -24,12 +24,12 @@ export function cusolverDnCsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCsytrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCsytrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCsytrf', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCsytrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCsytrf', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCsytrf', 'lda', 'i32', lda);
-  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnCsytrf', 'ipiv', ipiv, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnCsytrf', 'work', work, true);
+  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && Math.floor(ipiv) === ipiv ? ipiv : deviceArg('cusolverDnCsytrf', 'ipiv', ipiv, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnCsytrf', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCsytrf', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnCsytrf', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnCsytrf', 'info', info, true);
   const status = (cusolverDnCsytrf$c ??= binder.native('cusolverDnCsytrf'))(handle, uplo, n_, A$, lda, ipiv$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnCsytrf', status);
 }
@@ -52,7 +52,7 @@ function bind$cusolverDnCsytrf_bufferSize(): typeof cusolverDnCsytrf_bufferSize 
   return function cusolverDnCsytrf_bufferSize(handle, n_, A, lda) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCsytrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCsytrf_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCsytrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCsytrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCsytrf_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCsytrf_bufferSize'))(handle, n_, A$, lda, s$bytes);
@@ -76,12 +76,12 @@ export function cusolverDnCsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCsytri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCsytri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCsytri', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCsytri', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCsytri', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCsytri', 'lda', 'i32', lda);
-  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnCsytri', 'ipiv', ipiv, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnCsytri', 'work', work, true);
+  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && Math.floor(ipiv) === ipiv ? ipiv : deviceArg('cusolverDnCsytri', 'ipiv', ipiv, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnCsytri', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCsytri', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnCsytri', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnCsytri', 'info', info, true);
   const status = (cusolverDnCsytri$c ??= binder.native('cusolverDnCsytri'))(handle, uplo, n_, A$, lda, ipiv$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnCsytri', status);
 }
@@ -107,9 +107,9 @@ function bind$cusolverDnCsytri_bufferSize(): typeof cusolverDnCsytri_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCsytri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCsytri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCsytri_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCsytri_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCsytri_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCsytri_bufferSize', 'lda', 'i32', lda);
-    const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnCsytri_bufferSize', 'ipiv', ipiv, true);
+    const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && Math.floor(ipiv) === ipiv ? ipiv : deviceArg('cusolverDnCsytri_bufferSize', 'ipiv', ipiv, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCsytri_bufferSize'))(handle, uplo, n_, A$, lda, ipiv$, s$bytes);
     if (status !== 0) throw fail('cusolverDnCsytri_bufferSize', status);
@@ -136,12 +136,12 @@ export function cusolverDnCungbr(handle: T.cusolverDnHandle_t | null, side: T.cu
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCungbr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCungbr', 'n', 'i32', n_);
   if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnCungbr', 'k', 'i32', k);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCungbr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCungbr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungbr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnCungbr', 'tau', tau, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnCungbr', 'work', work, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnCungbr', 'tau', tau, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnCungbr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCungbr', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnCungbr', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnCungbr', 'info', info, true);
   const status = (cusolverDnCungbr$c ??= binder.native('cusolverDnCungbr'))(handle, side, m, n_, k, A$, lda, tau$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnCungbr', status);
 }
@@ -171,9 +171,9 @@ function bind$cusolverDnCungbr_bufferSize(): typeof cusolverDnCungbr_bufferSize 
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCungbr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCungbr_bufferSize', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnCungbr_bufferSize', 'k', 'i32', k);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCungbr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCungbr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungbr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnCungbr_bufferSize', 'tau', tau, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnCungbr_bufferSize', 'tau', tau, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCungbr_bufferSize'))(handle, side, m, n_, k, A$, lda, tau$, s$bytes);
     if (status !== 0) throw fail('cusolverDnCungbr_bufferSize', status);
@@ -198,12 +198,12 @@ export function cusolverDnCungqr(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCungqr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCungqr', 'n', 'i32', n_);
   if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnCungqr', 'k', 'i32', k);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCungqr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCungqr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungqr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnCungqr', 'tau', tau, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnCungqr', 'work', work, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnCungqr', 'tau', tau, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnCungqr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCungqr', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnCungqr', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnCungqr', 'info', info, true);
   const status = (cusolverDnCungqr$c ??= binder.native('cusolverDnCungqr'))(handle, m, n_, k, A$, lda, tau$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnCungqr', status);
 }
@@ -231,9 +231,9 @@ function bind$cusolverDnCungqr_bufferSize(): typeof cusolverDnCungqr_bufferSize 
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCungqr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCungqr_bufferSize', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnCungqr_bufferSize', 'k', 'i32', k);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCungqr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCungqr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungqr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnCungqr_bufferSize', 'tau', tau, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnCungqr_bufferSize', 'tau', tau, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCungqr_bufferSize'))(handle, m, n_, k, A$, lda, tau$, s$bytes);
     if (status !== 0) throw fail('cusolverDnCungqr_bufferSize', status);

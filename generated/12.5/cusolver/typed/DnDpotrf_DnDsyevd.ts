@@ -23,11 +23,11 @@ export function cusolverDnDpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotrf', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDpotrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDpotrf', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotrf', 'lda', 'i32', lda);
-  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Workspace % 1 === 0 ? Workspace : deviceArg('cusolverDnDpotrf', 'Workspace', Workspace, true);
+  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Math.floor(Workspace) === Workspace ? Workspace : deviceArg('cusolverDnDpotrf', 'Workspace', Workspace, true);
   if (typeof Lwork !== 'number' || (Lwork | 0) !== Lwork) throw intError('cusolverDnDpotrf', 'Lwork', 'i32', Lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnDpotrf', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnDpotrf', 'devInfo', devInfo, true);
   const status = (cusolverDnDpotrf$c ??= binder.native('cusolverDnDpotrf'))(handle, uplo, n_, A$, lda, Workspace$, Lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnDpotrf', status);
 }
@@ -45,9 +45,9 @@ export function cusolverDnDpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotrfBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotrfBatched', 'n', 'i32', n_);
-  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cusolverDnDpotrfBatched', 'Aarray', Aarray, true);
+  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Math.floor(Aarray) === Aarray ? Aarray : deviceArg('cusolverDnDpotrfBatched', 'Aarray', Aarray, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotrfBatched', 'lda', 'i32', lda);
-  const infoArray$ = typeof infoArray === 'number' && infoArray >= 0 && infoArray <= 9007199254740991 && infoArray % 1 === 0 ? infoArray : deviceArg('cusolverDnDpotrfBatched', 'infoArray', infoArray, true);
+  const infoArray$ = typeof infoArray === 'number' && infoArray >= 0 && infoArray <= 9007199254740991 && Math.floor(infoArray) === infoArray ? infoArray : deviceArg('cusolverDnDpotrfBatched', 'infoArray', infoArray, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDpotrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnDpotrfBatched$c ??= binder.native('cusolverDnDpotrfBatched'))(handle, uplo, n_, Aarray$, lda, infoArray$, batchSize);
   if (status !== 0) throw fail('cusolverDnDpotrfBatched', status);
@@ -73,7 +73,7 @@ function bind$cusolverDnDpotrf_bufferSize(): typeof cusolverDnDpotrf_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDpotrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotrf_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotrf_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDpotrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDpotrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotrf_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDpotrf_bufferSize'))(handle, uplo, n_, A$, lda, s$bytes);
@@ -96,11 +96,11 @@ export function cusolverDnDpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotri', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDpotri', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDpotri', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotri', 'lda', 'i32', lda);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnDpotri', 'work', work, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnDpotri', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDpotri', 'lwork', 'i32', lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnDpotri', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnDpotri', 'devInfo', devInfo, true);
   const status = (cusolverDnDpotri$c ??= binder.native('cusolverDnDpotri'))(handle, uplo, n_, A$, lda, work$, lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnDpotri', status);
 }
@@ -125,7 +125,7 @@ function bind$cusolverDnDpotri_bufferSize(): typeof cusolverDnDpotri_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDpotri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotri_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDpotri_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDpotri_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotri_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDpotri_bufferSize'))(handle, uplo, n_, A$, lda, s$bytes);
@@ -150,11 +150,11 @@ export function cusolverDnDpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotrs', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotrs', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDpotrs', 'nrhs', 'i32', nrhs);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDpotrs', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDpotrs', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotrs', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnDpotrs', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnDpotrs', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDpotrs', 'ldb', 'i32', ldb);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnDpotrs', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnDpotrs', 'devInfo', devInfo, true);
   const status = (cusolverDnDpotrs$c ??= binder.native('cusolverDnDpotrs'))(handle, uplo, n_, nrhs, A$, lda, B$, ldb, devInfo$);
   if (status !== 0) throw fail('cusolverDnDpotrs', status);
 }
@@ -176,11 +176,11 @@ export function cusolverDnDpotrsBatched(handle: T.cusolverDnHandle_t | null, upl
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotrsBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotrsBatched', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDpotrsBatched', 'nrhs', 'i32', nrhs);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDpotrsBatched', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDpotrsBatched', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotrsBatched', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnDpotrsBatched', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnDpotrsBatched', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDpotrsBatched', 'ldb', 'i32', ldb);
-  const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnDpotrsBatched', 'd_info', d_info, true);
+  const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && Math.floor(d_info) === d_info ? d_info : deviceArg('cusolverDnDpotrsBatched', 'd_info', d_info, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDpotrsBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnDpotrsBatched$c ??= binder.native('cusolverDnDpotrsBatched'))(handle, uplo, n_, nrhs, A$, lda, B$, ldb, d_info$, batchSize);
   if (status !== 0) throw fail('cusolverDnDpotrsBatched', status);
@@ -203,12 +203,12 @@ export function cusolverDnDsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevd', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevd', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevd', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDsyevd', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDsyevd', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevd', 'lda', 'i32', lda);
-  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnDsyevd', 'W', W, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnDsyevd', 'work', work, true);
+  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnDsyevd', 'W', W, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnDsyevd', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDsyevd', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnDsyevd', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnDsyevd', 'info', info, true);
   const status = (cusolverDnDsyevd$c ??= binder.native('cusolverDnDsyevd'))(handle, jobz, uplo, n_, A$, lda, W$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnDsyevd', status);
 }
@@ -236,9 +236,9 @@ function bind$cusolverDnDsyevd_bufferSize(): typeof cusolverDnDsyevd_bufferSize 
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevd_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevd_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevd_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDsyevd_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDsyevd_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevd_bufferSize', 'lda', 'i32', lda);
-    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnDsyevd_bufferSize', 'W', W, true);
+    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnDsyevd_bufferSize', 'W', W, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDsyevd_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W$, s$bytes);
     if (status !== 0) throw fail('cusolverDnDsyevd_bufferSize', status);

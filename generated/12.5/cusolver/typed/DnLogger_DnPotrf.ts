@@ -81,12 +81,12 @@ export function cusolverDnPotrf(handle: T.cusolverDnHandle_t | null, params: T.c
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnPotrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnPotrf', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnPotrf', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnPotrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnPotrf', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnPotrf', 'lda', lda, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnPotrf', 'computeType', 'i32', computeType);
   pointerArg('cusolverDnPotrf', 'pBuffer', pBuffer, true);
   if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || Math.floor(workspaceInBytes) !== workspaceInBytes) int64Arg('cusolverDnPotrf', 'workspaceInBytes', workspaceInBytes, false);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnPotrf', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnPotrf', 'info', info, true);
   const status = (cusolverDnPotrf$c ??= binder.native('cusolverDnPotrf'))(handle, params, uplo, n_, dataTypeA, A$, lda, computeType, pBuffer, workspaceInBytes, info$);
   if (status !== 0) throw fail('cusolverDnPotrf', status);
 }
@@ -118,7 +118,7 @@ function bind$cusolverDnPotrf_bufferSize(): typeof cusolverDnPotrf_bufferSize {
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnPotrf_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnPotrf_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnPotrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnPotrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnPotrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnPotrf_bufferSize', 'lda', lda, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnPotrf_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;

@@ -33,14 +33,14 @@ export function cusolverDnSyevd(handle: T.cusolverDnHandle_t | null, params: T.c
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSyevd', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnSyevd', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnSyevd', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSyevd', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSyevd', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnSyevd', 'lda', lda, true);
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevd', 'dataTypeW', 'i32', dataTypeW);
-  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSyevd', 'W', W, true);
+  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnSyevd', 'W', W, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevd', 'computeType', 'i32', computeType);
   pointerArg('cusolverDnSyevd', 'pBuffer', pBuffer, true);
   if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || Math.floor(workspaceInBytes) !== workspaceInBytes) int64Arg('cusolverDnSyevd', 'workspaceInBytes', workspaceInBytes, false);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSyevd', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnSyevd', 'info', info, true);
   const status = (cusolverDnSyevd$c ??= binder.native('cusolverDnSyevd'))(handle, params, jobz, uplo, n_, dataTypeA, A$, lda, dataTypeW, W$, computeType, pBuffer, workspaceInBytes, info$);
   if (status !== 0) throw fail('cusolverDnSyevd', status);
 }
@@ -76,10 +76,10 @@ function bind$cusolverDnSyevd_bufferSize(): typeof cusolverDnSyevd_bufferSize {
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSyevd_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnSyevd_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnSyevd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSyevd_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSyevd_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnSyevd_bufferSize', 'lda', lda, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevd_bufferSize', 'dataTypeW', 'i32', dataTypeW);
-    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSyevd_bufferSize', 'W', W, true);
+    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnSyevd_bufferSize', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevd_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSyevd_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A$, lda, dataTypeW, W$, computeType, s$bytes);
@@ -106,24 +106,24 @@ let cusolverDnSyevdx$: typeof cusolverDnSyevdx | undefined;
  * @param vu in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param il in `int64_t`.
  * @param iu in `int64_t`.
- * @param meig64 in/out `int64_t *`: address or host buffer.
  * @param dataTypeW in `cudaDataType`.
  * @param W in/out `void *`: device memory.
  * @param computeType in `cudaDataType`.
  * @param pBuffer in/out `void *`: address or host buffer.
  * @param workspaceInBytes in `size_t`.
  * @param info out `int *`: device memory.
+ * @returns the value of `meig64`: out `int64_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html).
  * @deprecated The headers mark it deprecated. */
-export function cusolverDnSyevdx(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.UntypedScalar, vu: T.UntypedScalar, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
-  return (cusolverDnSyevdx$ ??= bind$cusolverDnSyevdx())(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+export function cusolverDnSyevdx(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.UntypedScalar, vu: T.UntypedScalar, il: T.Int64, iu: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): bigint {
+  return (cusolverDnSyevdx$ ??= bind$cusolverDnSyevdx())(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
 }
 /** cusolverDnSyevdx around its own Scratch, its views and its C function (built on the first call). */
 function bind$cusolverDnSyevdx(): typeof cusolverDnSyevdx {
-  const s = new Scratch(2);
-  const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
+  const s = new Scratch(3);
+  const s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$f64 = s.f64, s$slot2 = s.slot(2), s$i64 = s.i64;
   let native$: NativeFunction | undefined;
-  return function cusolverDnSyevdx(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info) {
+  return function cusolverDnSyevdx(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSyevdx', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSyevdx', 'params', params, true) as typeof params;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSyevdx', 'jobz', 'i32', jobz);
@@ -131,21 +131,22 @@ function bind$cusolverDnSyevdx(): typeof cusolverDnSyevdx {
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSyevdx', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnSyevdx', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnSyevdx', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSyevdx', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSyevdx', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnSyevdx', 'lda', lda, true);
     const vl$ = scalarArg('cusolverDnSyevdx', 'vl', 'untyped', 'host', vl, s$slot0);
     const vu$ = scalarArg('cusolverDnSyevdx', 'vu', 'untyped', 'host', vu, s$slot1);
     if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || Math.floor(il) !== il) int64Arg('cusolverDnSyevdx', 'il', il, true);
     if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || Math.floor(iu) !== iu) int64Arg('cusolverDnSyevdx', 'iu', iu, true);
-    pointerArg('cusolverDnSyevdx', 'meig64', meig64, true);
+    s$f64[2] = 0;
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevdx', 'dataTypeW', 'i32', dataTypeW);
-    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSyevdx', 'W', W, true);
+    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnSyevdx', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevdx', 'computeType', 'i32', computeType);
     pointerArg('cusolverDnSyevdx', 'pBuffer', pBuffer, true);
     if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || Math.floor(workspaceInBytes) !== workspaceInBytes) int64Arg('cusolverDnSyevdx', 'workspaceInBytes', workspaceInBytes, false);
-    const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSyevdx', 'info', info, true);
-    const status = (native$ ??= binder.native('cusolverDnSyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl$, vu$, il, iu, meig64, dataTypeW, W$, computeType, pBuffer, workspaceInBytes, info$);
+    const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnSyevdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnSyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl$, vu$, il, iu, s$slot2, dataTypeW, W$, computeType, pBuffer, workspaceInBytes, info$);
     if (status !== 0) throw fail('cusolverDnSyevdx', status);
+    return s$i64[2];
   };
 }
 let cusolverDnSyevdx_bufferSize$: typeof cusolverDnSyevdx_bufferSize | undefined;
@@ -187,7 +188,7 @@ function bind$cusolverDnSyevdx_bufferSize(): typeof cusolverDnSyevdx_bufferSize 
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSyevdx_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnSyevdx_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnSyevdx_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSyevdx_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSyevdx_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnSyevdx_bufferSize', 'lda', lda, true);
     const vl$ = scalarArg('cusolverDnSyevdx_bufferSize', 'vl', 'untyped', 'host', vl, s$slot0);
     const vu$ = scalarArg('cusolverDnSyevdx_bufferSize', 'vu', 'untyped', 'host', vu, s$slot1);
@@ -195,7 +196,7 @@ function bind$cusolverDnSyevdx_bufferSize(): typeof cusolverDnSyevdx_bufferSize 
     if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || Math.floor(iu) !== iu) int64Arg('cusolverDnSyevdx_bufferSize', 'iu', iu, true);
     pointerArg('cusolverDnSyevdx_bufferSize', 'h_meig', h_meig, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
-    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSyevdx_bufferSize', 'W', W, true);
+    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnSyevdx_bufferSize', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevdx_bufferSize', 'computeType', 'i32', computeType);
     s$f64[2] = 0;
     const status = (native$ ??= binder.native('cusolverDnSyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl$, vu$, il, iu, h_meig, dataTypeW, W$, computeType, s$slot2);
@@ -231,17 +232,17 @@ export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t | null, params: T.
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgeqrf', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgeqrf', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgeqrf', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgeqrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXgeqrf', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgeqrf', 'lda', lda, true);
   if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXgeqrf', 'dataTypeTau', 'i32', dataTypeTau);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnXgeqrf', 'tau', tau, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnXgeqrf', 'tau', tau, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeqrf', 'computeType', 'i32', computeType);
-  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgeqrf', 'bufferOnDevice', bufferOnDevice, true);
+  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && Math.floor(bufferOnDevice) === bufferOnDevice ? bufferOnDevice : deviceArg('cusolverDnXgeqrf', 'bufferOnDevice', bufferOnDevice, true);
   if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgeqrf', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgeqrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXgeqrf', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgeqrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXgeqrf', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnXgeqrf', 'info', info, true);
   const status = (cusolverDnXgeqrf$c ??= binder.native('cusolverDnXgeqrf'))(handle, params, m, n_, dataTypeA, A$, lda, dataTypeTau, tau$, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
   if (status !== 0) throw fail('cusolverDnXgeqrf', status);
 }
@@ -273,10 +274,10 @@ function bind$cusolverDnXgeqrf_bufferSize(): typeof cusolverDnXgeqrf_bufferSize 
     if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgeqrf_bufferSize', 'm', m, true);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgeqrf_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgeqrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgeqrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXgeqrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgeqrf_bufferSize', 'lda', lda, true);
     if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXgeqrf_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnXgeqrf_bufferSize', 'tau', tau, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnXgeqrf_bufferSize', 'tau', tau, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeqrf_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     s$f64[1] = 0;
@@ -319,23 +320,23 @@ export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t | null, params: T.
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvd', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvd', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvd', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvd', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXgesvd', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvd', 'lda', lda, true);
   if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvd', 'dataTypeS', 'i32', dataTypeS);
-  const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnXgesvd', 'S', S, true);
+  const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && Math.floor(S) === S ? S : deviceArg('cusolverDnXgesvd', 'S', S, true);
   if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvd', 'dataTypeU', 'i32', dataTypeU);
-  const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnXgesvd', 'U', U, true);
+  const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && Math.floor(U) === U ? U : deviceArg('cusolverDnXgesvd', 'U', U, true);
   if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnXgesvd', 'ldu', ldu, true);
   if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnXgesvd', 'dataTypeVT', 'i32', dataTypeVT);
-  const VT$ = typeof VT === 'number' && VT >= 0 && VT <= 9007199254740991 && VT % 1 === 0 ? VT : deviceArg('cusolverDnXgesvd', 'VT', VT, true);
+  const VT$ = typeof VT === 'number' && VT >= 0 && VT <= 9007199254740991 && Math.floor(VT) === VT ? VT : deviceArg('cusolverDnXgesvd', 'VT', VT, true);
   if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || Math.floor(ldvt) !== ldvt) int64Arg('cusolverDnXgesvd', 'ldvt', ldvt, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvd', 'computeType', 'i32', computeType);
-  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgesvd', 'bufferOnDevice', bufferOnDevice, true);
+  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && Math.floor(bufferOnDevice) === bufferOnDevice ? bufferOnDevice : deviceArg('cusolverDnXgesvd', 'bufferOnDevice', bufferOnDevice, true);
   if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgesvd', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXgesvd', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXgesvd', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnXgesvd', 'info', info, true);
   const status = (cusolverDnXgesvd$c ??= binder.native('cusolverDnXgesvd'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A$, lda, dataTypeS, S$, dataTypeU, U$, ldu, dataTypeVT, VT$, ldvt, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
   if (status !== 0) throw fail('cusolverDnXgesvd', status);
 }
@@ -377,15 +378,15 @@ function bind$cusolverDnXgesvd_bufferSize(): typeof cusolverDnXgesvd_bufferSize 
     if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvd_bufferSize', 'm', m, true);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvd_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvd_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXgesvd_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvd_bufferSize', 'lda', lda, true);
     if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeS', 'i32', dataTypeS);
-    const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnXgesvd_bufferSize', 'S', S, true);
+    const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && Math.floor(S) === S ? S : deviceArg('cusolverDnXgesvd_bufferSize', 'S', S, true);
     if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeU', 'i32', dataTypeU);
-    const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnXgesvd_bufferSize', 'U', U, true);
+    const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && Math.floor(U) === U ? U : deviceArg('cusolverDnXgesvd_bufferSize', 'U', U, true);
     if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnXgesvd_bufferSize', 'ldu', ldu, true);
     if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeVT', 'i32', dataTypeVT);
-    const VT$ = typeof VT === 'number' && VT >= 0 && VT <= 9007199254740991 && VT % 1 === 0 ? VT : deviceArg('cusolverDnXgesvd_bufferSize', 'VT', VT, true);
+    const VT$ = typeof VT === 'number' && VT >= 0 && VT <= 9007199254740991 && Math.floor(VT) === VT ? VT : deviceArg('cusolverDnXgesvd_bufferSize', 'VT', VT, true);
     if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || Math.floor(ldvt) !== ldvt) int64Arg('cusolverDnXgesvd_bufferSize', 'ldvt', ldvt, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvd_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;

@@ -34,17 +34,17 @@ export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t | null, params: T.
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevd', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXsyevd', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevd', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXsyevd', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXsyevd', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXsyevd', 'lda', lda, true);
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevd', 'dataTypeW', 'i32', dataTypeW);
-  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXsyevd', 'W', W, true);
+  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnXsyevd', 'W', W, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevd', 'computeType', 'i32', computeType);
-  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXsyevd', 'bufferOnDevice', bufferOnDevice, true);
+  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && Math.floor(bufferOnDevice) === bufferOnDevice ? bufferOnDevice : deviceArg('cusolverDnXsyevd', 'bufferOnDevice', bufferOnDevice, true);
   if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXsyevd', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXsyevd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXsyevd', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXsyevd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXsyevd', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnXsyevd', 'info', info, true);
   const status = (cusolverDnXsyevd$c ??= binder.native('cusolverDnXsyevd'))(handle, params, jobz, uplo, n_, dataTypeA, A$, lda, dataTypeW, W$, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
   if (status !== 0) throw fail('cusolverDnXsyevd', status);
 }
@@ -78,10 +78,10 @@ function bind$cusolverDnXsyevd_bufferSize(): typeof cusolverDnXsyevd_bufferSize 
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevd_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXsyevd_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXsyevd_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXsyevd_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXsyevd_bufferSize', 'lda', lda, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeW', 'i32', dataTypeW);
-    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXsyevd_bufferSize', 'W', W, true);
+    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnXsyevd_bufferSize', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevd_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     s$f64[1] = 0;
@@ -105,7 +105,6 @@ let cusolverDnXsyevdx$: typeof cusolverDnXsyevdx | undefined;
  * @param vu in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param il in `int64_t`.
  * @param iu in `int64_t`.
- * @param meig64 in/out `int64_t *`: address or host buffer.
  * @param dataTypeW in `cudaDataType`.
  * @param W in/out `void *`: device memory.
  * @param computeType in `cudaDataType`.
@@ -114,16 +113,17 @@ let cusolverDnXsyevdx$: typeof cusolverDnXsyevdx | undefined;
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
  * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
  * @param info out `int *`: device memory.
+ * @returns the value of `meig64`: out `int64_t *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cusolver/index.html). */
-export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.UntypedScalar, vu: T.UntypedScalar, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
-  return (cusolverDnXsyevdx$ ??= bind$cusolverDnXsyevdx())(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.UntypedScalar, vu: T.UntypedScalar, il: T.Int64, iu: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): bigint {
+  return (cusolverDnXsyevdx$ ??= bind$cusolverDnXsyevdx())(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
 }
 /** cusolverDnXsyevdx around its own Scratch, its views and its C function (built on the first call). */
 function bind$cusolverDnXsyevdx(): typeof cusolverDnXsyevdx {
-  const s = new Scratch(2);
-  const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
+  const s = new Scratch(3);
+  const s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$f64 = s.f64, s$slot2 = s.slot(2), s$i64 = s.i64;
   let native$: NativeFunction | undefined;
-  return function cusolverDnXsyevdx(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info) {
+  return function cusolverDnXsyevdx(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXsyevdx', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXsyevdx', 'params', params, true) as typeof params;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevdx', 'jobz', 'i32', jobz);
@@ -131,24 +131,25 @@ function bind$cusolverDnXsyevdx(): typeof cusolverDnXsyevdx {
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevdx', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXsyevdx', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevdx', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXsyevdx', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXsyevdx', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXsyevdx', 'lda', lda, true);
     const vl$ = scalarArg('cusolverDnXsyevdx', 'vl', 'untyped', 'host', vl, s$slot0);
     const vu$ = scalarArg('cusolverDnXsyevdx', 'vu', 'untyped', 'host', vu, s$slot1);
     if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || Math.floor(il) !== il) int64Arg('cusolverDnXsyevdx', 'il', il, true);
     if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || Math.floor(iu) !== iu) int64Arg('cusolverDnXsyevdx', 'iu', iu, true);
-    pointerArg('cusolverDnXsyevdx', 'meig64', meig64, true);
+    s$f64[2] = 0;
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx', 'dataTypeW', 'i32', dataTypeW);
-    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXsyevdx', 'W', W, true);
+    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnXsyevdx', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx', 'computeType', 'i32', computeType);
-    const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXsyevdx', 'bufferOnDevice', bufferOnDevice, true);
+    const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && Math.floor(bufferOnDevice) === bufferOnDevice ? bufferOnDevice : deviceArg('cusolverDnXsyevdx', 'bufferOnDevice', bufferOnDevice, true);
     if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
     if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
     hostArg('cusolverDnXsyevdx', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
     if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
-    const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXsyevdx', 'info', info, true);
-    const status = (native$ ??= binder.native('cusolverDnXsyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl$, vu$, il, iu, meig64, dataTypeW, W$, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
+    const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnXsyevdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnXsyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl$, vu$, il, iu, s$slot2, dataTypeW, W$, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
     if (status !== 0) throw fail('cusolverDnXsyevdx', status);
+    return s$i64[2];
   };
 }
 let cusolverDnXsyevdx_bufferSize$: typeof cusolverDnXsyevdx_bufferSize | undefined;
@@ -188,7 +189,7 @@ function bind$cusolverDnXsyevdx_bufferSize(): typeof cusolverDnXsyevdx_bufferSiz
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevdx_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXsyevdx_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXsyevdx_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXsyevdx_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXsyevdx_bufferSize', 'lda', lda, true);
     const vl$ = scalarArg('cusolverDnXsyevdx_bufferSize', 'vl', 'untyped', 'host', vl, s$slot0);
     const vu$ = scalarArg('cusolverDnXsyevdx_bufferSize', 'vu', 'untyped', 'host', vu, s$slot1);
@@ -196,7 +197,7 @@ function bind$cusolverDnXsyevdx_bufferSize(): typeof cusolverDnXsyevdx_bufferSiz
     if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || Math.floor(iu) !== iu) int64Arg('cusolverDnXsyevdx_bufferSize', 'iu', iu, true);
     pointerArg('cusolverDnXsyevdx_bufferSize', 'h_meig', h_meig, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
-    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXsyevdx_bufferSize', 'W', W, true);
+    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnXsyevdx_bufferSize', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx_bufferSize', 'computeType', 'i32', computeType);
     s$f64[2] = 0;
     s$f64[3] = 0;

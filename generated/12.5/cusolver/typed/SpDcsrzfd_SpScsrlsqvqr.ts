@@ -135,15 +135,15 @@ export function cusolverSpScsreigvsi(handle: T.cusolverSpHandle_t | null, m: num
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsreigvsi', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsreigvsi', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpScsreigvsi', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpScsreigvsi', 'csrValA', csrValA, true);
-  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpScsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
-  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpScsreigvsi', 'csrColIndA', csrColIndA, true);
+  const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && Math.floor(csrValA) === csrValA ? csrValA : deviceArg('cusolverSpScsreigvsi', 'csrValA', csrValA, true);
+  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && Math.floor(csrRowPtrA) === csrRowPtrA ? csrRowPtrA : deviceArg('cusolverSpScsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
+  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && Math.floor(csrColIndA) === csrColIndA ? csrColIndA : deviceArg('cusolverSpScsreigvsi', 'csrColIndA', csrColIndA, true);
   if (typeof mu0 !== 'number') throw argError('cusolverSpScsreigvsi', 'mu0', 'a number', mu0);
-  const x0$ = typeof x0 === 'number' && x0 >= 0 && x0 <= 9007199254740991 && x0 % 1 === 0 ? x0 : deviceArg('cusolverSpScsreigvsi', 'x0', x0, true);
+  const x0$ = typeof x0 === 'number' && x0 >= 0 && x0 <= 9007199254740991 && Math.floor(x0) === x0 ? x0 : deviceArg('cusolverSpScsreigvsi', 'x0', x0, true);
   if (typeof maxite !== 'number' || (maxite | 0) !== maxite) throw intError('cusolverSpScsreigvsi', 'maxite', 'i32', maxite);
   if (typeof eps !== 'number') throw argError('cusolverSpScsreigvsi', 'eps', 'a number', eps);
   pointerArg('cusolverSpScsreigvsi', 'mu', mu, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpScsreigvsi', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusolverSpScsreigvsi', 'x', x, true);
   const status = (cusolverSpScsreigvsi$c ??= binder.native('cusolverSpScsreigvsi'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, mu0, x0$, maxite, eps, mu, x$);
   if (status !== 0) throw fail('cusolverSpScsreigvsi', status);
 }

@@ -153,8 +153,8 @@ export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t | n
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrqrAnalysisBatched', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrqrAnalysisBatched', 'nnzA', 'i32', nnzA);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpXcsrqrAnalysisBatched', 'descrA', descrA, true) as typeof descrA;
-  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpXcsrqrAnalysisBatched', 'csrRowPtrA', csrRowPtrA, true);
-  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpXcsrqrAnalysisBatched', 'csrColIndA', csrColIndA, true);
+  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && Math.floor(csrRowPtrA) === csrRowPtrA ? csrRowPtrA : deviceArg('cusolverSpXcsrqrAnalysisBatched', 'csrRowPtrA', csrRowPtrA, true);
+  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && Math.floor(csrColIndA) === csrColIndA ? csrColIndA : deviceArg('cusolverSpXcsrqrAnalysisBatched', 'csrColIndA', csrColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverSpXcsrqrAnalysisBatched', 'info', info, true) as typeof info;
   const status = (cusolverSpXcsrqrAnalysisBatched$c ??= binder.native('cusolverSpXcsrqrAnalysisBatched'))(handle, m, n_, nnzA, descrA, csrRowPtrA$, csrColIndA$, info);
   if (status !== 0) throw fail('cusolverSpXcsrqrAnalysisBatched', status);

@@ -49,8 +49,8 @@ export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: numb
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCnnz_compress', 'm', 'i32', m);
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseCnnz_compress', 'descr', descr, true) as typeof descr;
-  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseCnnz_compress', 'csrSortedValA', csrSortedValA, true);
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseCnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseCnnz_compress', 'csrSortedValA', csrSortedValA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseCnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCnnz_compress', 'nnzPerRow', nnzPerRow, true);
   pointerArg('cusparseCnnz_compress', 'nnzC', nnzC, true);
   tol = checkRecord('cusparseCnnz_compress', 'tol', records.float2(), tol);

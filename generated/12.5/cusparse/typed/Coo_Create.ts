@@ -48,7 +48,7 @@ export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   pointerArg('cusparseCooSetPointers', 'cooRows', cooRows, true);
   pointerArg('cusparseCooSetPointers', 'cooColumns', cooColumns, true);
-  const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCooSetPointers', 'cooValues', cooValues, true);
+  const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && Math.floor(cooValues) === cooValues ? cooValues : deviceArg('cusparseCooSetPointers', 'cooValues', cooValues, true);
   const status = (cusparseCooSetPointers$c ??= binder.native('cusparseCooSetPointers'))(spMatDescr, cooRows, cooColumns, cooValues$);
   if (status !== 0) throw fail('cusparseCooSetPointers', status);
 }
@@ -117,8 +117,8 @@ function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
     if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || Math.floor(ellBlockSize) !== ellBlockSize) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
     if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || Math.floor(ellCols) !== ellCols) int64Arg('cusparseCreateBlockedEll', 'ellCols', ellCols, true);
-    const ellColInd$ = typeof ellColInd === 'number' && ellColInd >= 0 && ellColInd <= 9007199254740991 && ellColInd % 1 === 0 ? ellColInd : deviceArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
-    const ellValue$ = typeof ellValue === 'number' && ellValue >= 0 && ellValue <= 9007199254740991 && ellValue % 1 === 0 ? ellValue : deviceArg('cusparseCreateBlockedEll', 'ellValue', ellValue, true);
+    const ellColInd$ = typeof ellColInd === 'number' && ellColInd >= 0 && ellColInd <= 9007199254740991 && Math.floor(ellColInd) === ellColInd ? ellColInd : deviceArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
+    const ellValue$ = typeof ellValue === 'number' && ellValue >= 0 && ellValue <= 9007199254740991 && Math.floor(ellValue) === ellValue ? ellValue : deviceArg('cusparseCreateBlockedEll', 'ellValue', ellValue, true);
     if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateBlockedEll', 'ellIdxType', 'i32', ellIdxType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBlockedEll', 'idxBase', 'i32', idxBase);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBlockedEll', 'valueType', 'i32', valueType);
@@ -164,9 +164,9 @@ function bind$cusparseCreateBsr(): typeof cusparseCreateBsr {
     if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || Math.floor(bnnz) !== bnnz) int64Arg('cusparseCreateBsr', 'bnnz', bnnz, true);
     if (typeof rowBlockSize !== 'number' || !(rowBlockSize >= -9007199254740991 && rowBlockSize <= 9007199254740991) || Math.floor(rowBlockSize) !== rowBlockSize) int64Arg('cusparseCreateBsr', 'rowBlockSize', rowBlockSize, true);
     if (typeof colBlockSize !== 'number' || !(colBlockSize >= -9007199254740991 && colBlockSize <= 9007199254740991) || Math.floor(colBlockSize) !== colBlockSize) int64Arg('cusparseCreateBsr', 'colBlockSize', colBlockSize, true);
-    const bsrRowOffsets$ = typeof bsrRowOffsets === 'number' && bsrRowOffsets >= 0 && bsrRowOffsets <= 9007199254740991 && bsrRowOffsets % 1 === 0 ? bsrRowOffsets : deviceArg('cusparseCreateBsr', 'bsrRowOffsets', bsrRowOffsets, true);
-    const bsrColInd$ = typeof bsrColInd === 'number' && bsrColInd >= 0 && bsrColInd <= 9007199254740991 && bsrColInd % 1 === 0 ? bsrColInd : deviceArg('cusparseCreateBsr', 'bsrColInd', bsrColInd, true);
-    const bsrValues$ = typeof bsrValues === 'number' && bsrValues >= 0 && bsrValues <= 9007199254740991 && bsrValues % 1 === 0 ? bsrValues : deviceArg('cusparseCreateBsr', 'bsrValues', bsrValues, true);
+    const bsrRowOffsets$ = typeof bsrRowOffsets === 'number' && bsrRowOffsets >= 0 && bsrRowOffsets <= 9007199254740991 && Math.floor(bsrRowOffsets) === bsrRowOffsets ? bsrRowOffsets : deviceArg('cusparseCreateBsr', 'bsrRowOffsets', bsrRowOffsets, true);
+    const bsrColInd$ = typeof bsrColInd === 'number' && bsrColInd >= 0 && bsrColInd <= 9007199254740991 && Math.floor(bsrColInd) === bsrColInd ? bsrColInd : deviceArg('cusparseCreateBsr', 'bsrColInd', bsrColInd, true);
+    const bsrValues$ = typeof bsrValues === 'number' && bsrValues >= 0 && bsrValues <= 9007199254740991 && Math.floor(bsrValues) === bsrValues ? bsrValues : deviceArg('cusparseCreateBsr', 'bsrValues', bsrValues, true);
     if (typeof bsrRowOffsetsType !== 'number' || (bsrRowOffsetsType | 0) !== bsrRowOffsetsType) throw intError('cusparseCreateBsr', 'bsrRowOffsetsType', 'i32', bsrRowOffsetsType);
     if (typeof bsrColIndType !== 'number' || (bsrColIndType | 0) !== bsrColIndType) throw intError('cusparseCreateBsr', 'bsrColIndType', 'i32', bsrColIndType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBsr', 'idxBase', 'i32', idxBase);
@@ -334,8 +334,8 @@ function bind$cusparseCreateConstBlockedEll(): typeof cusparseCreateConstBlocked
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateConstBlockedEll', 'cols', cols, true);
     if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || Math.floor(ellBlockSize) !== ellBlockSize) int64Arg('cusparseCreateConstBlockedEll', 'ellBlockSize', ellBlockSize, true);
     if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || Math.floor(ellCols) !== ellCols) int64Arg('cusparseCreateConstBlockedEll', 'ellCols', ellCols, true);
-    const ellColInd$ = typeof ellColInd === 'number' && ellColInd >= 0 && ellColInd <= 9007199254740991 && ellColInd % 1 === 0 ? ellColInd : deviceArg('cusparseCreateConstBlockedEll', 'ellColInd', ellColInd, true);
-    const ellValue$ = typeof ellValue === 'number' && ellValue >= 0 && ellValue <= 9007199254740991 && ellValue % 1 === 0 ? ellValue : deviceArg('cusparseCreateConstBlockedEll', 'ellValue', ellValue, true);
+    const ellColInd$ = typeof ellColInd === 'number' && ellColInd >= 0 && ellColInd <= 9007199254740991 && Math.floor(ellColInd) === ellColInd ? ellColInd : deviceArg('cusparseCreateConstBlockedEll', 'ellColInd', ellColInd, true);
+    const ellValue$ = typeof ellValue === 'number' && ellValue >= 0 && ellValue <= 9007199254740991 && Math.floor(ellValue) === ellValue ? ellValue : deviceArg('cusparseCreateConstBlockedEll', 'ellValue', ellValue, true);
     if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateConstBlockedEll', 'ellIdxType', 'i32', ellIdxType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstBlockedEll', 'idxBase', 'i32', idxBase);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstBlockedEll', 'valueType', 'i32', valueType);
@@ -381,9 +381,9 @@ function bind$cusparseCreateConstBsr(): typeof cusparseCreateConstBsr {
     if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || Math.floor(bnnz) !== bnnz) int64Arg('cusparseCreateConstBsr', 'bnnz', bnnz, true);
     if (typeof rowBlockDim !== 'number' || !(rowBlockDim >= -9007199254740991 && rowBlockDim <= 9007199254740991) || Math.floor(rowBlockDim) !== rowBlockDim) int64Arg('cusparseCreateConstBsr', 'rowBlockDim', rowBlockDim, true);
     if (typeof colBlockDim !== 'number' || !(colBlockDim >= -9007199254740991 && colBlockDim <= 9007199254740991) || Math.floor(colBlockDim) !== colBlockDim) int64Arg('cusparseCreateConstBsr', 'colBlockDim', colBlockDim, true);
-    const bsrRowOffsets$ = typeof bsrRowOffsets === 'number' && bsrRowOffsets >= 0 && bsrRowOffsets <= 9007199254740991 && bsrRowOffsets % 1 === 0 ? bsrRowOffsets : deviceArg('cusparseCreateConstBsr', 'bsrRowOffsets', bsrRowOffsets, true);
-    const bsrColInd$ = typeof bsrColInd === 'number' && bsrColInd >= 0 && bsrColInd <= 9007199254740991 && bsrColInd % 1 === 0 ? bsrColInd : deviceArg('cusparseCreateConstBsr', 'bsrColInd', bsrColInd, true);
-    const bsrValues$ = typeof bsrValues === 'number' && bsrValues >= 0 && bsrValues <= 9007199254740991 && bsrValues % 1 === 0 ? bsrValues : deviceArg('cusparseCreateConstBsr', 'bsrValues', bsrValues, true);
+    const bsrRowOffsets$ = typeof bsrRowOffsets === 'number' && bsrRowOffsets >= 0 && bsrRowOffsets <= 9007199254740991 && Math.floor(bsrRowOffsets) === bsrRowOffsets ? bsrRowOffsets : deviceArg('cusparseCreateConstBsr', 'bsrRowOffsets', bsrRowOffsets, true);
+    const bsrColInd$ = typeof bsrColInd === 'number' && bsrColInd >= 0 && bsrColInd <= 9007199254740991 && Math.floor(bsrColInd) === bsrColInd ? bsrColInd : deviceArg('cusparseCreateConstBsr', 'bsrColInd', bsrColInd, true);
+    const bsrValues$ = typeof bsrValues === 'number' && bsrValues >= 0 && bsrValues <= 9007199254740991 && Math.floor(bsrValues) === bsrValues ? bsrValues : deviceArg('cusparseCreateConstBsr', 'bsrValues', bsrValues, true);
     if (typeof bsrRowOffsetsType !== 'number' || (bsrRowOffsetsType | 0) !== bsrRowOffsetsType) throw intError('cusparseCreateConstBsr', 'bsrRowOffsetsType', 'i32', bsrRowOffsetsType);
     if (typeof bsrColIndType !== 'number' || (bsrColIndType | 0) !== bsrColIndType) throw intError('cusparseCreateConstBsr', 'bsrColIndType', 'i32', bsrColIndType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstBsr', 'idxBase', 'i32', idxBase);
@@ -425,9 +425,9 @@ function bind$cusparseCreateConstCoo(): typeof cusparseCreateConstCoo {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateConstCoo', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateConstCoo', 'cols', cols, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateConstCoo', 'nnz', nnz, true);
-    const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && cooRowInd % 1 === 0 ? cooRowInd : deviceArg('cusparseCreateConstCoo', 'cooRowInd', cooRowInd, true);
-    const cooColInd$ = typeof cooColInd === 'number' && cooColInd >= 0 && cooColInd <= 9007199254740991 && cooColInd % 1 === 0 ? cooColInd : deviceArg('cusparseCreateConstCoo', 'cooColInd', cooColInd, true);
-    const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCreateConstCoo', 'cooValues', cooValues, true);
+    const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && Math.floor(cooRowInd) === cooRowInd ? cooRowInd : deviceArg('cusparseCreateConstCoo', 'cooRowInd', cooRowInd, true);
+    const cooColInd$ = typeof cooColInd === 'number' && cooColInd >= 0 && cooColInd <= 9007199254740991 && Math.floor(cooColInd) === cooColInd ? cooColInd : deviceArg('cusparseCreateConstCoo', 'cooColInd', cooColInd, true);
+    const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && Math.floor(cooValues) === cooValues ? cooValues : deviceArg('cusparseCreateConstCoo', 'cooValues', cooValues, true);
     if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateConstCoo', 'cooIdxType', 'i32', cooIdxType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCoo', 'idxBase', 'i32', idxBase);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCoo', 'valueType', 'i32', valueType);
@@ -468,9 +468,9 @@ function bind$cusparseCreateConstCsc(): typeof cusparseCreateConstCsc {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateConstCsc', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateConstCsc', 'cols', cols, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateConstCsc', 'nnz', nnz, true);
-    const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && cscColOffsets % 1 === 0 ? cscColOffsets : deviceArg('cusparseCreateConstCsc', 'cscColOffsets', cscColOffsets, true);
-    const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCreateConstCsc', 'cscRowInd', cscRowInd, true);
-    const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && cscValues % 1 === 0 ? cscValues : deviceArg('cusparseCreateConstCsc', 'cscValues', cscValues, true);
+    const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && Math.floor(cscColOffsets) === cscColOffsets ? cscColOffsets : deviceArg('cusparseCreateConstCsc', 'cscColOffsets', cscColOffsets, true);
+    const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && Math.floor(cscRowInd) === cscRowInd ? cscRowInd : deviceArg('cusparseCreateConstCsc', 'cscRowInd', cscRowInd, true);
+    const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && Math.floor(cscValues) === cscValues ? cscValues : deviceArg('cusparseCreateConstCsc', 'cscValues', cscValues, true);
     if (typeof cscColOffsetsType !== 'number' || (cscColOffsetsType | 0) !== cscColOffsetsType) throw intError('cusparseCreateConstCsc', 'cscColOffsetsType', 'i32', cscColOffsetsType);
     if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateConstCsc', 'cscRowIndType', 'i32', cscRowIndType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCsc', 'idxBase', 'i32', idxBase);
@@ -512,9 +512,9 @@ function bind$cusparseCreateConstCsr(): typeof cusparseCreateConstCsr {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateConstCsr', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateConstCsr', 'cols', cols, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateConstCsr', 'nnz', nnz, true);
-    const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && csrRowOffsets % 1 === 0 ? csrRowOffsets : deviceArg('cusparseCreateConstCsr', 'csrRowOffsets', csrRowOffsets, true);
-    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCreateConstCsr', 'csrColInd', csrColInd, true);
-    const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && csrValues % 1 === 0 ? csrValues : deviceArg('cusparseCreateConstCsr', 'csrValues', csrValues, true);
+    const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && Math.floor(csrRowOffsets) === csrRowOffsets ? csrRowOffsets : deviceArg('cusparseCreateConstCsr', 'csrRowOffsets', csrRowOffsets, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseCreateConstCsr', 'csrColInd', csrColInd, true);
+    const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && Math.floor(csrValues) === csrValues ? csrValues : deviceArg('cusparseCreateConstCsr', 'csrValues', csrValues, true);
     if (typeof csrRowOffsetsType !== 'number' || (csrRowOffsetsType | 0) !== csrRowOffsetsType) throw intError('cusparseCreateConstCsr', 'csrRowOffsetsType', 'i32', csrRowOffsetsType);
     if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateConstCsr', 'csrColIndType', 'i32', csrColIndType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCsr', 'idxBase', 'i32', idxBase);
@@ -552,7 +552,7 @@ function bind$cusparseCreateConstDnMat(): typeof cusparseCreateConstDnMat {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateConstDnMat', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateConstDnMat', 'cols', cols, true);
     if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || Math.floor(ld) !== ld) int64Arg('cusparseCreateConstDnMat', 'ld', ld, true);
-    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateConstDnMat', 'values', values, true);
+    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseCreateConstDnMat', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstDnMat', 'valueType', 'i32', valueType);
     if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateConstDnMat', 'order', 'i32', order);
     const status = (native$ ??= binder.native('cusparseCreateConstDnMat'))(s$bytes, rows, cols, ld, values$, valueType, order);
@@ -583,7 +583,7 @@ function bind$cusparseCreateConstDnVec(): typeof cusparseCreateConstDnVec {
   return function cusparseCreateConstDnVec(size, values, valueType) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateConstDnVec', 'size', size, true);
-    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateConstDnVec', 'values', values, true);
+    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseCreateConstDnVec', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstDnVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateConstDnVec'))(s$bytes, size, values$, valueType);
     if (status !== 0) throw fail('cusparseCreateConstDnVec', status);
@@ -626,9 +626,9 @@ function bind$cusparseCreateConstSlicedEll(): typeof cusparseCreateConstSlicedEl
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateConstSlicedEll', 'nnz', nnz, true);
     if (typeof sellValuesSize !== 'number' || !(sellValuesSize >= -9007199254740991 && sellValuesSize <= 9007199254740991) || Math.floor(sellValuesSize) !== sellValuesSize) int64Arg('cusparseCreateConstSlicedEll', 'sellValuesSize', sellValuesSize, true);
     if (typeof sliceSize !== 'number' || !(sliceSize >= -9007199254740991 && sliceSize <= 9007199254740991) || Math.floor(sliceSize) !== sliceSize) int64Arg('cusparseCreateConstSlicedEll', 'sliceSize', sliceSize, true);
-    const sellSliceOffsets$ = typeof sellSliceOffsets === 'number' && sellSliceOffsets >= 0 && sellSliceOffsets <= 9007199254740991 && sellSliceOffsets % 1 === 0 ? sellSliceOffsets : deviceArg('cusparseCreateConstSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
-    const sellColInd$ = typeof sellColInd === 'number' && sellColInd >= 0 && sellColInd <= 9007199254740991 && sellColInd % 1 === 0 ? sellColInd : deviceArg('cusparseCreateConstSlicedEll', 'sellColInd', sellColInd, true);
-    const sellValues$ = typeof sellValues === 'number' && sellValues >= 0 && sellValues <= 9007199254740991 && sellValues % 1 === 0 ? sellValues : deviceArg('cusparseCreateConstSlicedEll', 'sellValues', sellValues, true);
+    const sellSliceOffsets$ = typeof sellSliceOffsets === 'number' && sellSliceOffsets >= 0 && sellSliceOffsets <= 9007199254740991 && Math.floor(sellSliceOffsets) === sellSliceOffsets ? sellSliceOffsets : deviceArg('cusparseCreateConstSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
+    const sellColInd$ = typeof sellColInd === 'number' && sellColInd >= 0 && sellColInd <= 9007199254740991 && Math.floor(sellColInd) === sellColInd ? sellColInd : deviceArg('cusparseCreateConstSlicedEll', 'sellColInd', sellColInd, true);
+    const sellValues$ = typeof sellValues === 'number' && sellValues >= 0 && sellValues <= 9007199254740991 && Math.floor(sellValues) === sellValues ? sellValues : deviceArg('cusparseCreateConstSlicedEll', 'sellValues', sellValues, true);
     if (typeof sellSliceOffsetsType !== 'number' || (sellSliceOffsetsType | 0) !== sellSliceOffsetsType) throw intError('cusparseCreateConstSlicedEll', 'sellSliceOffsetsType', 'i32', sellSliceOffsetsType);
     if (typeof sellColIndType !== 'number' || (sellColIndType | 0) !== sellColIndType) throw intError('cusparseCreateConstSlicedEll', 'sellColIndType', 'i32', sellColIndType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstSlicedEll', 'idxBase', 'i32', idxBase);
@@ -666,8 +666,8 @@ function bind$cusparseCreateConstSpVec(): typeof cusparseCreateConstSpVec {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateConstSpVec', 'size', size, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateConstSpVec', 'nnz', nnz, true);
-    const indices$ = typeof indices === 'number' && indices >= 0 && indices <= 9007199254740991 && indices % 1 === 0 ? indices : deviceArg('cusparseCreateConstSpVec', 'indices', indices, true);
-    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateConstSpVec', 'values', values, true);
+    const indices$ = typeof indices === 'number' && indices >= 0 && indices <= 9007199254740991 && Math.floor(indices) === indices ? indices : deviceArg('cusparseCreateConstSpVec', 'indices', indices, true);
+    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseCreateConstSpVec', 'values', values, true);
     if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateConstSpVec', 'idxType', 'i32', idxType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstSpVec', 'idxBase', 'i32', idxBase);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstSpVec', 'valueType', 'i32', valueType);
@@ -707,9 +707,9 @@ function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCoo', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCoo', 'cols', cols, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
-    const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && cooRowInd % 1 === 0 ? cooRowInd : deviceArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
-    const cooColInd$ = typeof cooColInd === 'number' && cooColInd >= 0 && cooColInd <= 9007199254740991 && cooColInd % 1 === 0 ? cooColInd : deviceArg('cusparseCreateCoo', 'cooColInd', cooColInd, true);
-    const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCreateCoo', 'cooValues', cooValues, true);
+    const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && Math.floor(cooRowInd) === cooRowInd ? cooRowInd : deviceArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
+    const cooColInd$ = typeof cooColInd === 'number' && cooColInd >= 0 && cooColInd <= 9007199254740991 && Math.floor(cooColInd) === cooColInd ? cooColInd : deviceArg('cusparseCreateCoo', 'cooColInd', cooColInd, true);
+    const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && Math.floor(cooValues) === cooValues ? cooValues : deviceArg('cusparseCreateCoo', 'cooValues', cooValues, true);
     if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCoo', 'cooIdxType', 'i32', cooIdxType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCoo', 'idxBase', 'i32', idxBase);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCoo', 'valueType', 'i32', valueType);
@@ -750,9 +750,9 @@ function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCsc', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCsc', 'cols', cols, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
-    const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && cscColOffsets % 1 === 0 ? cscColOffsets : deviceArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
-    const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCreateCsc', 'cscRowInd', cscRowInd, true);
-    const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && cscValues % 1 === 0 ? cscValues : deviceArg('cusparseCreateCsc', 'cscValues', cscValues, true);
+    const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && Math.floor(cscColOffsets) === cscColOffsets ? cscColOffsets : deviceArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
+    const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && Math.floor(cscRowInd) === cscRowInd ? cscRowInd : deviceArg('cusparseCreateCsc', 'cscRowInd', cscRowInd, true);
+    const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && Math.floor(cscValues) === cscValues ? cscValues : deviceArg('cusparseCreateCsc', 'cscValues', cscValues, true);
     if (typeof cscColOffsetsType !== 'number' || (cscColOffsetsType | 0) !== cscColOffsetsType) throw intError('cusparseCreateCsc', 'cscColOffsetsType', 'i32', cscColOffsetsType);
     if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateCsc', 'cscRowIndType', 'i32', cscRowIndType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsc', 'idxBase', 'i32', idxBase);
@@ -794,9 +794,9 @@ function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCsr', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCsr', 'cols', cols, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
-    const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && csrRowOffsets % 1 === 0 ? csrRowOffsets : deviceArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
-    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCreateCsr', 'csrColInd', csrColInd, true);
-    const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && csrValues % 1 === 0 ? csrValues : deviceArg('cusparseCreateCsr', 'csrValues', csrValues, true);
+    const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && Math.floor(csrRowOffsets) === csrRowOffsets ? csrRowOffsets : deviceArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseCreateCsr', 'csrColInd', csrColInd, true);
+    const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && Math.floor(csrValues) === csrValues ? csrValues : deviceArg('cusparseCreateCsr', 'csrValues', csrValues, true);
     if (typeof csrRowOffsetsType !== 'number' || (csrRowOffsetsType | 0) !== csrRowOffsetsType) throw intError('cusparseCreateCsr', 'csrRowOffsetsType', 'i32', csrRowOffsetsType);
     if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateCsr', 'csrColIndType', 'i32', csrColIndType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsr', 'idxBase', 'i32', idxBase);
@@ -909,7 +909,7 @@ function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
     if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
     if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || Math.floor(ld) !== ld) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
-    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateDnMat', 'values', values, true);
+    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseCreateDnMat', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnMat', 'valueType', 'i32', valueType);
     if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
     const status = (native$ ??= binder.native('cusparseCreateDnMat'))(s$bytes, rows, cols, ld, values$, valueType, order);
@@ -940,7 +940,7 @@ function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
   return function cusparseCreateDnVec(size, values, valueType) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateDnVec', 'size', size, true);
-    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateDnVec', 'values', values, true);
+    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseCreateDnVec', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateDnVec'))(s$bytes, size, values$, valueType);
     if (status !== 0) throw fail('cusparseCreateDnVec', status);
@@ -1046,9 +1046,9 @@ function bind$cusparseCreateSlicedEll(): typeof cusparseCreateSlicedEll {
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateSlicedEll', 'nnz', nnz, true);
     if (typeof sellValuesSize !== 'number' || !(sellValuesSize >= -9007199254740991 && sellValuesSize <= 9007199254740991) || Math.floor(sellValuesSize) !== sellValuesSize) int64Arg('cusparseCreateSlicedEll', 'sellValuesSize', sellValuesSize, true);
     if (typeof sliceSize !== 'number' || !(sliceSize >= -9007199254740991 && sliceSize <= 9007199254740991) || Math.floor(sliceSize) !== sliceSize) int64Arg('cusparseCreateSlicedEll', 'sliceSize', sliceSize, true);
-    const sellSliceOffsets$ = typeof sellSliceOffsets === 'number' && sellSliceOffsets >= 0 && sellSliceOffsets <= 9007199254740991 && sellSliceOffsets % 1 === 0 ? sellSliceOffsets : deviceArg('cusparseCreateSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
-    const sellColInd$ = typeof sellColInd === 'number' && sellColInd >= 0 && sellColInd <= 9007199254740991 && sellColInd % 1 === 0 ? sellColInd : deviceArg('cusparseCreateSlicedEll', 'sellColInd', sellColInd, true);
-    const sellValues$ = typeof sellValues === 'number' && sellValues >= 0 && sellValues <= 9007199254740991 && sellValues % 1 === 0 ? sellValues : deviceArg('cusparseCreateSlicedEll', 'sellValues', sellValues, true);
+    const sellSliceOffsets$ = typeof sellSliceOffsets === 'number' && sellSliceOffsets >= 0 && sellSliceOffsets <= 9007199254740991 && Math.floor(sellSliceOffsets) === sellSliceOffsets ? sellSliceOffsets : deviceArg('cusparseCreateSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
+    const sellColInd$ = typeof sellColInd === 'number' && sellColInd >= 0 && sellColInd <= 9007199254740991 && Math.floor(sellColInd) === sellColInd ? sellColInd : deviceArg('cusparseCreateSlicedEll', 'sellColInd', sellColInd, true);
+    const sellValues$ = typeof sellValues === 'number' && sellValues >= 0 && sellValues <= 9007199254740991 && Math.floor(sellValues) === sellValues ? sellValues : deviceArg('cusparseCreateSlicedEll', 'sellValues', sellValues, true);
     if (typeof sellSliceOffsetsType !== 'number' || (sellSliceOffsetsType | 0) !== sellSliceOffsetsType) throw intError('cusparseCreateSlicedEll', 'sellSliceOffsetsType', 'i32', sellSliceOffsetsType);
     if (typeof sellColIndType !== 'number' || (sellColIndType | 0) !== sellColIndType) throw intError('cusparseCreateSlicedEll', 'sellColIndType', 'i32', sellColIndType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSlicedEll', 'idxBase', 'i32', idxBase);
@@ -1086,8 +1086,8 @@ function bind$cusparseCreateSpVec(): typeof cusparseCreateSpVec {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateSpVec', 'size', size, true);
     if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
-    const indices$ = typeof indices === 'number' && indices >= 0 && indices <= 9007199254740991 && indices % 1 === 0 ? indices : deviceArg('cusparseCreateSpVec', 'indices', indices, true);
-    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateSpVec', 'values', values, true);
+    const indices$ = typeof indices === 'number' && indices >= 0 && indices <= 9007199254740991 && Math.floor(indices) === indices ? indices : deviceArg('cusparseCreateSpVec', 'indices', indices, true);
+    const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseCreateSpVec', 'values', values, true);
     if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateSpVec', 'idxType', 'i32', idxType);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSpVec', 'idxBase', 'i32', idxBase);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSpVec', 'valueType', 'i32', valueType);

@@ -26,14 +26,14 @@ export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgpsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgpsvInterleavedBatch', 'm', 'i32', m);
-  const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseDgpsvInterleavedBatch', 'ds', ds, true);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgpsvInterleavedBatch', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgpsvInterleavedBatch', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgpsvInterleavedBatch', 'du', du, true);
-  const dw$ = typeof dw === 'number' && dw >= 0 && dw <= 9007199254740991 && dw % 1 === 0 ? dw : deviceArg('cusparseDgpsvInterleavedBatch', 'dw', dw, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseDgpsvInterleavedBatch', 'x', x, true);
+  const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && Math.floor(ds) === ds ? ds : deviceArg('cusparseDgpsvInterleavedBatch', 'ds', ds, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgpsvInterleavedBatch', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgpsvInterleavedBatch', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgpsvInterleavedBatch', 'du', du, true);
+  const dw$ = typeof dw === 'number' && dw >= 0 && dw <= 9007199254740991 && Math.floor(dw) === dw ? dw : deviceArg('cusparseDgpsvInterleavedBatch', 'dw', dw, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseDgpsvInterleavedBatch', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgpsvInterleavedBatch', 'batchCount', 'i32', batchCount);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDgpsvInterleavedBatch', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDgpsvInterleavedBatch', 'pBuffer', pBuffer, true);
   const status = (cusparseDgpsvInterleavedBatch$c ??= binder.native('cusparseDgpsvInterleavedBatch'))(handle, algo, m, ds$, dl$, d$, du$, dw$, x$, batchCount, pBuffer$);
   if (status !== 0) throw fail('cusparseDgpsvInterleavedBatch', status);
 }
@@ -64,12 +64,12 @@ function bind$cusparseDgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseDgps
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-    const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-    const dw$ = typeof dw === 'number' && dw >= 0 && dw <= 9007199254740991 && dw % 1 === 0 ? dw : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && Math.floor(ds) === ds ? ds : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    const dw$ = typeof dw === 'number' && dw >= 0 && dw <= 9007199254740991 && Math.floor(dw) === dw ? dw : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds$, dl$, d$, du$, dw$, x$, batchCount, s$bytes);
@@ -97,12 +97,12 @@ export function cusparseDgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2', 'n', 'i32', n_);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2', 'du', du, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2', 'du', du, true);
   pointerArg('cusparseDgtsv2', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2', 'ldb', 'i32', ldb);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDgtsv2', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDgtsv2', 'pBuffer', pBuffer, true);
   const status = (cusparseDgtsv2$c ??= binder.native('cusparseDgtsv2'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer$);
   if (status !== 0) throw fail('cusparseDgtsv2', status);
 }
@@ -121,13 +121,13 @@ let cusparseDgtsv2StridedBatch$c: NativeFunction | undefined;
 export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch', 'm', 'i32', m);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2StridedBatch', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2StridedBatch', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2StridedBatch', 'du', du, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseDgtsv2StridedBatch', 'x', x, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2StridedBatch', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2StridedBatch', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2StridedBatch', 'du', du, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseDgtsv2StridedBatch', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsv2StridedBatch', 'batchCount', 'i32', batchCount);
   if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseDgtsv2StridedBatch', 'batchStride', 'i32', batchStride);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDgtsv2StridedBatch', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDgtsv2StridedBatch', 'pBuffer', pBuffer, true);
   const status = (cusparseDgtsv2StridedBatch$c ??= binder.native('cusparseDgtsv2StridedBatch'))(handle, m, dl$, d$, du$, x$, batchCount, batchStride, pBuffer$);
   if (status !== 0) throw fail('cusparseDgtsv2StridedBatch', status);
 }
@@ -155,10 +155,10 @@ function bind$cusparseDgtsv2StridedBatch_bufferSizeExt(): typeof cusparseDgtsv2S
   return function cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
     if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
     s$f64[0] = 0;
@@ -196,9 +196,9 @@ function bind$cusparseDgtsv2_bufferSizeExt(): typeof cusparseDgtsv2_bufferSizeEx
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_bufferSizeExt', 'n', 'i32', n_);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2_bufferSizeExt', 'du', du, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2_bufferSizeExt', 'du', du, true);
     pointerArg('cusparseDgtsv2_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
     s$f64[0] = 0;
@@ -227,12 +227,12 @@ export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_nopivot', 'n', 'i32', n_);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2_nopivot', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2_nopivot', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2_nopivot', 'du', du, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2_nopivot', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2_nopivot', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2_nopivot', 'du', du, true);
   pointerArg('cusparseDgtsv2_nopivot', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_nopivot', 'ldb', 'i32', ldb);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDgtsv2_nopivot', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDgtsv2_nopivot', 'pBuffer', pBuffer, true);
   const status = (cusparseDgtsv2_nopivot$c ??= binder.native('cusparseDgtsv2_nopivot'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer$);
   if (status !== 0) throw fail('cusparseDgtsv2_nopivot', status);
 }
@@ -261,9 +261,9 @@ function bind$cusparseDgtsv2_nopivot_bufferSizeExt(): typeof cusparseDgtsv2_nopi
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'du', du, true);
     pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
     s$f64[0] = 0;
@@ -292,12 +292,12 @@ export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgtsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsvInterleavedBatch', 'm', 'i32', m);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsvInterleavedBatch', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsvInterleavedBatch', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsvInterleavedBatch', 'du', du, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseDgtsvInterleavedBatch', 'x', x, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsvInterleavedBatch', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsvInterleavedBatch', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsvInterleavedBatch', 'du', du, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseDgtsvInterleavedBatch', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsvInterleavedBatch', 'batchCount', 'i32', batchCount);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDgtsvInterleavedBatch', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDgtsvInterleavedBatch', 'pBuffer', pBuffer, true);
   const status = (cusparseDgtsvInterleavedBatch$c ??= binder.native('cusparseDgtsvInterleavedBatch'))(handle, algo, m, dl$, d$, du$, x$, batchCount, pBuffer$);
   if (status !== 0) throw fail('cusparseDgtsvInterleavedBatch', status);
 }
@@ -326,10 +326,10 @@ function bind$cusparseDgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseDgts
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl$, d$, du$, x$, batchCount, s$bytes);

@@ -30,9 +30,9 @@ export function cusparseScsru2csr(handle: T.cusparseHandle_t | null, m: number, 
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsru2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseScsru2csr', 'csrVal', csrVal, true);
   pointerArg('cusparseScsru2csr', 'csrRowPtr', csrRowPtr, true);
-  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseScsru2csr', 'csrColInd', csrColInd, true);
+  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseScsru2csr', 'csrColInd', csrColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsru2csr', 'info', info, true) as typeof info;
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseScsru2csr', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseScsru2csr', 'pBuffer', pBuffer, true);
   const status = (cusparseScsru2csr$c ??= binder.native('cusparseScsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseScsru2csr', status);
 }
@@ -65,7 +65,7 @@ function bind$cusparseScsru2csr_bufferSizeExt(): typeof cusparseScsru2csr_buffer
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
     pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
     pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
-    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseScsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseScsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseScsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd$, info, s$bytes);

@@ -29,7 +29,7 @@ export function cusparseXcsrsort(handle: T.cusparseHandle_t | null, m: number, n
   pointerArg('cusparseXcsrsort', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusparseXcsrsort', 'csrColIndA', csrColIndA, true);
   pointerArg('cusparseXcsrsort', 'P', P, true);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseXcsrsort', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseXcsrsort', 'pBuffer', pBuffer, true);
   const status = (cusparseXcsrsort$c ??= binder.native('cusparseXcsrsort'))(handle, m, n_, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer$);
   if (status !== 0) throw fail('cusparseXcsrsort', status);
 }
@@ -91,13 +91,13 @@ export function cusparseXgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cu
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseXgebsr2csr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseXgebsr2csr', 'nb', 'i32', nb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXgebsr2csr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseXgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseXgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
+  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseXgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseXgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseXgebsr2csr', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseXgebsr2csr', 'colBlockDim', 'i32', colBlockDim);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXgebsr2csr', 'descrC', descrC, true) as typeof descrC;
-  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseXgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseXgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
+  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && Math.floor(csrSortedRowPtrC) === csrSortedRowPtrC ? csrSortedRowPtrC : deviceArg('cusparseXgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && Math.floor(csrSortedColIndC) === csrSortedColIndC ? csrSortedColIndC : deviceArg('cusparseXgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
   const status = (cusparseXgebsr2csr$c ??= binder.native('cusparseXgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA$, bsrSortedColIndA$, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC$, csrSortedColIndC$);
   if (status !== 0) throw fail('cusparseXgebsr2csr', status);
 }
@@ -127,16 +127,16 @@ export function cusparseXgebsr2gebsrNnz(handle: T.cusparseHandle_t | null, dirA:
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseXgebsr2gebsrNnz', 'nb', 'i32', nb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseXgebsr2gebsrNnz', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXgebsr2gebsrNnz', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedColIndA', bsrSortedColIndA, true);
+  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseXgebsr2gebsrNnz', 'rowBlockDimA', 'i32', rowBlockDimA);
   if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseXgebsr2gebsrNnz', 'colBlockDimA', 'i32', colBlockDimA);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXgebsr2gebsrNnz', 'descrC', descrC, true) as typeof descrC;
-  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
+  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && Math.floor(bsrSortedRowPtrC) === bsrSortedRowPtrC ? bsrSortedRowPtrC : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseXgebsr2gebsrNnz', 'rowBlockDimC', 'i32', rowBlockDimC);
   if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseXgebsr2gebsrNnz', 'colBlockDimC', 'i32', colBlockDimC);
   const nnzTotalDevHostPtr$ = memoryArg('cusparseXgebsr2gebsrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseXgebsr2gebsrNnz', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseXgebsr2gebsrNnz', 'pBuffer', pBuffer, true);
   const status = (cusparseXgebsr2gebsrNnz$c ??= binder.native('cusparseXgebsr2gebsrNnz'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA$, bsrSortedColIndA$, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC$, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr$, pBuffer$);
   if (status !== 0) throw fail('cusparseXgebsr2gebsrNnz', status);
 }
@@ -162,14 +162,14 @@ export function cusparseZbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsr2csr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseZbsr2csr', 'nb', 'i32', nb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsr2csr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseZbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
-  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseZbsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseZbsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
+  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && Math.floor(bsrSortedValA) === bsrSortedValA ? bsrSortedValA : deviceArg('cusparseZbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
+  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseZbsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseZbsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsr2csr', 'blockDim', 'i32', blockDim);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseZbsr2csr', 'descrC', descrC, true) as typeof descrC;
-  const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseZbsr2csr', 'csrSortedValC', csrSortedValC, true);
-  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseZbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseZbsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
+  const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && Math.floor(csrSortedValC) === csrSortedValC ? csrSortedValC : deviceArg('cusparseZbsr2csr', 'csrSortedValC', csrSortedValC, true);
+  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && Math.floor(csrSortedRowPtrC) === csrSortedRowPtrC ? csrSortedRowPtrC : deviceArg('cusparseZbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && Math.floor(csrSortedColIndC) === csrSortedColIndC ? csrSortedColIndC : deviceArg('cusparseZbsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
   const status = (cusparseZbsr2csr$c ??= binder.native('cusparseZbsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, blockDim, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$);
   if (status !== 0) throw fail('cusparseZbsr2csr', status);
 }
@@ -195,13 +195,13 @@ export function cusparseZbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsric02', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsric02', 'bsrSortedVal', bsrSortedVal, true);
-  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsric02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsric02', 'bsrSortedColInd', bsrSortedColInd, true);
+  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseZbsric02', 'bsrSortedVal', bsrSortedVal, true);
+  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseZbsric02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseZbsric02', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsric02', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsric02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZbsric02', 'policy', 'i32', policy);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZbsric02', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseZbsric02', 'pBuffer', pBuffer, true);
   const status = (cusparseZbsric02$c ??= binder.native('cusparseZbsric02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pBuffer$);
   if (status !== 0) throw fail('cusparseZbsric02', status);
 }
@@ -227,9 +227,9 @@ export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t | null, dir
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02_analysis', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_analysis', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsric02_analysis', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
-  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsric02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsric02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
+  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseZbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
+  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseZbsric02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseZbsric02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsric02_analysis', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsric02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZbsric02_analysis', 'policy', 'i32', policy);
@@ -266,9 +266,9 @@ function bind$cusparseZbsric02_bufferSize(): typeof cusparseZbsric02_bufferSize 
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02_bufferSize', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_bufferSize', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseZbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseZbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseZbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsric02_bufferSize', 'blockDim', 'i32', blockDim);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsric02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
@@ -307,9 +307,9 @@ function bind$cusparseZbsric02_bufferSizeExt(): typeof cusparseZbsric02_bufferSi
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_bufferSizeExt', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsric02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;

@@ -30,9 +30,9 @@ export function cusparseZcsru2csr(handle: T.cusparseHandle_t | null, m: number, 
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsru2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseZcsru2csr', 'csrVal', csrVal, true);
   pointerArg('cusparseZcsru2csr', 'csrRowPtr', csrRowPtr, true);
-  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseZcsru2csr', 'csrColInd', csrColInd, true);
+  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseZcsru2csr', 'csrColInd', csrColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsru2csr', 'info', info, true) as typeof info;
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsru2csr', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseZcsru2csr', 'pBuffer', pBuffer, true);
   const status = (cusparseZcsru2csr$c ??= binder.native('cusparseZcsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseZcsru2csr', status);
 }
@@ -65,7 +65,7 @@ function bind$cusparseZcsru2csr_bufferSizeExt(): typeof cusparseZcsru2csr_buffer
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
     pointerArg('cusparseZcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
     pointerArg('cusparseZcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
-    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseZcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseZcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd$, info, s$bytes);
@@ -101,15 +101,15 @@ export function cusparseZgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cu
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZgebsr2csr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseZgebsr2csr', 'nb', 'i32', nb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZgebsr2csr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseZgebsr2csr', 'bsrSortedValA', bsrSortedValA, true);
-  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseZgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseZgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
+  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && Math.floor(bsrSortedValA) === bsrSortedValA ? bsrSortedValA : deviceArg('cusparseZgebsr2csr', 'bsrSortedValA', bsrSortedValA, true);
+  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseZgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseZgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZgebsr2csr', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseZgebsr2csr', 'colBlockDim', 'i32', colBlockDim);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseZgebsr2csr', 'descrC', descrC, true) as typeof descrC;
-  const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseZgebsr2csr', 'csrSortedValC', csrSortedValC, true);
-  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseZgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseZgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
+  const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && Math.floor(csrSortedValC) === csrSortedValC ? csrSortedValC : deviceArg('cusparseZgebsr2csr', 'csrSortedValC', csrSortedValC, true);
+  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && Math.floor(csrSortedRowPtrC) === csrSortedRowPtrC ? csrSortedRowPtrC : deviceArg('cusparseZgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && Math.floor(csrSortedColIndC) === csrSortedColIndC ? csrSortedColIndC : deviceArg('cusparseZgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
   const status = (cusparseZgebsr2csr$c ??= binder.native('cusparseZgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, rowBlockDim, colBlockDim, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$);
   if (status !== 0) throw fail('cusparseZgebsr2csr', status);
 }
@@ -136,9 +136,9 @@ export function cusparseZgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: numb
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZgebsr2gebsc', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseZgebsr2gebsc', 'nb', 'i32', nb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsc', 'nnzb', 'i32', nnzb);
-  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, true);
-  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZgebsr2gebsc', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZgebsr2gebsc', 'bsrSortedColInd', bsrSortedColInd, true);
+  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseZgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, true);
+  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseZgebsr2gebsc', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseZgebsr2gebsc', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZgebsr2gebsc', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseZgebsr2gebsc', 'colBlockDim', 'i32', colBlockDim);
   pointerArg('cusparseZgebsr2gebsc', 'bscVal', bscVal, true);
@@ -146,7 +146,7 @@ export function cusparseZgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: numb
   pointerArg('cusparseZgebsr2gebsc', 'bscColPtr', bscColPtr, true);
   if (typeof copyValues !== 'number' || (copyValues | 0) !== copyValues) throw intError('cusparseZgebsr2gebsc', 'copyValues', 'i32', copyValues);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseZgebsr2gebsc', 'idxBase', 'i32', idxBase);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZgebsr2gebsc', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseZgebsr2gebsc', 'pBuffer', pBuffer, true);
   const status = (cusparseZgebsr2gebsc$c ??= binder.native('cusparseZgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer$);
   if (status !== 0) throw fail('cusparseZgebsr2gebsc', status);
 }
@@ -176,9 +176,9 @@ function bind$cusparseZgebsr2gebsc_bufferSize(): typeof cusparseZgebsr2gebsc_buf
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZgebsr2gebsc_bufferSize', 'mb', 'i32', mb);
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseZgebsr2gebsc_bufferSize', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsc_bufferSize', 'nnzb', 'i32', nnzb);
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
     if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
     s$f64[0] = 0;
@@ -214,9 +214,9 @@ function bind$cusparseZgebsr2gebsc_bufferSizeExt(): typeof cusparseZgebsr2gebsc_
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
     if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
     s$f64[0] = 0;
@@ -257,18 +257,18 @@ export function cusparseZgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseZgebsr2gebsr', 'nb', 'i32', nb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsr', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZgebsr2gebsr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, true);
-  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedColIndA', bsrSortedColIndA, true);
+  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && Math.floor(bsrSortedValA) === bsrSortedValA ? bsrSortedValA : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, true);
+  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseZgebsr2gebsr', 'rowBlockDimA', 'i32', rowBlockDimA);
   if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseZgebsr2gebsr', 'colBlockDimA', 'i32', colBlockDimA);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseZgebsr2gebsr', 'descrC', descrC, true) as typeof descrC;
-  const bsrSortedValC$ = typeof bsrSortedValC === 'number' && bsrSortedValC >= 0 && bsrSortedValC <= 9007199254740991 && bsrSortedValC % 1 === 0 ? bsrSortedValC : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, true);
-  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
-  const bsrSortedColIndC$ = typeof bsrSortedColIndC === 'number' && bsrSortedColIndC >= 0 && bsrSortedColIndC <= 9007199254740991 && bsrSortedColIndC % 1 === 0 ? bsrSortedColIndC : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, true);
+  const bsrSortedValC$ = typeof bsrSortedValC === 'number' && bsrSortedValC >= 0 && bsrSortedValC <= 9007199254740991 && Math.floor(bsrSortedValC) === bsrSortedValC ? bsrSortedValC : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, true);
+  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && Math.floor(bsrSortedRowPtrC) === bsrSortedRowPtrC ? bsrSortedRowPtrC : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
+  const bsrSortedColIndC$ = typeof bsrSortedColIndC === 'number' && bsrSortedColIndC >= 0 && bsrSortedColIndC <= 9007199254740991 && Math.floor(bsrSortedColIndC) === bsrSortedColIndC ? bsrSortedColIndC : deviceArg('cusparseZgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, true);
   if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseZgebsr2gebsr', 'rowBlockDimC', 'i32', rowBlockDimC);
   if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseZgebsr2gebsr', 'colBlockDimC', 'i32', colBlockDimC);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZgebsr2gebsr', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseZgebsr2gebsr', 'pBuffer', pBuffer, true);
   const status = (cusparseZgebsr2gebsr$c ??= binder.native('cusparseZgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC$, bsrSortedRowPtrC$, bsrSortedColIndC$, rowBlockDimC, colBlockDimC, pBuffer$);
   if (status !== 0) throw fail('cusparseZgebsr2gebsr', status);
 }
@@ -304,9 +304,9 @@ function bind$cusparseZgebsr2gebsr_bufferSize(): typeof cusparseZgebsr2gebsr_buf
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseZgebsr2gebsr_bufferSize', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsr_bufferSize', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseZgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
-    const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseZgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-    const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseZgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && Math.floor(bsrSortedValA) === bsrSortedValA ? bsrSortedValA : deviceArg('cusparseZgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
+    const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseZgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseZgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
     if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseZgebsr2gebsr_bufferSize', 'rowBlockDimA', 'i32', rowBlockDimA);
     if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseZgebsr2gebsr_bufferSize', 'colBlockDimA', 'i32', colBlockDimA);
     if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseZgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
@@ -350,9 +350,9 @@ function bind$cusparseZgebsr2gebsr_bufferSizeExt(): typeof cusparseZgebsr2gebsr_
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseZgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
-    const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseZgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-    const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseZgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && Math.floor(bsrSortedValA) === bsrSortedValA ? bsrSortedValA : deviceArg('cusparseZgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
+    const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseZgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseZgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
     if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'rowBlockDimA', 'i32', rowBlockDimA);
     if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'colBlockDimA', 'i32', colBlockDimA);
     if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);

@@ -49,8 +49,8 @@ export function cusparseZnnz_compress(handle: T.cusparseHandle_t | null, m: numb
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZnnz_compress', 'm', 'i32', m);
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseZnnz_compress', 'descr', descr, true) as typeof descr;
-  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZnnz_compress', 'csrSortedValA', csrSortedValA, true);
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseZnnz_compress', 'csrSortedValA', csrSortedValA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseZnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZnnz_compress', 'nnzPerRow', nnzPerRow, true);
   pointerArg('cusparseZnnz_compress', 'nnzC', nnzC, true);
   tol = checkRecord('cusparseZnnz_compress', 'tol', records.double2(), tol);

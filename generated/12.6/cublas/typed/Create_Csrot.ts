@@ -54,9 +54,9 @@ function bind$cublasCrot(): typeof cublasCrot {
   return function cublasCrot(handle, n_, x, incx, y, incy, c, s_) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCrot', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCrot', 'n', 'i32', n_);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCrot', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCrot', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCrot', 'incx', 'i32', incx);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasCrot', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasCrot', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCrot', 'incy', 'i32', incy);
     const c$ = typeof c === 'number' ? ((s$f32[0] = c), s$slot0) : scalarArg('cublasCrot', 'c', 'f32', 'either', c, s$slot0);
     const s_$ = scalarArg('cublasCrot', 's', 'c64', 'either', s_, s$slot1);
@@ -86,9 +86,9 @@ function bind$cublasCrot_v2_64(): typeof cublasCrot_v2_64 {
   return function cublasCrot_v2_64(handle, n_, x, incx, y, incy, c, s_) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCrot_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCrot_v2_64', 'n', n_, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCrot_v2_64', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCrot_v2_64', 'x', x, true);
     if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasCrot_v2_64', 'incx', incx, true);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasCrot_v2_64', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasCrot_v2_64', 'y', y, true);
     if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasCrot_v2_64', 'incy', incy, true);
     const c$ = typeof c === 'number' ? ((s$f32[0] = c), s$slot0) : scalarArg('cublasCrot_v2_64', 'c', 'f32', 'either', c, s$slot0);
     const s_$ = scalarArg('cublasCrot_v2_64', 's', 'c64', 'either', s_, s$slot1);
@@ -133,7 +133,7 @@ function bind$cublasCscal(): typeof cublasCscal {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCscal', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCscal', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCscal', 'alpha', 'c64', 'either', alpha, s$slot0);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCscal', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCscal', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCscal', 'incx', 'i32', incx);
     const status = (native$ ??= binder.native('cublasCscal'))(handle, n_, alpha$, x$, incx);
     if (status !== 0) throw fail('cublasCscal', status);
@@ -159,7 +159,7 @@ function bind$cublasCscal_v2_64(): typeof cublasCscal_v2_64 {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCscal_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCscal_v2_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasCscal_v2_64', 'alpha', 'c64', 'either', alpha, s$slot0);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCscal_v2_64', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCscal_v2_64', 'x', x, true);
     if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasCscal_v2_64', 'incx', incx, true);
     const status = (native$ ??= binder.native('cublasCscal_v2_64'))(handle, n_, alpha$, x$, incx);
     if (status !== 0) throw fail('cublasCscal_v2_64', status);
@@ -187,9 +187,9 @@ function bind$cublasCsrot(): typeof cublasCsrot {
   return function cublasCsrot(handle, n_, x, incx, y, incy, c, s_) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsrot', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsrot', 'n', 'i32', n_);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCsrot', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCsrot', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCsrot', 'incx', 'i32', incx);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasCsrot', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasCsrot', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCsrot', 'incy', 'i32', incy);
     const c$ = typeof c === 'number' ? ((s$f32[0] = c), s$slot0) : scalarArg('cublasCsrot', 'c', 'f32', 'either', c, s$slot0);
     const s_$ = typeof s_ === 'number' ? ((s$f32[2] = s_), s$slot1) : scalarArg('cublasCsrot', 's', 'f32', 'either', s_, s$slot1);
@@ -219,9 +219,9 @@ function bind$cublasCsrot_v2_64(): typeof cublasCsrot_v2_64 {
   return function cublasCsrot_v2_64(handle, n_, x, incx, y, incy, c, s_) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsrot_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCsrot_v2_64', 'n', n_, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCsrot_v2_64', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCsrot_v2_64', 'x', x, true);
     if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasCsrot_v2_64', 'incx', incx, true);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasCsrot_v2_64', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasCsrot_v2_64', 'y', y, true);
     if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasCsrot_v2_64', 'incy', incy, true);
     const c$ = typeof c === 'number' ? ((s$f32[0] = c), s$slot0) : scalarArg('cublasCsrot_v2_64', 'c', 'f32', 'either', c, s$slot0);
     const s_$ = typeof s_ === 'number' ? ((s$f32[2] = s_), s$slot1) : scalarArg('cublasCsrot_v2_64', 's', 'f32', 'either', s_, s$slot1);

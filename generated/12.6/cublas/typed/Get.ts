@@ -96,7 +96,7 @@ export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A:
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrix', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasGetMatrix', 'cols', 'i32', cols);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetMatrix', 'elemSize', 'i32', elemSize);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasGetMatrix', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasGetMatrix', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasGetMatrix', 'lda', 'i32', lda);
   hostArg('cublasGetMatrix', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasGetMatrix', 'ldb', 'i32', ldb);
@@ -118,7 +118,7 @@ export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: numbe
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrixAsync', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasGetMatrixAsync', 'cols', 'i32', cols);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetMatrixAsync', 'elemSize', 'i32', elemSize);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasGetMatrixAsync', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasGetMatrixAsync', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasGetMatrixAsync', 'lda', 'i32', lda);
   hostArg('cublasGetMatrixAsync', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasGetMatrixAsync', 'ldb', 'i32', ldb);
@@ -141,7 +141,7 @@ export function cublasGetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: 
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasGetMatrixAsync_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasGetMatrixAsync_64', 'cols', cols, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetMatrixAsync_64', 'elemSize', elemSize, true);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasGetMatrixAsync_64', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasGetMatrixAsync_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasGetMatrixAsync_64', 'lda', lda, true);
   hostArg('cublasGetMatrixAsync_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasGetMatrixAsync_64', 'ldb', ldb, true);
@@ -163,7 +163,7 @@ export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasGetMatrix_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasGetMatrix_64', 'cols', cols, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetMatrix_64', 'elemSize', elemSize, true);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasGetMatrix_64', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasGetMatrix_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasGetMatrix_64', 'lda', lda, true);
   hostArg('cublasGetMatrix_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasGetMatrix_64', 'ldb', ldb, true);
@@ -291,7 +291,7 @@ let cublasGetVector$c: NativeFunction | undefined;
 export function cublasGetVector(n_: number, elemSize: number, x: T.DeviceMemory | null, incx: number, y: T.HostMemory | null, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVector', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetVector', 'elemSize', 'i32', elemSize);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasGetVector', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasGetVector', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasGetVector', 'incx', 'i32', incx);
   hostArg('cublasGetVector', 'y', y, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasGetVector', 'incy', 'i32', incy);
@@ -311,7 +311,7 @@ let cublasGetVectorAsync$c: NativeFunction | undefined;
 export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.DeviceMemory | null, incx: number, hostPtr: T.HostMemory | null, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVectorAsync', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetVectorAsync', 'elemSize', 'i32', elemSize);
-  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasGetVectorAsync', 'devicePtr', devicePtr, true);
+  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && Math.floor(devicePtr) === devicePtr ? devicePtr : deviceArg('cublasGetVectorAsync', 'devicePtr', devicePtr, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasGetVectorAsync', 'incx', 'i32', incx);
   hostArg('cublasGetVectorAsync', 'hostPtr', hostPtr, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasGetVectorAsync', 'incy', 'i32', incy);
@@ -332,7 +332,7 @@ let cublasGetVectorAsync_64$c: NativeFunction | undefined;
 export function cublasGetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, devicePtr: T.DeviceMemory | null, incx: T.Int64, hostPtr: T.HostMemory | null, incy: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGetVectorAsync_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetVectorAsync_64', 'elemSize', elemSize, true);
-  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasGetVectorAsync_64', 'devicePtr', devicePtr, true);
+  const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && Math.floor(devicePtr) === devicePtr ? devicePtr : deviceArg('cublasGetVectorAsync_64', 'devicePtr', devicePtr, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasGetVectorAsync_64', 'incx', incx, true);
   hostArg('cublasGetVectorAsync_64', 'hostPtr', hostPtr, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasGetVectorAsync_64', 'incy', incy, true);
@@ -352,7 +352,7 @@ let cublasGetVector_64$c: NativeFunction | undefined;
 export function cublasGetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.HostMemory | null, incy: T.Int64): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGetVector_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetVector_64', 'elemSize', elemSize, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasGetVector_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasGetVector_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasGetVector_64', 'incx', incx, true);
   hostArg('cublasGetVector_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasGetVector_64', 'incy', incy, true);

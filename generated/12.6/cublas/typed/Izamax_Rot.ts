@@ -19,7 +19,7 @@ let cublasIzamax$c: NativeFunction | undefined;
 export function cublasIzamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIzamax', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIzamax', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIzamax', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIzamax', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIzamax', 'result', result_, true);
   const status = (cublasIzamax$c ??= binder.native('cublasIzamax'))(handle, n_, x$, incx, result_$);
@@ -36,7 +36,7 @@ let cublasIzamax_v2_64$c: NativeFunction | undefined;
 export function cublasIzamax_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamax_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIzamax_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIzamax_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIzamax_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasIzamax_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasIzamax_v2_64', 'result', result_, true);
   const status = (cublasIzamax_v2_64$c ??= binder.native('cublasIzamax_v2_64'))(handle, n_, x$, incx, result_$);
@@ -53,7 +53,7 @@ let cublasIzamin$c: NativeFunction | undefined;
 export function cublasIzamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIzamin', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIzamin', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIzamin', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIzamin', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIzamin', 'result', result_, true);
   const status = (cublasIzamin$c ??= binder.native('cublasIzamin'))(handle, n_, x$, incx, result_$);
@@ -70,7 +70,7 @@ let cublasIzamin_v2_64$c: NativeFunction | undefined;
 export function cublasIzamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamin_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIzamin_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIzamin_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIzamin_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasIzamin_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasIzamin_v2_64', 'result', result_, true);
   const status = (cublasIzamin_v2_64$c ??= binder.native('cublasIzamin_v2_64'))(handle, n_, x$, incx, result_$);
@@ -105,7 +105,7 @@ let cublasNrm2Ex$c: NativeFunction | undefined;
 export function cublasNrm2Ex(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasNrm2Ex', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasNrm2Ex', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasNrm2Ex', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasNrm2Ex', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasNrm2Ex', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasNrm2Ex', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasNrm2Ex', 'result', result_, true);
@@ -128,7 +128,7 @@ let cublasNrm2Ex_64$c: NativeFunction | undefined;
 export function cublasNrm2Ex_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasNrm2Ex_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasNrm2Ex_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasNrm2Ex_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasNrm2Ex_64', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasNrm2Ex_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasNrm2Ex_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasNrm2Ex_64', 'result', result_, true);
@@ -155,10 +155,10 @@ let cublasRotEx$c: NativeFunction | undefined;
 export function cublasRotEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotEx', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasRotEx', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasRotEx', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotEx', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasRotEx', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasRotEx', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasRotEx', 'y', y, true);
   if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasRotEx', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasRotEx', 'incy', 'i32', incy);
   pointerArg('cublasRotEx', 'c', c, true);
@@ -186,10 +186,10 @@ let cublasRotEx_64$c: NativeFunction | undefined;
 export function cublasRotEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasRotEx_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasRotEx_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasRotEx_64', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasRotEx_64', 'incx', incx, true);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasRotEx_64', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasRotEx_64', 'y', y, true);
   if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasRotEx_64', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasRotEx_64', 'incy', incy, true);
   pointerArg('cublasRotEx_64', 'c', c, true);

@@ -21,9 +21,9 @@ let cublasZdotc$c: NativeFunction | undefined;
 export function cublasZdotc(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdotc', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdotc', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdotc', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasZdotc', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdotc', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZdotc', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasZdotc', 'y', y, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZdotc', 'incy', 'i32', incy);
   const result_$ = memoryArg('cublasZdotc', 'result', result_, true);
   const status = (cublasZdotc$c ??= binder.native('cublasZdotc'))(handle, n_, x$, incx, y$, incy, result_$);
@@ -42,9 +42,9 @@ let cublasZdotc_v2_64$c: NativeFunction | undefined;
 export function cublasZdotc_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdotc_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZdotc_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdotc_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasZdotc_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZdotc_v2_64', 'incx', incx, true);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZdotc_v2_64', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasZdotc_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZdotc_v2_64', 'incy', incy, true);
   const result_$ = memoryArg('cublasZdotc_v2_64', 'result', result_, true);
   const status = (cublasZdotc_v2_64$c ??= binder.native('cublasZdotc_v2_64'))(handle, n_, x$, incx, y$, incy, result_$);
@@ -63,9 +63,9 @@ let cublasZdotu$c: NativeFunction | undefined;
 export function cublasZdotu(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdotu', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdotu', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdotu', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasZdotu', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdotu', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZdotu', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasZdotu', 'y', y, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZdotu', 'incy', 'i32', incy);
   const result_$ = memoryArg('cublasZdotu', 'result', result_, true);
   const status = (cublasZdotu$c ??= binder.native('cublasZdotu'))(handle, n_, x$, incx, y$, incy, result_$);
@@ -84,9 +84,9 @@ let cublasZdotu_v2_64$c: NativeFunction | undefined;
 export function cublasZdotu_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdotu_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZdotu_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdotu_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasZdotu_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZdotu_v2_64', 'incx', incx, true);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZdotu_v2_64', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasZdotu_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZdotu_v2_64', 'incy', incy, true);
   const result_$ = memoryArg('cublasZdotu_v2_64', 'result', result_, true);
   const status = (cublasZdotu_v2_64$c ??= binder.native('cublasZdotu_v2_64'))(handle, n_, x$, incx, y$, incy, result_$);
@@ -114,9 +114,9 @@ function bind$cublasZdrot(): typeof cublasZdrot {
   return function cublasZdrot(handle, n_, x, incx, y, incy, c, s_) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdrot', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdrot', 'n', 'i32', n_);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdrot', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasZdrot', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdrot', 'incx', 'i32', incx);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZdrot', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasZdrot', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZdrot', 'incy', 'i32', incy);
     const c$ = typeof c === 'number' ? ((s$f64[0] = c), s$slot0) : scalarArg('cublasZdrot', 'c', 'f64', 'either', c, s$slot0);
     const s_$ = typeof s_ === 'number' ? ((s$f64[1] = s_), s$slot1) : scalarArg('cublasZdrot', 's', 'f64', 'either', s_, s$slot1);
@@ -146,9 +146,9 @@ function bind$cublasZdrot_v2_64(): typeof cublasZdrot_v2_64 {
   return function cublasZdrot_v2_64(handle, n_, x, incx, y, incy, c, s_) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdrot_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZdrot_v2_64', 'n', n_, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdrot_v2_64', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasZdrot_v2_64', 'x', x, true);
     if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZdrot_v2_64', 'incx', incx, true);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZdrot_v2_64', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasZdrot_v2_64', 'y', y, true);
     if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZdrot_v2_64', 'incy', incy, true);
     const c$ = typeof c === 'number' ? ((s$f64[0] = c), s$slot0) : scalarArg('cublasZdrot_v2_64', 'c', 'f64', 'either', c, s$slot0);
     const s_$ = typeof s_ === 'number' ? ((s$f64[1] = s_), s$slot1) : scalarArg('cublasZdrot_v2_64', 's', 'f64', 'either', s_, s$slot1);
@@ -176,7 +176,7 @@ function bind$cublasZdscal(): typeof cublasZdscal {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdscal', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdscal', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasZdscal', 'alpha', 'f64', 'either', alpha, s$slot0);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdscal', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasZdscal', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdscal', 'incx', 'i32', incx);
     const status = (native$ ??= binder.native('cublasZdscal'))(handle, n_, alpha$, x$, incx);
     if (status !== 0) throw fail('cublasZdscal', status);
@@ -202,7 +202,7 @@ function bind$cublasZdscal_v2_64(): typeof cublasZdscal_v2_64 {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdscal_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZdscal_v2_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasZdscal_v2_64', 'alpha', 'f64', 'either', alpha, s$slot0);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdscal_v2_64', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasZdscal_v2_64', 'x', x, true);
     if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZdscal_v2_64', 'incx', incx, true);
     const status = (native$ ??= binder.native('cublasZdscal_v2_64'))(handle, n_, alpha$, x$, incx);
     if (status !== 0) throw fail('cublasZdscal_v2_64', status);

@@ -26,9 +26,9 @@ export function cublasZtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrsv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrsv', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrsv', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZtrsv', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasZtrsv', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrsv', 'lda', 'i32', lda);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZtrsv', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasZtrsv', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZtrsv', 'incx', 'i32', incx);
   const status = (cublasZtrsv$c ??= binder.native('cublasZtrsv'))(handle, uplo, trans, diag, n_, A$, lda, x$, incx);
   if (status !== 0) throw fail('cublasZtrsv', status);
@@ -51,9 +51,9 @@ export function cublasZtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZtrsv_v2_64', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasZtrsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZtrsv_v2_64', 'n', n_, true);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZtrsv_v2_64', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasZtrsv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasZtrsv_v2_64', 'lda', lda, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZtrsv_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasZtrsv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZtrsv_v2_64', 'incx', incx, true);
   const status = (cublasZtrsv_v2_64$c ??= binder.native('cublasZtrsv_v2_64'))(handle, uplo, trans, diag, n_, A$, lda, x$, incx);
   if (status !== 0) throw fail('cublasZtrsv_v2_64', status);
@@ -71,9 +71,9 @@ export function cublasZtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrttp', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZtrttp', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZtrttp', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasZtrttp', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZtrttp', 'lda', 'i32', lda);
-  const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasZtrttp', 'AP', AP, true);
+  const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && Math.floor(AP) === AP ? AP : deviceArg('cublasZtrttp', 'AP', AP, true);
   const status = (cublasZtrttp$c ??= binder.native('cublasZtrttp'))(handle, uplo, n_, A$, lda, AP$);
   if (status !== 0) throw fail('cublasZtrttp', status);
 }

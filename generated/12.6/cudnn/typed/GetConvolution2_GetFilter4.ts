@@ -61,7 +61,7 @@ export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvoluti
   pointerArg('cudnnGetConvolution2dForwardOutputDim', 'n', n_, true);
   pointerArg('cudnnGetConvolution2dForwardOutputDim', 'c', c, true);
   pointerArg('cudnnGetConvolution2dForwardOutputDim', 'h', h, true);
-  const w$ = typeof w === 'number' && w >= 0 && w <= 9007199254740991 && w % 1 === 0 ? w : deviceArg('cudnnGetConvolution2dForwardOutputDim', 'w', w, true);
+  const w$ = typeof w === 'number' && w >= 0 && w <= 9007199254740991 && Math.floor(w) === w ? w : deviceArg('cudnnGetConvolution2dForwardOutputDim', 'w', w, true);
   const status = (cudnnGetConvolution2dForwardOutputDim$c ??= binder.native('cudnnGetConvolution2dForwardOutputDim'))(convDesc, inputTensorDesc, filterDesc, n_, c, h, w$);
   if (status !== 0) throw fail('cudnnGetConvolution2dForwardOutputDim', status);
 }
@@ -135,7 +135,7 @@ function bind$cudnnGetFilter4dDescriptor(): typeof cudnnGetFilter4dDescriptor {
     pointerArg('cudnnGetFilter4dDescriptor', 'k', k, true);
     pointerArg('cudnnGetFilter4dDescriptor', 'c', c, true);
     pointerArg('cudnnGetFilter4dDescriptor', 'h', h, true);
-    const w$ = typeof w === 'number' && w >= 0 && w <= 9007199254740991 && w % 1 === 0 ? w : deviceArg('cudnnGetFilter4dDescriptor', 'w', w, true);
+    const w$ = typeof w === 'number' && w >= 0 && w <= 9007199254740991 && Math.floor(w) === w ? w : deviceArg('cudnnGetFilter4dDescriptor', 'w', w, true);
     const status = (native$ ??= binder.native('cudnnGetFilter4dDescriptor'))(filterDesc, s$slot0, s$slot1, k, c, h, w$);
     if (status !== 0) throw fail('cudnnGetFilter4dDescriptor', status);
     return { dataType: s$i32[0] as T.cudnnDataType_t, format: s$i32[2] as T.cudnnTensorFormat_t };

@@ -8,18 +8,28 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
-let cufftGetPlanPropertyInt64$c: NativeFunction | undefined;
+let cufftGetPlanPropertyInt64$: typeof cufftGetPlanPropertyInt64 | undefined;
 /** `cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param property in `cufftProperty`.
- * @param returnPtrValue in/out `long long *`: address or host buffer.
+ * @returns the value of `returnPtrValue`: out `long long *`.
  * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cufft/index.html). */
-export function cufftGetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufftProperty, returnPtrValue: T.Pointer): void {
-  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftGetPlanPropertyInt64', 'plan', 'i32', plan);
-  if (typeof property !== 'number' || (property | 0) !== property) throw intError('cufftGetPlanPropertyInt64', 'property', 'i32', property);
-  pointerArg('cufftGetPlanPropertyInt64', 'returnPtrValue', returnPtrValue, true);
-  const status = (cufftGetPlanPropertyInt64$c ??= binder.native('cufftGetPlanPropertyInt64'))(plan, property, returnPtrValue);
-  if (status !== 0) throw fail('cufftGetPlanPropertyInt64', status);
+export function cufftGetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufftProperty): bigint {
+  return (cufftGetPlanPropertyInt64$ ??= bind$cufftGetPlanPropertyInt64())(plan, property);
+}
+/** cufftGetPlanPropertyInt64 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftGetPlanPropertyInt64(): typeof cufftGetPlanPropertyInt64 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i64 = s.i64;
+  let native$: NativeFunction | undefined;
+  return function cufftGetPlanPropertyInt64(plan, property) {
+    if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftGetPlanPropertyInt64', 'plan', 'i32', plan);
+    if (typeof property !== 'number' || (property | 0) !== property) throw intError('cufftGetPlanPropertyInt64', 'property', 'i32', property);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftGetPlanPropertyInt64'))(plan, property, s$bytes);
+    if (status !== 0) throw fail('cufftGetPlanPropertyInt64', status);
+    return s$i64[0];
+  };
 }
 let cufftGetProperty$: typeof cufftGetProperty | undefined;
 /** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 12.6 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.

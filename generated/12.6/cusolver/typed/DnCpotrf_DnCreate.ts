@@ -23,11 +23,11 @@ export function cusolverDnCpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrf', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCpotrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCpotrf', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotrf', 'lda', 'i32', lda);
-  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Workspace % 1 === 0 ? Workspace : deviceArg('cusolverDnCpotrf', 'Workspace', Workspace, true);
+  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Math.floor(Workspace) === Workspace ? Workspace : deviceArg('cusolverDnCpotrf', 'Workspace', Workspace, true);
   if (typeof Lwork !== 'number' || (Lwork | 0) !== Lwork) throw intError('cusolverDnCpotrf', 'Lwork', 'i32', Lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnCpotrf', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnCpotrf', 'devInfo', devInfo, true);
   const status = (cusolverDnCpotrf$c ??= binder.native('cusolverDnCpotrf'))(handle, uplo, n_, A$, lda, Workspace$, Lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnCpotrf', status);
 }
@@ -45,9 +45,9 @@ export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrfBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrfBatched', 'n', 'i32', n_);
-  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cusolverDnCpotrfBatched', 'Aarray', Aarray, true);
+  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Math.floor(Aarray) === Aarray ? Aarray : deviceArg('cusolverDnCpotrfBatched', 'Aarray', Aarray, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotrfBatched', 'lda', 'i32', lda);
-  const infoArray$ = typeof infoArray === 'number' && infoArray >= 0 && infoArray <= 9007199254740991 && infoArray % 1 === 0 ? infoArray : deviceArg('cusolverDnCpotrfBatched', 'infoArray', infoArray, true);
+  const infoArray$ = typeof infoArray === 'number' && infoArray >= 0 && infoArray <= 9007199254740991 && Math.floor(infoArray) === infoArray ? infoArray : deviceArg('cusolverDnCpotrfBatched', 'infoArray', infoArray, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCpotrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnCpotrfBatched$c ??= binder.native('cusolverDnCpotrfBatched'))(handle, uplo, n_, Aarray$, lda, infoArray$, batchSize);
   if (status !== 0) throw fail('cusolverDnCpotrfBatched', status);
@@ -73,7 +73,7 @@ function bind$cusolverDnCpotrf_bufferSize(): typeof cusolverDnCpotrf_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrf_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrf_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCpotrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCpotrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotrf_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCpotrf_bufferSize'))(handle, uplo, n_, A$, lda, s$bytes);
@@ -96,11 +96,11 @@ export function cusolverDnCpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotri', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCpotri', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCpotri', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotri', 'lda', 'i32', lda);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnCpotri', 'work', work, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnCpotri', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCpotri', 'lwork', 'i32', lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnCpotri', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnCpotri', 'devInfo', devInfo, true);
   const status = (cusolverDnCpotri$c ??= binder.native('cusolverDnCpotri'))(handle, uplo, n_, A$, lda, work$, lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnCpotri', status);
 }
@@ -125,7 +125,7 @@ function bind$cusolverDnCpotri_bufferSize(): typeof cusolverDnCpotri_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotri_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCpotri_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCpotri_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotri_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCpotri_bufferSize'))(handle, uplo, n_, A$, lda, s$bytes);
@@ -150,11 +150,11 @@ export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrs', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrs', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCpotrs', 'nrhs', 'i32', nrhs);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCpotrs', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCpotrs', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotrs', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnCpotrs', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnCpotrs', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnCpotrs', 'ldb', 'i32', ldb);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnCpotrs', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnCpotrs', 'devInfo', devInfo, true);
   const status = (cusolverDnCpotrs$c ??= binder.native('cusolverDnCpotrs'))(handle, uplo, n_, nrhs, A$, lda, B$, ldb, devInfo$);
   if (status !== 0) throw fail('cusolverDnCpotrs', status);
 }
@@ -176,11 +176,11 @@ export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t | null, upl
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrsBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrsBatched', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCpotrsBatched', 'nrhs', 'i32', nrhs);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCpotrsBatched', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnCpotrsBatched', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotrsBatched', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnCpotrsBatched', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnCpotrsBatched', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnCpotrsBatched', 'ldb', 'i32', ldb);
-  const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnCpotrsBatched', 'd_info', d_info, true);
+  const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && Math.floor(d_info) === d_info ? d_info : deviceArg('cusolverDnCpotrsBatched', 'd_info', d_info, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCpotrsBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnCpotrsBatched$c ??= binder.native('cusolverDnCpotrsBatched'))(handle, uplo, n_, nrhs, A$, lda, B$, ldb, d_info$, batchSize);
   if (status !== 0) throw fail('cusolverDnCpotrsBatched', status);

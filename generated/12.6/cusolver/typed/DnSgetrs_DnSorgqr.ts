@@ -26,12 +26,12 @@ export function cusolverDnSgetrs(handle: T.cusolverDnHandle_t | null, trans: T.c
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnSgetrs', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgetrs', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSgetrs', 'nrhs', 'i32', nrhs);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSgetrs', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSgetrs', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgetrs', 'lda', 'i32', lda);
-  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && devIpiv % 1 === 0 ? devIpiv : deviceArg('cusolverDnSgetrs', 'devIpiv', devIpiv, true);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnSgetrs', 'B', B, true);
+  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && Math.floor(devIpiv) === devIpiv ? devIpiv : deviceArg('cusolverDnSgetrs', 'devIpiv', devIpiv, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnSgetrs', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSgetrs', 'ldb', 'i32', ldb);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnSgetrs', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnSgetrs', 'devInfo', devInfo, true);
   const status = (cusolverDnSgetrs$c ??= binder.native('cusolverDnSgetrs'))(handle, trans, n_, nrhs, A$, lda, devIpiv$, B$, ldb, devInfo$);
   if (status !== 0) throw fail('cusolverDnSgetrs', status);
 }
@@ -49,11 +49,11 @@ let cusolverDnSlaswp$c: NativeFunction | undefined;
 export function cusolverDnSlaswp(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, k1: number, k2: number, devIpiv: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSlaswp', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSlaswp', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSlaswp', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSlaswp', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSlaswp', 'lda', 'i32', lda);
   if (typeof k1 !== 'number' || (k1 | 0) !== k1) throw intError('cusolverDnSlaswp', 'k1', 'i32', k1);
   if (typeof k2 !== 'number' || (k2 | 0) !== k2) throw intError('cusolverDnSlaswp', 'k2', 'i32', k2);
-  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && devIpiv % 1 === 0 ? devIpiv : deviceArg('cusolverDnSlaswp', 'devIpiv', devIpiv, true);
+  const devIpiv$ = typeof devIpiv === 'number' && devIpiv >= 0 && devIpiv <= 9007199254740991 && Math.floor(devIpiv) === devIpiv ? devIpiv : deviceArg('cusolverDnSlaswp', 'devIpiv', devIpiv, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cusolverDnSlaswp', 'incx', 'i32', incx);
   const status = (cusolverDnSlaswp$c ??= binder.native('cusolverDnSlaswp'))(handle, n_, A$, lda, k1, k2, devIpiv$, incx);
   if (status !== 0) throw fail('cusolverDnSlaswp', status);
@@ -73,11 +73,11 @@ export function cusolverDnSlauum(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSlauum', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSlauum', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSlauum', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSlauum', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSlauum', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSlauum', 'lda', 'i32', lda);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSlauum', 'work', work, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSlauum', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSlauum', 'lwork', 'i32', lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnSlauum', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnSlauum', 'devInfo', devInfo, true);
   const status = (cusolverDnSlauum$c ??= binder.native('cusolverDnSlauum'))(handle, uplo, n_, A$, lda, work$, lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnSlauum', status);
 }
@@ -102,7 +102,7 @@ function bind$cusolverDnSlauum_bufferSize(): typeof cusolverDnSlauum_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSlauum_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSlauum_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSlauum_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSlauum_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSlauum_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSlauum_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSlauum_bufferSize'))(handle, uplo, n_, A$, lda, s$bytes);
@@ -130,12 +130,12 @@ export function cusolverDnSorgbr(handle: T.cusolverDnHandle_t | null, side: T.cu
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSorgbr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgbr', 'n', 'i32', n_);
   if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSorgbr', 'k', 'i32', k);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSorgbr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSorgbr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgbr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSorgbr', 'tau', tau, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSorgbr', 'work', work, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSorgbr', 'tau', tau, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSorgbr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSorgbr', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSorgbr', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnSorgbr', 'info', info, true);
   const status = (cusolverDnSorgbr$c ??= binder.native('cusolverDnSorgbr'))(handle, side, m, n_, k, A$, lda, tau$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnSorgbr', status);
 }
@@ -165,9 +165,9 @@ function bind$cusolverDnSorgbr_bufferSize(): typeof cusolverDnSorgbr_bufferSize 
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSorgbr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgbr_bufferSize', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSorgbr_bufferSize', 'k', 'i32', k);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSorgbr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSorgbr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgbr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSorgbr_bufferSize', 'tau', tau, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSorgbr_bufferSize', 'tau', tau, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSorgbr_bufferSize'))(handle, side, m, n_, k, A$, lda, tau$, s$bytes);
     if (status !== 0) throw fail('cusolverDnSorgbr_bufferSize', status);
@@ -192,12 +192,12 @@ export function cusolverDnSorgqr(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSorgqr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgqr', 'n', 'i32', n_);
   if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSorgqr', 'k', 'i32', k);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSorgqr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSorgqr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgqr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSorgqr', 'tau', tau, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSorgqr', 'work', work, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSorgqr', 'tau', tau, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSorgqr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSorgqr', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSorgqr', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnSorgqr', 'info', info, true);
   const status = (cusolverDnSorgqr$c ??= binder.native('cusolverDnSorgqr'))(handle, m, n_, k, A$, lda, tau$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnSorgqr', status);
 }
@@ -225,9 +225,9 @@ function bind$cusolverDnSorgqr_bufferSize(): typeof cusolverDnSorgqr_bufferSize 
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSorgqr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgqr_bufferSize', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSorgqr_bufferSize', 'k', 'i32', k);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSorgqr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSorgqr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgqr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnSorgqr_bufferSize', 'tau', tau, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnSorgqr_bufferSize', 'tau', tau, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSorgqr_bufferSize'))(handle, m, n_, k, A$, lda, tau$, s$bytes);
     if (status !== 0) throw fail('cusolverDnSorgqr_bufferSize', status);

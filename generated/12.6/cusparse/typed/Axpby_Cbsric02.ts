@@ -102,14 +102,14 @@ export function cusparseCbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsr2csr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCbsr2csr', 'nb', 'i32', nb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsr2csr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
-  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCbsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCbsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
+  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && Math.floor(bsrSortedValA) === bsrSortedValA ? bsrSortedValA : deviceArg('cusparseCbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
+  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseCbsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseCbsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsr2csr', 'blockDim', 'i32', blockDim);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseCbsr2csr', 'descrC', descrC, true) as typeof descrC;
-  const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseCbsr2csr', 'csrSortedValC', csrSortedValC, true);
-  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseCbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseCbsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
+  const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && Math.floor(csrSortedValC) === csrSortedValC ? csrSortedValC : deviceArg('cusparseCbsr2csr', 'csrSortedValC', csrSortedValC, true);
+  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && Math.floor(csrSortedRowPtrC) === csrSortedRowPtrC ? csrSortedRowPtrC : deviceArg('cusparseCbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && Math.floor(csrSortedColIndC) === csrSortedColIndC ? csrSortedColIndC : deviceArg('cusparseCbsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
   const status = (cusparseCbsr2csr$c ??= binder.native('cusparseCbsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, blockDim, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$);
   if (status !== 0) throw fail('cusparseCbsr2csr', status);
 }
@@ -135,13 +135,13 @@ export function cusparseCbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsric02', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsric02', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsric02', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsric02', 'bsrSortedVal', bsrSortedVal, true);
-  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsric02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsric02', 'bsrSortedColInd', bsrSortedColInd, true);
+  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseCbsric02', 'bsrSortedVal', bsrSortedVal, true);
+  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseCbsric02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseCbsric02', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsric02', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsric02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseCbsric02', 'policy', 'i32', policy);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCbsric02', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseCbsric02', 'pBuffer', pBuffer, true);
   const status = (cusparseCbsric02$c ??= binder.native('cusparseCbsric02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pBuffer$);
   if (status !== 0) throw fail('cusparseCbsric02', status);
 }
@@ -167,9 +167,9 @@ export function cusparseCbsric02_analysis(handle: T.cusparseHandle_t | null, dir
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsric02_analysis', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsric02_analysis', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsric02_analysis', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
-  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsric02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsric02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
+  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseCbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
+  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseCbsric02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseCbsric02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsric02_analysis', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsric02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseCbsric02_analysis', 'policy', 'i32', policy);
@@ -206,9 +206,9 @@ function bind$cusparseCbsric02_bufferSize(): typeof cusparseCbsric02_bufferSize 
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsric02_bufferSize', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsric02_bufferSize', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseCbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseCbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseCbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsric02_bufferSize', 'blockDim', 'i32', blockDim);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsric02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
@@ -247,9 +247,9 @@ function bind$cusparseCbsric02_bufferSizeExt(): typeof cusparseCbsric02_bufferSi
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsric02_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsric02_bufferSizeExt', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseCbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseCbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseCbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsric02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;

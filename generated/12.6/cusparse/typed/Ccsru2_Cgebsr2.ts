@@ -30,9 +30,9 @@ export function cusparseCcsru2csr(handle: T.cusparseHandle_t | null, m: number, 
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCcsru2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseCcsru2csr', 'csrVal', csrVal, true);
   pointerArg('cusparseCcsru2csr', 'csrRowPtr', csrRowPtr, true);
-  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCcsru2csr', 'csrColInd', csrColInd, true);
+  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseCcsru2csr', 'csrColInd', csrColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCcsru2csr', 'info', info, true) as typeof info;
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCcsru2csr', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseCcsru2csr', 'pBuffer', pBuffer, true);
   const status = (cusparseCcsru2csr$c ??= binder.native('cusparseCcsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseCcsru2csr', status);
 }
@@ -65,7 +65,7 @@ function bind$cusparseCcsru2csr_bufferSizeExt(): typeof cusparseCcsru2csr_buffer
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
     pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
     pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
-    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseCcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd$, info, s$bytes);
@@ -101,15 +101,15 @@ export function cusparseCgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cu
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2csr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2csr', 'nb', 'i32', nb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCgebsr2csr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCgebsr2csr', 'bsrSortedValA', bsrSortedValA, true);
-  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
+  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && Math.floor(bsrSortedValA) === bsrSortedValA ? bsrSortedValA : deviceArg('cusparseCgebsr2csr', 'bsrSortedValA', bsrSortedValA, true);
+  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseCgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseCgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2csr', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCgebsr2csr', 'colBlockDim', 'i32', colBlockDim);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseCgebsr2csr', 'descrC', descrC, true) as typeof descrC;
-  const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseCgebsr2csr', 'csrSortedValC', csrSortedValC, true);
-  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseCgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseCgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
+  const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && Math.floor(csrSortedValC) === csrSortedValC ? csrSortedValC : deviceArg('cusparseCgebsr2csr', 'csrSortedValC', csrSortedValC, true);
+  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && Math.floor(csrSortedRowPtrC) === csrSortedRowPtrC ? csrSortedRowPtrC : deviceArg('cusparseCgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && Math.floor(csrSortedColIndC) === csrSortedColIndC ? csrSortedColIndC : deviceArg('cusparseCgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
   const status = (cusparseCgebsr2csr$c ??= binder.native('cusparseCgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, rowBlockDim, colBlockDim, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$);
   if (status !== 0) throw fail('cusparseCgebsr2csr', status);
 }
@@ -136,9 +136,9 @@ export function cusparseCgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: numb
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2gebsc', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsc', 'nb', 'i32', nb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsc', 'nnzb', 'i32', nnzb);
-  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, true);
-  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCgebsr2gebsc', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCgebsr2gebsc', 'bsrSortedColInd', bsrSortedColInd, true);
+  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseCgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, true);
+  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseCgebsr2gebsc', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseCgebsr2gebsc', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2gebsc', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCgebsr2gebsc', 'colBlockDim', 'i32', colBlockDim);
   pointerArg('cusparseCgebsr2gebsc', 'bscVal', bscVal, true);
@@ -146,7 +146,7 @@ export function cusparseCgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: numb
   pointerArg('cusparseCgebsr2gebsc', 'bscColPtr', bscColPtr, true);
   if (typeof copyValues !== 'number' || (copyValues | 0) !== copyValues) throw intError('cusparseCgebsr2gebsc', 'copyValues', 'i32', copyValues);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCgebsr2gebsc', 'idxBase', 'i32', idxBase);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCgebsr2gebsc', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseCgebsr2gebsc', 'pBuffer', pBuffer, true);
   const status = (cusparseCgebsr2gebsc$c ??= binder.native('cusparseCgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer$);
   if (status !== 0) throw fail('cusparseCgebsr2gebsc', status);
 }
@@ -176,9 +176,9 @@ function bind$cusparseCgebsr2gebsc_bufferSize(): typeof cusparseCgebsr2gebsc_buf
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'mb', 'i32', mb);
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'nnzb', 'i32', nnzb);
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
     if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
     s$f64[0] = 0;
@@ -214,9 +214,9 @@ function bind$cusparseCgebsr2gebsc_bufferSizeExt(): typeof cusparseCgebsr2gebsc_
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
     if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
     s$f64[0] = 0;
@@ -257,18 +257,18 @@ export function cusparseCgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsr', 'nb', 'i32', nb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsr', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCgebsr2gebsr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, true);
-  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedColIndA', bsrSortedColIndA, true);
+  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && Math.floor(bsrSortedValA) === bsrSortedValA ? bsrSortedValA : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, true);
+  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseCgebsr2gebsr', 'rowBlockDimA', 'i32', rowBlockDimA);
   if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseCgebsr2gebsr', 'colBlockDimA', 'i32', colBlockDimA);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseCgebsr2gebsr', 'descrC', descrC, true) as typeof descrC;
-  const bsrSortedValC$ = typeof bsrSortedValC === 'number' && bsrSortedValC >= 0 && bsrSortedValC <= 9007199254740991 && bsrSortedValC % 1 === 0 ? bsrSortedValC : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, true);
-  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
-  const bsrSortedColIndC$ = typeof bsrSortedColIndC === 'number' && bsrSortedColIndC >= 0 && bsrSortedColIndC <= 9007199254740991 && bsrSortedColIndC % 1 === 0 ? bsrSortedColIndC : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, true);
+  const bsrSortedValC$ = typeof bsrSortedValC === 'number' && bsrSortedValC >= 0 && bsrSortedValC <= 9007199254740991 && Math.floor(bsrSortedValC) === bsrSortedValC ? bsrSortedValC : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, true);
+  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && Math.floor(bsrSortedRowPtrC) === bsrSortedRowPtrC ? bsrSortedRowPtrC : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
+  const bsrSortedColIndC$ = typeof bsrSortedColIndC === 'number' && bsrSortedColIndC >= 0 && bsrSortedColIndC <= 9007199254740991 && Math.floor(bsrSortedColIndC) === bsrSortedColIndC ? bsrSortedColIndC : deviceArg('cusparseCgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, true);
   if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseCgebsr2gebsr', 'rowBlockDimC', 'i32', rowBlockDimC);
   if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseCgebsr2gebsr', 'colBlockDimC', 'i32', colBlockDimC);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCgebsr2gebsr', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseCgebsr2gebsr', 'pBuffer', pBuffer, true);
   const status = (cusparseCgebsr2gebsr$c ??= binder.native('cusparseCgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC$, bsrSortedRowPtrC$, bsrSortedColIndC$, rowBlockDimC, colBlockDimC, pBuffer$);
   if (status !== 0) throw fail('cusparseCgebsr2gebsr', status);
 }
@@ -304,9 +304,9 @@ function bind$cusparseCgebsr2gebsr_bufferSize(): typeof cusparseCgebsr2gebsr_buf
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsr_bufferSize', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsr_bufferSize', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
-    const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-    const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && Math.floor(bsrSortedValA) === bsrSortedValA ? bsrSortedValA : deviceArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
+    const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
     if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSize', 'rowBlockDimA', 'i32', rowBlockDimA);
     if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSize', 'colBlockDimA', 'i32', colBlockDimA);
     if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
@@ -350,9 +350,9 @@ function bind$cusparseCgebsr2gebsr_bufferSizeExt(): typeof cusparseCgebsr2gebsr_
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
-    const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-    const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && Math.floor(bsrSortedValA) === bsrSortedValA ? bsrSortedValA : deviceArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
+    const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
     if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'rowBlockDimA', 'i32', rowBlockDimA);
     if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'colBlockDimA', 'i32', colBlockDimA);
     if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);

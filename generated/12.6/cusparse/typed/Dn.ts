@@ -102,7 +102,7 @@ let cusparseDnMatSetValues$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatSetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnMatSetValues', 'values', values, true);
+  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseDnMatSetValues', 'values', values, true);
   const status = (cusparseDnMatSetValues$c ??= binder.native('cusparseDnMatSetValues'))(dnMatDescr, values$);
   if (status !== 0) throw fail('cusparseDnMatSetValues', status);
 }
@@ -162,7 +162,7 @@ let cusparseDnVecSetValues$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDnVecSetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnVecSetValues', 'values', values, true);
+  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseDnVecSetValues', 'values', values, true);
   const status = (cusparseDnVecSetValues$c ??= binder.native('cusparseDnVecSetValues'))(dnVecDescr, values$);
   if (status !== 0) throw fail('cusparseDnVecSetValues', status);
 }

@@ -26,14 +26,14 @@ export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgpsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgpsvInterleavedBatch', 'm', 'i32', m);
-  const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseSgpsvInterleavedBatch', 'ds', ds, true);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgpsvInterleavedBatch', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgpsvInterleavedBatch', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgpsvInterleavedBatch', 'du', du, true);
-  const dw$ = typeof dw === 'number' && dw >= 0 && dw <= 9007199254740991 && dw % 1 === 0 ? dw : deviceArg('cusparseSgpsvInterleavedBatch', 'dw', dw, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseSgpsvInterleavedBatch', 'x', x, true);
+  const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && Math.floor(ds) === ds ? ds : deviceArg('cusparseSgpsvInterleavedBatch', 'ds', ds, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgpsvInterleavedBatch', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgpsvInterleavedBatch', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgpsvInterleavedBatch', 'du', du, true);
+  const dw$ = typeof dw === 'number' && dw >= 0 && dw <= 9007199254740991 && Math.floor(dw) === dw ? dw : deviceArg('cusparseSgpsvInterleavedBatch', 'dw', dw, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseSgpsvInterleavedBatch', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgpsvInterleavedBatch', 'batchCount', 'i32', batchCount);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSgpsvInterleavedBatch', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseSgpsvInterleavedBatch', 'pBuffer', pBuffer, true);
   const status = (cusparseSgpsvInterleavedBatch$c ??= binder.native('cusparseSgpsvInterleavedBatch'))(handle, algo, m, ds$, dl$, d$, du$, dw$, x$, batchCount, pBuffer$);
   if (status !== 0) throw fail('cusparseSgpsvInterleavedBatch', status);
 }
@@ -64,12 +64,12 @@ function bind$cusparseSgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseSgps
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-    const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-    const dw$ = typeof dw === 'number' && dw >= 0 && dw <= 9007199254740991 && dw % 1 === 0 ? dw : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && Math.floor(ds) === ds ? ds : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    const dw$ = typeof dw === 'number' && dw >= 0 && dw <= 9007199254740991 && Math.floor(dw) === dw ? dw : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds$, dl$, d$, du$, dw$, x$, batchCount, s$bytes);
@@ -97,12 +97,12 @@ export function cusparseSgtsv2(handle: T.cusparseHandle_t | null, m: number, n_:
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2', 'n', 'i32', n_);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2', 'du', du, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2', 'du', du, true);
   pointerArg('cusparseSgtsv2', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2', 'ldb', 'i32', ldb);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSgtsv2', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseSgtsv2', 'pBuffer', pBuffer, true);
   const status = (cusparseSgtsv2$c ??= binder.native('cusparseSgtsv2'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer$);
   if (status !== 0) throw fail('cusparseSgtsv2', status);
 }
@@ -121,13 +121,13 @@ let cusparseSgtsv2StridedBatch$c: NativeFunction | undefined;
 export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2StridedBatch', 'm', 'i32', m);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2StridedBatch', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2StridedBatch', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2StridedBatch', 'du', du, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseSgtsv2StridedBatch', 'x', x, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2StridedBatch', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2StridedBatch', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2StridedBatch', 'du', du, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseSgtsv2StridedBatch', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsv2StridedBatch', 'batchCount', 'i32', batchCount);
   if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseSgtsv2StridedBatch', 'batchStride', 'i32', batchStride);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSgtsv2StridedBatch', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseSgtsv2StridedBatch', 'pBuffer', pBuffer, true);
   const status = (cusparseSgtsv2StridedBatch$c ??= binder.native('cusparseSgtsv2StridedBatch'))(handle, m, dl$, d$, du$, x$, batchCount, batchStride, pBuffer$);
   if (status !== 0) throw fail('cusparseSgtsv2StridedBatch', status);
 }
@@ -155,10 +155,10 @@ function bind$cusparseSgtsv2StridedBatch_bufferSizeExt(): typeof cusparseSgtsv2S
   return function cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
     if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
     s$f64[0] = 0;
@@ -196,9 +196,9 @@ function bind$cusparseSgtsv2_bufferSizeExt(): typeof cusparseSgtsv2_bufferSizeEx
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_bufferSizeExt', 'n', 'i32', n_);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2_bufferSizeExt', 'du', du, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2_bufferSizeExt', 'du', du, true);
     pointerArg('cusparseSgtsv2_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
     s$f64[0] = 0;
@@ -227,12 +227,12 @@ export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_nopivot', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_nopivot', 'n', 'i32', n_);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2_nopivot', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2_nopivot', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2_nopivot', 'du', du, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2_nopivot', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2_nopivot', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2_nopivot', 'du', du, true);
   pointerArg('cusparseSgtsv2_nopivot', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_nopivot', 'ldb', 'i32', ldb);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSgtsv2_nopivot', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseSgtsv2_nopivot', 'pBuffer', pBuffer, true);
   const status = (cusparseSgtsv2_nopivot$c ??= binder.native('cusparseSgtsv2_nopivot'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer$);
   if (status !== 0) throw fail('cusparseSgtsv2_nopivot', status);
 }
@@ -261,9 +261,9 @@ function bind$cusparseSgtsv2_nopivot_bufferSizeExt(): typeof cusparseSgtsv2_nopi
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'du', du, true);
     pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
     s$f64[0] = 0;
@@ -292,12 +292,12 @@ export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgtsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsvInterleavedBatch', 'm', 'i32', m);
-  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsvInterleavedBatch', 'dl', dl, true);
-  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsvInterleavedBatch', 'd', d, true);
-  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsvInterleavedBatch', 'du', du, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseSgtsvInterleavedBatch', 'x', x, true);
+  const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsvInterleavedBatch', 'dl', dl, true);
+  const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsvInterleavedBatch', 'd', d, true);
+  const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsvInterleavedBatch', 'du', du, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseSgtsvInterleavedBatch', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsvInterleavedBatch', 'batchCount', 'i32', batchCount);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSgtsvInterleavedBatch', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseSgtsvInterleavedBatch', 'pBuffer', pBuffer, true);
   const status = (cusparseSgtsvInterleavedBatch$c ??= binder.native('cusparseSgtsvInterleavedBatch'))(handle, algo, m, dl$, d$, du$, x$, batchCount, pBuffer$);
   if (status !== 0) throw fail('cusparseSgtsvInterleavedBatch', status);
 }
@@ -326,10 +326,10 @@ function bind$cusparseSgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseSgts
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && du % 1 === 0 ? du : deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && Math.floor(dl) === dl ? dl : deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && Math.floor(d) === d ? d : deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    const du$ = typeof du === 'number' && du >= 0 && du <= 9007199254740991 && Math.floor(du) === du ? du : deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl$, d$, du$, x$, batchCount, s$bytes);

@@ -75,10 +75,10 @@ let cusparseXcoo2csr$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseXcoo2csr(handle: T.cusparseHandle_t | null, cooRowInd: T.DeviceMemory | null, nnz: number, m: number, csrSortedRowPtr: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcoo2csr', 'handle', handle, true) as typeof handle;
-  const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && cooRowInd % 1 === 0 ? cooRowInd : deviceArg('cusparseXcoo2csr', 'cooRowInd', cooRowInd, true);
+  const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && Math.floor(cooRowInd) === cooRowInd ? cooRowInd : deviceArg('cusparseXcoo2csr', 'cooRowInd', cooRowInd, true);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcoo2csr', 'nnz', 'i32', nnz);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoo2csr', 'm', 'i32', m);
-  const csrSortedRowPtr$ = typeof csrSortedRowPtr === 'number' && csrSortedRowPtr >= 0 && csrSortedRowPtr <= 9007199254740991 && csrSortedRowPtr % 1 === 0 ? csrSortedRowPtr : deviceArg('cusparseXcoo2csr', 'csrSortedRowPtr', csrSortedRowPtr, true);
+  const csrSortedRowPtr$ = typeof csrSortedRowPtr === 'number' && csrSortedRowPtr >= 0 && csrSortedRowPtr <= 9007199254740991 && Math.floor(csrSortedRowPtr) === csrSortedRowPtr ? csrSortedRowPtr : deviceArg('cusparseXcoo2csr', 'csrSortedRowPtr', csrSortedRowPtr, true);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseXcoo2csr', 'idxBase', 'i32', idxBase);
   const status = (cusparseXcoo2csr$c ??= binder.native('cusparseXcoo2csr'))(handle, cooRowInd$, nnz, m, csrSortedRowPtr$, idxBase);
   if (status !== 0) throw fail('cusparseXcoo2csr', status);
@@ -102,7 +102,7 @@ export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t | null, m: n
   pointerArg('cusparseXcoosortByColumn', 'cooRowsA', cooRowsA, true);
   pointerArg('cusparseXcoosortByColumn', 'cooColsA', cooColsA, true);
   pointerArg('cusparseXcoosortByColumn', 'P', P, true);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseXcoosortByColumn', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseXcoosortByColumn', 'pBuffer', pBuffer, true);
   const status = (cusparseXcoosortByColumn$c ??= binder.native('cusparseXcoosortByColumn'))(handle, m, n_, nnz, cooRowsA, cooColsA, P, pBuffer$);
   if (status !== 0) throw fail('cusparseXcoosortByColumn', status);
 }
@@ -125,7 +125,7 @@ export function cusparseXcoosortByRow(handle: T.cusparseHandle_t | null, m: numb
   pointerArg('cusparseXcoosortByRow', 'cooRowsA', cooRowsA, true);
   pointerArg('cusparseXcoosortByRow', 'cooColsA', cooColsA, true);
   pointerArg('cusparseXcoosortByRow', 'P', P, true);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseXcoosortByRow', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseXcoosortByRow', 'pBuffer', pBuffer, true);
   const status = (cusparseXcoosortByRow$c ??= binder.native('cusparseXcoosortByRow'))(handle, m, n_, nnz, cooRowsA, cooColsA, P, pBuffer$);
   if (status !== 0) throw fail('cusparseXcoosortByRow', status);
 }

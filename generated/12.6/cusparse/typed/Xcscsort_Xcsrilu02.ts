@@ -29,7 +29,7 @@ export function cusparseXcscsort(handle: T.cusparseHandle_t | null, m: number, n
   pointerArg('cusparseXcscsort', 'cscColPtrA', cscColPtrA, true);
   pointerArg('cusparseXcscsort', 'cscRowIndA', cscRowIndA, true);
   pointerArg('cusparseXcscsort', 'P', P, true);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseXcscsort', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseXcscsort', 'pBuffer', pBuffer, true);
   const status = (cusparseXcscsort$c ??= binder.native('cusparseXcscsort'))(handle, m, n_, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer$);
   if (status !== 0) throw fail('cusparseXcscsort', status);
 }
@@ -90,11 +90,11 @@ export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t | null, dirA: T.c
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsr2bsrNnz', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsr2bsrNnz', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXcsr2bsrNnz', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseXcsr2bsrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseXcsr2bsrNnz', 'csrSortedColIndA', csrSortedColIndA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseXcsr2bsrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseXcsr2bsrNnz', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseXcsr2bsrNnz', 'blockDim', 'i32', blockDim);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXcsr2bsrNnz', 'descrC', descrC, true) as typeof descrC;
-  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseXcsr2bsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
+  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && Math.floor(bsrSortedRowPtrC) === bsrSortedRowPtrC ? bsrSortedRowPtrC : deviceArg('cusparseXcsr2bsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   const nnzTotalDevHostPtr$ = memoryArg('cusparseXcsr2bsrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
   const status = (cusparseXcsr2bsrNnz$c ??= binder.native('cusparseXcsr2bsrNnz'))(handle, dirA, m, n_, descrA, csrSortedRowPtrA$, csrSortedColIndA$, blockDim, descrC, bsrSortedRowPtrC$, nnzTotalDevHostPtr$);
   if (status !== 0) throw fail('cusparseXcsr2bsrNnz', status);
@@ -110,10 +110,10 @@ let cusparseXcsr2coo$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cusparse/index.html). */
 export function cusparseXcsr2coo(handle: T.cusparseHandle_t | null, csrSortedRowPtr: T.DeviceMemory | null, nnz: number, m: number, cooRowInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsr2coo', 'handle', handle, true) as typeof handle;
-  const csrSortedRowPtr$ = typeof csrSortedRowPtr === 'number' && csrSortedRowPtr >= 0 && csrSortedRowPtr <= 9007199254740991 && csrSortedRowPtr % 1 === 0 ? csrSortedRowPtr : deviceArg('cusparseXcsr2coo', 'csrSortedRowPtr', csrSortedRowPtr, true);
+  const csrSortedRowPtr$ = typeof csrSortedRowPtr === 'number' && csrSortedRowPtr >= 0 && csrSortedRowPtr <= 9007199254740991 && Math.floor(csrSortedRowPtr) === csrSortedRowPtr ? csrSortedRowPtr : deviceArg('cusparseXcsr2coo', 'csrSortedRowPtr', csrSortedRowPtr, true);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcsr2coo', 'nnz', 'i32', nnz);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsr2coo', 'm', 'i32', m);
-  const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && cooRowInd % 1 === 0 ? cooRowInd : deviceArg('cusparseXcsr2coo', 'cooRowInd', cooRowInd, true);
+  const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && Math.floor(cooRowInd) === cooRowInd ? cooRowInd : deviceArg('cusparseXcsr2coo', 'cooRowInd', cooRowInd, true);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseXcsr2coo', 'idxBase', 'i32', idxBase);
   const status = (cusparseXcsr2coo$c ??= binder.native('cusparseXcsr2coo'))(handle, csrSortedRowPtr$, nnz, m, cooRowInd$, idxBase);
   if (status !== 0) throw fail('cusparseXcsr2coo', status);
@@ -140,14 +140,14 @@ export function cusparseXcsr2gebsrNnz(handle: T.cusparseHandle_t | null, dirA: T
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsr2gebsrNnz', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsr2gebsrNnz', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXcsr2gebsrNnz', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseXcsr2gebsrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseXcsr2gebsrNnz', 'csrSortedColIndA', csrSortedColIndA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseXcsr2gebsrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseXcsr2gebsrNnz', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXcsr2gebsrNnz', 'descrC', descrC, true) as typeof descrC;
-  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseXcsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
+  const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && Math.floor(bsrSortedRowPtrC) === bsrSortedRowPtrC ? bsrSortedRowPtrC : deviceArg('cusparseXcsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseXcsr2gebsrNnz', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseXcsr2gebsrNnz', 'colBlockDim', 'i32', colBlockDim);
   const nnzTotalDevHostPtr$ = memoryArg('cusparseXcsr2gebsrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseXcsr2gebsrNnz', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseXcsr2gebsrNnz', 'pBuffer', pBuffer, true);
   const status = (cusparseXcsr2gebsrNnz$c ??= binder.native('cusparseXcsr2gebsrNnz'))(handle, dirA, m, n_, descrA, csrSortedRowPtrA$, csrSortedColIndA$, descrC, bsrSortedRowPtrC$, rowBlockDim, colBlockDim, nnzTotalDevHostPtr$, pBuffer$);
   if (status !== 0) throw fail('cusparseXcsr2gebsrNnz', status);
 }
@@ -175,14 +175,14 @@ export function cusparseXcsrgeam2Nnz(handle: T.cusparseHandle_t | null, m: numbe
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsrgeam2Nnz', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXcsrgeam2Nnz', 'descrA', descrA, true) as typeof descrA;
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseXcsrgeam2Nnz', 'nnzA', 'i32', nnzA);
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedColIndA', csrSortedColIndA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && Math.floor(csrSortedColIndA) === csrSortedColIndA ? csrSortedColIndA : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || Math.floor(descrB) !== descrB) descrB = addressArg('cusparseXcsrgeam2Nnz', 'descrB', descrB, true) as typeof descrB;
   if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseXcsrgeam2Nnz', 'nnzB', 'i32', nnzB);
-  const csrSortedRowPtrB$ = typeof csrSortedRowPtrB === 'number' && csrSortedRowPtrB >= 0 && csrSortedRowPtrB <= 9007199254740991 && csrSortedRowPtrB % 1 === 0 ? csrSortedRowPtrB : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
-  const csrSortedColIndB$ = typeof csrSortedColIndB === 'number' && csrSortedColIndB >= 0 && csrSortedColIndB <= 9007199254740991 && csrSortedColIndB % 1 === 0 ? csrSortedColIndB : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedColIndB', csrSortedColIndB, true);
+  const csrSortedRowPtrB$ = typeof csrSortedRowPtrB === 'number' && csrSortedRowPtrB >= 0 && csrSortedRowPtrB <= 9007199254740991 && Math.floor(csrSortedRowPtrB) === csrSortedRowPtrB ? csrSortedRowPtrB : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
+  const csrSortedColIndB$ = typeof csrSortedColIndB === 'number' && csrSortedColIndB >= 0 && csrSortedColIndB <= 9007199254740991 && Math.floor(csrSortedColIndB) === csrSortedColIndB ? csrSortedColIndB : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedColIndB', csrSortedColIndB, true);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXcsrgeam2Nnz', 'descrC', descrC, true) as typeof descrC;
-  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && Math.floor(csrSortedRowPtrC) === csrSortedRowPtrC ? csrSortedRowPtrC : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const nnzTotalDevHostPtr$ = memoryArg('cusparseXcsrgeam2Nnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
   pointerArg('cusparseXcsrgeam2Nnz', 'workspace', workspace, true);
   const status = (cusparseXcsrgeam2Nnz$c ??= binder.native('cusparseXcsrgeam2Nnz'))(handle, m, n_, descrA, nnzA, csrSortedRowPtrA$, csrSortedColIndA$, descrB, nnzB, csrSortedRowPtrB$, csrSortedColIndB$, descrC, csrSortedRowPtrC$, nnzTotalDevHostPtr$, workspace);

@@ -40,9 +40,9 @@ function bind$cublasCtrsm(): typeof cublasCtrsm {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCtrsm', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrsm', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCtrsm', 'alpha', 'c64', 'either', alpha, s$slot0);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCtrsm', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasCtrsm', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrsm', 'lda', 'i32', lda);
-    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasCtrsm', 'B', B, true);
+    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasCtrsm', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCtrsm', 'ldb', 'i32', ldb);
     const status = (native$ ??= binder.native('cublasCtrsm'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B$, ldb);
     if (status !== 0) throw fail('cublasCtrsm', status);
@@ -81,9 +81,9 @@ function bind$cublasCtrsmBatched(): typeof cublasCtrsmBatched {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCtrsmBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrsmBatched', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCtrsmBatched', 'alpha', 'c64', 'either', alpha, s$slot0);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCtrsmBatched', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasCtrsmBatched', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrsmBatched', 'lda', 'i32', lda);
-    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasCtrsmBatched', 'B', B, true);
+    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasCtrsmBatched', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasCtrsmBatched', 'ldb', 'i32', ldb);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasCtrsmBatched', 'batchCount', 'i32', batchCount);
     const status = (native$ ??= binder.native('cublasCtrsmBatched'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B$, ldb, batchCount);
@@ -123,9 +123,9 @@ function bind$cublasCtrsmBatched_64(): typeof cublasCtrsmBatched_64 {
     if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasCtrsmBatched_64', 'm', m, true);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCtrsmBatched_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasCtrsmBatched_64', 'alpha', 'c64', 'either', alpha, s$slot0);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCtrsmBatched_64', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasCtrsmBatched_64', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasCtrsmBatched_64', 'lda', lda, true);
-    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasCtrsmBatched_64', 'B', B, true);
+    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasCtrsmBatched_64', 'B', B, true);
     if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasCtrsmBatched_64', 'ldb', ldb, true);
     if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || Math.floor(batchCount) !== batchCount) int64Arg('cublasCtrsmBatched_64', 'batchCount', batchCount, true);
     const status = (native$ ??= binder.native('cublasCtrsmBatched_64'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B$, ldb, batchCount);
@@ -164,9 +164,9 @@ function bind$cublasCtrsm_v2_64(): typeof cublasCtrsm_v2_64 {
     if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasCtrsm_v2_64', 'm', m, true);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCtrsm_v2_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasCtrsm_v2_64', 'alpha', 'c64', 'either', alpha, s$slot0);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCtrsm_v2_64', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasCtrsm_v2_64', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasCtrsm_v2_64', 'lda', lda, true);
-    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasCtrsm_v2_64', 'B', B, true);
+    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasCtrsm_v2_64', 'B', B, true);
     if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasCtrsm_v2_64', 'ldb', ldb, true);
     const status = (native$ ??= binder.native('cublasCtrsm_v2_64'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B$, ldb);
     if (status !== 0) throw fail('cublasCtrsm_v2_64', status);
@@ -190,9 +190,9 @@ export function cublasCtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillM
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrsv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrsv', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrsv', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCtrsv', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasCtrsv', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrsv', 'lda', 'i32', lda);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCtrsv', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCtrsv', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCtrsv', 'incx', 'i32', incx);
   const status = (cublasCtrsv$c ??= binder.native('cublasCtrsv'))(handle, uplo, trans, diag, n_, A$, lda, x$, incx);
   if (status !== 0) throw fail('cublasCtrsv', status);
@@ -215,9 +215,9 @@ export function cublasCtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cubla
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtrsv_v2_64', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtrsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCtrsv_v2_64', 'n', n_, true);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCtrsv_v2_64', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasCtrsv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasCtrsv_v2_64', 'lda', lda, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCtrsv_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasCtrsv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasCtrsv_v2_64', 'incx', incx, true);
   const status = (cublasCtrsv_v2_64$c ??= binder.native('cublasCtrsv_v2_64'))(handle, uplo, trans, diag, n_, A$, lda, x$, incx);
   if (status !== 0) throw fail('cublasCtrsv_v2_64', status);
@@ -235,9 +235,9 @@ export function cublasCtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrttp', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCtrttp', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCtrttp', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasCtrttp', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCtrttp', 'lda', 'i32', lda);
-  const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasCtrttp', 'AP', AP, true);
+  const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && Math.floor(AP) === AP ? AP : deviceArg('cublasCtrttp', 'AP', AP, true);
   const status = (cublasCtrttp$c ??= binder.native('cublasCtrttp'))(handle, uplo, n_, A$, lda, AP$);
   if (status !== 0) throw fail('cublasCtrttp', status);
 }
@@ -252,7 +252,7 @@ let cublasDasum$c: NativeFunction | undefined;
 export function cublasDasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDasum', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDasum', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDasum', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDasum', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasDasum', 'result', result_, true);
   const status = (cublasDasum$c ??= binder.native('cublasDasum'))(handle, n_, x$, incx, result_$);
@@ -269,7 +269,7 @@ let cublasDasum_v2_64$c: NativeFunction | undefined;
 export function cublasDasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDasum_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDasum_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasDasum_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasDasum_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasDasum_v2_64', 'result', result_, true);
   const status = (cublasDasum_v2_64$c ??= binder.native('cublasDasum_v2_64'))(handle, n_, x$, incx, result_$);

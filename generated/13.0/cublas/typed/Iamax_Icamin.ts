@@ -20,7 +20,7 @@ let cublasIamaxEx$c: NativeFunction | undefined;
 export function cublasIamaxEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIamaxEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIamaxEx', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIamaxEx', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIamaxEx', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasIamaxEx', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIamaxEx', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIamaxEx', 'result', result_, true);
@@ -39,7 +39,7 @@ let cublasIamaxEx_64$c: NativeFunction | undefined;
 export function cublasIamaxEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIamaxEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIamaxEx_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIamaxEx_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIamaxEx_64', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasIamaxEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasIamaxEx_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasIamaxEx_64', 'result', result_, true);
@@ -58,7 +58,7 @@ let cublasIaminEx$c: NativeFunction | undefined;
 export function cublasIaminEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIaminEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIaminEx', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIaminEx', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIaminEx', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasIaminEx', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIaminEx', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIaminEx', 'result', result_, true);
@@ -77,7 +77,7 @@ let cublasIaminEx_64$c: NativeFunction | undefined;
 export function cublasIaminEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIaminEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIaminEx_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIaminEx_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIaminEx_64', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasIaminEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasIaminEx_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasIaminEx_64', 'result', result_, true);
@@ -95,7 +95,7 @@ let cublasIcamax$c: NativeFunction | undefined;
 export function cublasIcamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIcamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIcamax', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIcamax', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIcamax', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIcamax', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIcamax', 'result', result_, true);
   const status = (cublasIcamax$c ??= binder.native('cublasIcamax'))(handle, n_, x$, incx, result_$);
@@ -112,7 +112,7 @@ let cublasIcamax_v2_64$c: NativeFunction | undefined;
 export function cublasIcamax_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIcamax_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIcamax_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIcamax_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIcamax_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasIcamax_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasIcamax_v2_64', 'result', result_, true);
   const status = (cublasIcamax_v2_64$c ??= binder.native('cublasIcamax_v2_64'))(handle, n_, x$, incx, result_$);
@@ -129,7 +129,7 @@ let cublasIcamin$c: NativeFunction | undefined;
 export function cublasIcamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIcamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIcamin', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIcamin', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIcamin', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIcamin', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasIcamin', 'result', result_, true);
   const status = (cublasIcamin$c ??= binder.native('cublasIcamin'))(handle, n_, x$, incx, result_$);
@@ -146,7 +146,7 @@ let cublasIcamin_v2_64$c: NativeFunction | undefined;
 export function cublasIcamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIcamin_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIcamin_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIcamin_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasIcamin_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasIcamin_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasIcamin_v2_64', 'result', result_, true);
   const status = (cublasIcamin_v2_64$c ??= binder.native('cublasIcamin_v2_64'))(handle, n_, x$, incx, result_$);

@@ -48,10 +48,10 @@ let cublasRotmEx$c: NativeFunction | undefined;
 export function cublasRotmEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotmEx', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasRotmEx', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasRotmEx', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotmEx', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasRotmEx', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasRotmEx', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasRotmEx', 'y', y, true);
   if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasRotmEx', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasRotmEx', 'incy', 'i32', incy);
   pointerArg('cublasRotmEx', 'param', param, true);
@@ -77,10 +77,10 @@ let cublasRotmEx_64$c: NativeFunction | undefined;
 export function cublasRotmEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasRotmEx_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasRotmEx_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasRotmEx_64', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotmEx_64', 'xType', 'i32', xType);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasRotmEx_64', 'incx', incx, true);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasRotmEx_64', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasRotmEx_64', 'y', y, true);
   if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasRotmEx_64', 'yType', 'i32', yType);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasRotmEx_64', 'incy', incy, true);
   pointerArg('cublasRotmEx_64', 'param', param, true);
@@ -131,7 +131,7 @@ let cublasSasum$c: NativeFunction | undefined;
 export function cublasSasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSasum', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSasum', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSasum', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSasum', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasSasum', 'result', result_, true);
   const status = (cublasSasum$c ??= binder.native('cublasSasum'))(handle, n_, x$, incx, result_$);
@@ -148,7 +148,7 @@ let cublasSasum_v2_64$c: NativeFunction | undefined;
 export function cublasSasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSasum_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSasum_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSasum_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSasum_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasSasum_v2_64', 'result', result_, true);
   const status = (cublasSasum_v2_64$c ??= binder.native('cublasSasum_v2_64'))(handle, n_, x$, incx, result_$);
@@ -176,9 +176,9 @@ function bind$cublasSaxpy(): typeof cublasSaxpy {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSaxpy', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSaxpy', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSaxpy', 'alpha', 'f32', 'either', alpha, s$slot0);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSaxpy', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSaxpy', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSaxpy', 'incx', 'i32', incx);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSaxpy', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasSaxpy', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSaxpy', 'incy', 'i32', incy);
     const status = (native$ ??= binder.native('cublasSaxpy'))(handle, n_, alpha$, x$, incx, y$, incy);
     if (status !== 0) throw fail('cublasSaxpy', status);
@@ -206,9 +206,9 @@ function bind$cublasSaxpy_v2_64(): typeof cublasSaxpy_v2_64 {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSaxpy_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSaxpy_v2_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSaxpy_v2_64', 'alpha', 'f32', 'either', alpha, s$slot0);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSaxpy_v2_64', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasSaxpy_v2_64', 'x', x, true);
     if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSaxpy_v2_64', 'incx', incx, true);
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSaxpy_v2_64', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasSaxpy_v2_64', 'y', y, true);
     if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSaxpy_v2_64', 'incy', incy, true);
     const status = (native$ ??= binder.native('cublasSaxpy_v2_64'))(handle, n_, alpha$, x$, incx, y$, incy);
     if (status !== 0) throw fail('cublasSaxpy_v2_64', status);

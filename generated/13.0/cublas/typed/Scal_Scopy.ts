@@ -32,7 +32,7 @@ function bind$cublasScalEx(): typeof cublasScalEx {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScalEx', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasScalEx', 'alpha', 'untyped', 'either', alpha, s$slot0);
     if (typeof alphaType !== 'number' || (alphaType | 0) !== alphaType) throw intError('cublasScalEx', 'alphaType', 'i32', alphaType);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScalEx', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScalEx', 'x', x, true);
     if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasScalEx', 'xType', 'i32', xType);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScalEx', 'incx', 'i32', incx);
     if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasScalEx', 'executionType', 'i32', executionType);
@@ -64,7 +64,7 @@ function bind$cublasScalEx_64(): typeof cublasScalEx_64 {
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasScalEx_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasScalEx_64', 'alpha', 'untyped', 'either', alpha, s$slot0);
     if (typeof alphaType !== 'number' || (alphaType | 0) !== alphaType) throw intError('cublasScalEx_64', 'alphaType', 'i32', alphaType);
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScalEx_64', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScalEx_64', 'x', x, true);
     if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasScalEx_64', 'xType', 'i32', xType);
     if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasScalEx_64', 'incx', incx, true);
     if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasScalEx_64', 'executionType', 'i32', executionType);
@@ -83,7 +83,7 @@ let cublasScasum$c: NativeFunction | undefined;
 export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScasum', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScasum', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScasum', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScasum', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasScasum', 'result', result_, true);
   const status = (cublasScasum$c ??= binder.native('cublasScasum'))(handle, n_, x$, incx, result_$);
@@ -100,7 +100,7 @@ let cublasScasum_v2_64$c: NativeFunction | undefined;
 export function cublasScasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasScasum_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScasum_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScasum_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasScasum_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasScasum_v2_64', 'result', result_, true);
   const status = (cublasScasum_v2_64$c ??= binder.native('cublasScasum_v2_64'))(handle, n_, x$, incx, result_$);
@@ -117,7 +117,7 @@ let cublasScnrm2$c: NativeFunction | undefined;
 export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScnrm2', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScnrm2', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScnrm2', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScnrm2', 'incx', 'i32', incx);
   const result_$ = memoryArg('cublasScnrm2', 'result', result_, true);
   const status = (cublasScnrm2$c ??= binder.native('cublasScnrm2'))(handle, n_, x$, incx, result_$);
@@ -134,7 +134,7 @@ let cublasScnrm2_v2_64$c: NativeFunction | undefined;
 export function cublasScnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScnrm2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasScnrm2_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScnrm2_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScnrm2_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasScnrm2_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasScnrm2_v2_64', 'result', result_, true);
   const status = (cublasScnrm2_v2_64$c ??= binder.native('cublasScnrm2_v2_64'))(handle, n_, x$, incx, result_$);
@@ -152,9 +152,9 @@ let cublasScopy$c: NativeFunction | undefined;
 export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScopy', 'n', 'i32', n_);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScopy', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScopy', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScopy', 'incx', 'i32', incx);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasScopy', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasScopy', 'y', y, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasScopy', 'incy', 'i32', incy);
   const status = (cublasScopy$c ??= binder.native('cublasScopy'))(handle, n_, x$, incx, y$, incy);
   if (status !== 0) throw fail('cublasScopy', status);
@@ -171,9 +171,9 @@ let cublasScopy_v2_64$c: NativeFunction | undefined;
 export function cublasScopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScopy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasScopy_v2_64', 'n', n_, true);
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScopy_v2_64', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cublasScopy_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasScopy_v2_64', 'incx', incx, true);
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasScopy_v2_64', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cublasScopy_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasScopy_v2_64', 'incy', incy, true);
   const status = (cublasScopy_v2_64$c ??= binder.native('cublasScopy_v2_64'))(handle, n_, x$, incx, y$, incy);
   if (status !== 0) throw fail('cublasScopy_v2_64', status);

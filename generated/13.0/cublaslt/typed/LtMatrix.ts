@@ -137,12 +137,12 @@ function bind$cublasLtMatrixTransform(): typeof cublasLtMatrixTransform {
     if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatrixTransform', 'lightHandle', lightHandle, true) as typeof lightHandle;
     if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransform', 'transformDesc', transformDesc, true) as typeof transformDesc;
     const alpha$ = scalarArg('cublasLtMatrixTransform', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasLtMatrixTransform', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cublasLtMatrixTransform', 'A', A, true);
     if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Math.floor(Adesc) !== Adesc) Adesc = addressArg('cublasLtMatrixTransform', 'Adesc', Adesc, true) as typeof Adesc;
     const beta$ = scalarArg('cublasLtMatrixTransform', 'beta', 'untyped', 'either', beta, s$slot1);
-    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasLtMatrixTransform', 'B', B, true);
+    const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cublasLtMatrixTransform', 'B', B, true);
     if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Math.floor(Bdesc) !== Bdesc) Bdesc = addressArg('cublasLtMatrixTransform', 'Bdesc', Bdesc, true) as typeof Bdesc;
-    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasLtMatrixTransform', 'C', C, true);
+    const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && Math.floor(C) === C ? C : deviceArg('cublasLtMatrixTransform', 'C', C, true);
     if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Math.floor(Cdesc) !== Cdesc) Cdesc = addressArg('cublasLtMatrixTransform', 'Cdesc', Cdesc, true) as typeof Cdesc;
     if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasLtMatrixTransform', 'stream', stream, true) as typeof stream;
     const status = (native$ ??= binder.native('cublasLtMatrixTransform'))(lightHandle, transformDesc, alpha$, A$, Adesc, beta$, B$, Bdesc, C$, Cdesc, stream);

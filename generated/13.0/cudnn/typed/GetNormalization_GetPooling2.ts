@@ -220,7 +220,7 @@ export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDes
   pointerArg('cudnnGetPooling2dForwardOutputDim', 'n', n_, true);
   pointerArg('cudnnGetPooling2dForwardOutputDim', 'c', c, true);
   pointerArg('cudnnGetPooling2dForwardOutputDim', 'h', h, true);
-  const w$ = typeof w === 'number' && w >= 0 && w <= 9007199254740991 && w % 1 === 0 ? w : deviceArg('cudnnGetPooling2dForwardOutputDim', 'w', w, true);
+  const w$ = typeof w === 'number' && w >= 0 && w <= 9007199254740991 && Math.floor(w) === w ? w : deviceArg('cudnnGetPooling2dForwardOutputDim', 'w', w, true);
   const status = (cudnnGetPooling2dForwardOutputDim$c ??= binder.native('cudnnGetPooling2dForwardOutputDim'))(poolingDesc, inputTensorDesc, n_, c, h, w$);
   if (status !== 0) throw fail('cudnnGetPooling2dForwardOutputDim', status);
 }

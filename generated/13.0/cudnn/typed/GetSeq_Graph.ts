@@ -98,7 +98,7 @@ function bind$cudnnGetTensor4dDescriptor(): typeof cudnnGetTensor4dDescriptor {
     pointerArg('cudnnGetTensor4dDescriptor', 'n', n_, true);
     pointerArg('cudnnGetTensor4dDescriptor', 'c', c, true);
     pointerArg('cudnnGetTensor4dDescriptor', 'h', h, true);
-    const w$ = typeof w === 'number' && w >= 0 && w <= 9007199254740991 && w % 1 === 0 ? w : deviceArg('cudnnGetTensor4dDescriptor', 'w', w, true);
+    const w$ = typeof w === 'number' && w >= 0 && w <= 9007199254740991 && Math.floor(w) === w ? w : deviceArg('cudnnGetTensor4dDescriptor', 'w', w, true);
     pointerArg('cudnnGetTensor4dDescriptor', 'nStride', nStride, true);
     pointerArg('cudnnGetTensor4dDescriptor', 'cStride', cStride, true);
     pointerArg('cudnnGetTensor4dDescriptor', 'hStride', hStride, true);

@@ -21,7 +21,7 @@ let cudnnIm2Col$c: NativeFunction | undefined;
 export function cudnnIm2Col(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, colBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnIm2Col', 'handle', handle, true) as typeof handle;
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnIm2Col', 'xDesc', xDesc, true) as typeof xDesc;
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnIm2Col', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cudnnIm2Col', 'x', x, true);
   if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || Math.floor(wDesc) !== wDesc) wDesc = addressArg('cudnnIm2Col', 'wDesc', wDesc, true) as typeof wDesc;
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnIm2Col', 'convDesc', convDesc, true) as typeof convDesc;
   pointerArg('cudnnIm2Col', 'colBuffer', colBuffer, true);
@@ -89,14 +89,14 @@ function bind$cudnnLRNCrossChannelBackward(): typeof cudnnLRNCrossChannelBackwar
     if (typeof lrnMode !== 'number' || (lrnMode | 0) !== lrnMode) throw intError('cudnnLRNCrossChannelBackward', 'lrnMode', 'i32', lrnMode);
     const alpha$ = scalarArg('cudnnLRNCrossChannelBackward', 'alpha', 'untyped', 'host', alpha, s$slot0);
     if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnLRNCrossChannelBackward', 'yDesc', yDesc, true) as typeof yDesc;
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnLRNCrossChannelBackward', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cudnnLRNCrossChannelBackward', 'y', y, true);
     if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnLRNCrossChannelBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
-    const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && dy % 1 === 0 ? dy : deviceArg('cudnnLRNCrossChannelBackward', 'dy', dy, true);
+    const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && Math.floor(dy) === dy ? dy : deviceArg('cudnnLRNCrossChannelBackward', 'dy', dy, true);
     if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnLRNCrossChannelBackward', 'xDesc', xDesc, true) as typeof xDesc;
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnLRNCrossChannelBackward', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cudnnLRNCrossChannelBackward', 'x', x, true);
     const beta$ = scalarArg('cudnnLRNCrossChannelBackward', 'beta', 'untyped', 'host', beta, s$slot1);
     if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnLRNCrossChannelBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
-    const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && dx % 1 === 0 ? dx : deviceArg('cudnnLRNCrossChannelBackward', 'dx', dx, true);
+    const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && Math.floor(dx) === dx ? dx : deviceArg('cudnnLRNCrossChannelBackward', 'dx', dx, true);
     const status = (native$ ??= binder.native('cudnnLRNCrossChannelBackward'))(handle, normDesc, lrnMode, alpha$, yDesc, y$, dyDesc, dy$, xDesc, x$, beta$, dxDesc, dx$);
     if (status !== 0) throw fail('cudnnLRNCrossChannelBackward', status);
   };
@@ -127,10 +127,10 @@ function bind$cudnnLRNCrossChannelForward(): typeof cudnnLRNCrossChannelForward 
     if (typeof lrnMode !== 'number' || (lrnMode | 0) !== lrnMode) throw intError('cudnnLRNCrossChannelForward', 'lrnMode', 'i32', lrnMode);
     const alpha$ = scalarArg('cudnnLRNCrossChannelForward', 'alpha', 'untyped', 'host', alpha, s$slot0);
     if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnLRNCrossChannelForward', 'xDesc', xDesc, true) as typeof xDesc;
-    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnLRNCrossChannelForward', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cudnnLRNCrossChannelForward', 'x', x, true);
     const beta$ = scalarArg('cudnnLRNCrossChannelForward', 'beta', 'untyped', 'host', beta, s$slot1);
     if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnLRNCrossChannelForward', 'yDesc', yDesc, true) as typeof yDesc;
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnLRNCrossChannelForward', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cudnnLRNCrossChannelForward', 'y', y, true);
     const status = (native$ ??= binder.native('cudnnLRNCrossChannelForward'))(handle, normDesc, lrnMode, alpha$, xDesc, x$, beta$, yDesc, y$);
     if (status !== 0) throw fail('cudnnLRNCrossChannelForward', status);
   };
@@ -214,9 +214,9 @@ export function cudnnMultiHeadAttnBackwardData(handle: T.cudnnHandle_t | null, a
   if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || Math.floor(weightSizeInBytes) !== weightSizeInBytes) int64Arg('cudnnMultiHeadAttnBackwardData', 'weightSizeInBytes', weightSizeInBytes, false);
   pointerArg('cudnnMultiHeadAttnBackwardData', 'weights', weights, true);
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnBackwardData', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
-  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnMultiHeadAttnBackwardData', 'workSpace', workSpace, true);
+  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && Math.floor(workSpace) === workSpace ? workSpace : deviceArg('cudnnMultiHeadAttnBackwardData', 'workSpace', workSpace, true);
   if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || Math.floor(reserveSpaceSizeInBytes) !== reserveSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnBackwardData', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
-  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnMultiHeadAttnBackwardData', 'reserveSpace', reserveSpace, true);
+  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && Math.floor(reserveSpace) === reserveSpace ? reserveSpace : deviceArg('cudnnMultiHeadAttnBackwardData', 'reserveSpace', reserveSpace, true);
   const status = (cudnnMultiHeadAttnBackwardData$c ??= binder.native('cudnnMultiHeadAttnBackwardData'))(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace$, reserveSpaceSizeInBytes, reserveSpace$);
   if (status !== 0) throw fail('cudnnMultiHeadAttnBackwardData', status);
 }
@@ -258,9 +258,9 @@ export function cudnnMultiHeadAttnBackwardWeights(handle: T.cudnnHandle_t | null
   pointerArg('cudnnMultiHeadAttnBackwardWeights', 'weights', weights, true);
   pointerArg('cudnnMultiHeadAttnBackwardWeights', 'dweights', dweights, true);
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnBackwardWeights', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
-  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnMultiHeadAttnBackwardWeights', 'workSpace', workSpace, true);
+  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && Math.floor(workSpace) === workSpace ? workSpace : deviceArg('cudnnMultiHeadAttnBackwardWeights', 'workSpace', workSpace, true);
   if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || Math.floor(reserveSpaceSizeInBytes) !== reserveSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnBackwardWeights', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
-  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnMultiHeadAttnBackwardWeights', 'reserveSpace', reserveSpace, true);
+  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && Math.floor(reserveSpace) === reserveSpace ? reserveSpace : deviceArg('cudnnMultiHeadAttnBackwardWeights', 'reserveSpace', reserveSpace, true);
   const status = (cudnnMultiHeadAttnBackwardWeights$c ??= binder.native('cudnnMultiHeadAttnBackwardWeights'))(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace$, reserveSpaceSizeInBytes, reserveSpace$);
   if (status !== 0) throw fail('cudnnMultiHeadAttnBackwardWeights', status);
 }
@@ -310,9 +310,9 @@ export function cudnnMultiHeadAttnForward(handle: T.cudnnHandle_t | null, attnDe
   if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || Math.floor(weightSizeInBytes) !== weightSizeInBytes) int64Arg('cudnnMultiHeadAttnForward', 'weightSizeInBytes', weightSizeInBytes, false);
   pointerArg('cudnnMultiHeadAttnForward', 'weights', weights, true);
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnForward', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
-  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnMultiHeadAttnForward', 'workSpace', workSpace, true);
+  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && Math.floor(workSpace) === workSpace ? workSpace : deviceArg('cudnnMultiHeadAttnForward', 'workSpace', workSpace, true);
   if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || Math.floor(reserveSpaceSizeInBytes) !== reserveSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnForward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
-  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnMultiHeadAttnForward', 'reserveSpace', reserveSpace, true);
+  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && Math.floor(reserveSpace) === reserveSpace ? reserveSpace : deviceArg('cudnnMultiHeadAttnForward', 'reserveSpace', reserveSpace, true);
   const status = (cudnnMultiHeadAttnForward$c ??= binder.native('cudnnMultiHeadAttnForward'))(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace$, reserveSpaceSizeInBytes, reserveSpace$);
   if (status !== 0) throw fail('cudnnMultiHeadAttnForward', status);
 }

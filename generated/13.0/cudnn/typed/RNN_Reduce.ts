@@ -38,10 +38,10 @@ export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t | null, rnnDesc:
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNBackwardData_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   pointerArg('cudnnRNNBackwardData_v8', 'devSeqLengths', devSeqLengths, true);
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnRNNBackwardData_v8', 'yDesc', yDesc, true) as typeof yDesc;
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnRNNBackwardData_v8', 'y', y, true);
-  const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && dy % 1 === 0 ? dy : deviceArg('cudnnRNNBackwardData_v8', 'dy', dy, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cudnnRNNBackwardData_v8', 'y', y, true);
+  const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && Math.floor(dy) === dy ? dy : deviceArg('cudnnRNNBackwardData_v8', 'dy', dy, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnRNNBackwardData_v8', 'xDesc', xDesc, true) as typeof xDesc;
-  const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && dx % 1 === 0 ? dx : deviceArg('cudnnRNNBackwardData_v8', 'dx', dx, true);
+  const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && Math.floor(dx) === dx ? dx : deviceArg('cudnnRNNBackwardData_v8', 'dx', dx, true);
   if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || Math.floor(hDesc) !== hDesc) hDesc = addressArg('cudnnRNNBackwardData_v8', 'hDesc', hDesc, true) as typeof hDesc;
   pointerArg('cudnnRNNBackwardData_v8', 'hx', hx, true);
   pointerArg('cudnnRNNBackwardData_v8', 'dhy', dhy, true);
@@ -53,9 +53,9 @@ export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t | null, rnnDesc:
   if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || Math.floor(weightSpaceSize) !== weightSpaceSize) int64Arg('cudnnRNNBackwardData_v8', 'weightSpaceSize', weightSpaceSize, false);
   pointerArg('cudnnRNNBackwardData_v8', 'weightSpace', weightSpace, true);
   if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || Math.floor(workSpaceSize) !== workSpaceSize) int64Arg('cudnnRNNBackwardData_v8', 'workSpaceSize', workSpaceSize, false);
-  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnRNNBackwardData_v8', 'workSpace', workSpace, true);
+  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && Math.floor(workSpace) === workSpace ? workSpace : deviceArg('cudnnRNNBackwardData_v8', 'workSpace', workSpace, true);
   if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || Math.floor(reserveSpaceSize) !== reserveSpaceSize) int64Arg('cudnnRNNBackwardData_v8', 'reserveSpaceSize', reserveSpaceSize, false);
-  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnRNNBackwardData_v8', 'reserveSpace', reserveSpace, true);
+  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && Math.floor(reserveSpace) === reserveSpace ? reserveSpace : deviceArg('cudnnRNNBackwardData_v8', 'reserveSpace', reserveSpace, true);
   const status = (cudnnRNNBackwardData_v8$c ??= binder.native('cudnnRNNBackwardData_v8'))(handle, rnnDesc, devSeqLengths, yDesc, y$, dy$, xDesc, dx$, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace$, reserveSpaceSize, reserveSpace$);
   if (status !== 0) throw fail('cudnnRNNBackwardData_v8', status);
 }
@@ -84,17 +84,17 @@ export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t | null, rnnDe
   if (typeof addGrad !== 'number' || (addGrad | 0) !== addGrad) throw intError('cudnnRNNBackwardWeights_v8', 'addGrad', 'i32', addGrad);
   pointerArg('cudnnRNNBackwardWeights_v8', 'devSeqLengths', devSeqLengths, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnRNNBackwardWeights_v8', 'xDesc', xDesc, true) as typeof xDesc;
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnRNNBackwardWeights_v8', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cudnnRNNBackwardWeights_v8', 'x', x, true);
   if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || Math.floor(hDesc) !== hDesc) hDesc = addressArg('cudnnRNNBackwardWeights_v8', 'hDesc', hDesc, true) as typeof hDesc;
   pointerArg('cudnnRNNBackwardWeights_v8', 'hx', hx, true);
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnRNNBackwardWeights_v8', 'yDesc', yDesc, true) as typeof yDesc;
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnRNNBackwardWeights_v8', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cudnnRNNBackwardWeights_v8', 'y', y, true);
   if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || Math.floor(weightSpaceSize) !== weightSpaceSize) int64Arg('cudnnRNNBackwardWeights_v8', 'weightSpaceSize', weightSpaceSize, false);
   pointerArg('cudnnRNNBackwardWeights_v8', 'dweightSpace', dweightSpace, true);
   if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || Math.floor(workSpaceSize) !== workSpaceSize) int64Arg('cudnnRNNBackwardWeights_v8', 'workSpaceSize', workSpaceSize, false);
-  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnRNNBackwardWeights_v8', 'workSpace', workSpace, true);
+  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && Math.floor(workSpace) === workSpace ? workSpace : deviceArg('cudnnRNNBackwardWeights_v8', 'workSpace', workSpace, true);
   if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || Math.floor(reserveSpaceSize) !== reserveSpaceSize) int64Arg('cudnnRNNBackwardWeights_v8', 'reserveSpaceSize', reserveSpaceSize, false);
-  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnRNNBackwardWeights_v8', 'reserveSpace', reserveSpace, true);
+  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && Math.floor(reserveSpace) === reserveSpace ? reserveSpace : deviceArg('cudnnRNNBackwardWeights_v8', 'reserveSpace', reserveSpace, true);
   const status = (cudnnRNNBackwardWeights_v8$c ??= binder.native('cudnnRNNBackwardWeights_v8'))(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x$, hDesc, hx, yDesc, y$, weightSpaceSize, dweightSpace, workSpaceSize, workSpace$, reserveSpaceSize, reserveSpace$);
   if (status !== 0) throw fail('cudnnRNNBackwardWeights_v8', status);
 }
@@ -127,9 +127,9 @@ export function cudnnRNNForward(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnn
   if (typeof fwdMode !== 'number' || (fwdMode | 0) !== fwdMode) throw intError('cudnnRNNForward', 'fwdMode', 'i32', fwdMode);
   pointerArg('cudnnRNNForward', 'devSeqLengths', devSeqLengths, true);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnRNNForward', 'xDesc', xDesc, true) as typeof xDesc;
-  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnRNNForward', 'x', x, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && Math.floor(x) === x ? x : deviceArg('cudnnRNNForward', 'x', x, true);
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnRNNForward', 'yDesc', yDesc, true) as typeof yDesc;
-  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnRNNForward', 'y', y, true);
+  const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cudnnRNNForward', 'y', y, true);
   if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || Math.floor(hDesc) !== hDesc) hDesc = addressArg('cudnnRNNForward', 'hDesc', hDesc, true) as typeof hDesc;
   pointerArg('cudnnRNNForward', 'hx', hx, true);
   pointerArg('cudnnRNNForward', 'hy', hy, true);
@@ -139,9 +139,9 @@ export function cudnnRNNForward(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnn
   if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || Math.floor(weightSpaceSize) !== weightSpaceSize) int64Arg('cudnnRNNForward', 'weightSpaceSize', weightSpaceSize, false);
   pointerArg('cudnnRNNForward', 'weightSpace', weightSpace, true);
   if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || Math.floor(workSpaceSize) !== workSpaceSize) int64Arg('cudnnRNNForward', 'workSpaceSize', workSpaceSize, false);
-  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnRNNForward', 'workSpace', workSpace, true);
+  const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && Math.floor(workSpace) === workSpace ? workSpace : deviceArg('cudnnRNNForward', 'workSpace', workSpace, true);
   if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || Math.floor(reserveSpaceSize) !== reserveSpaceSize) int64Arg('cudnnRNNForward', 'reserveSpaceSize', reserveSpaceSize, false);
-  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnRNNForward', 'reserveSpace', reserveSpace, true);
+  const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && Math.floor(reserveSpace) === reserveSpace ? reserveSpace : deviceArg('cudnnRNNForward', 'reserveSpace', reserveSpace, true);
   const status = (cudnnRNNForward$c ??= binder.native('cudnnRNNForward'))(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x$, yDesc, y$, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace$, reserveSpaceSize, reserveSpace$);
   if (status !== 0) throw fail('cudnnRNNForward', status);
 }

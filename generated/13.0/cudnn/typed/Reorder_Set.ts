@@ -70,7 +70,7 @@ function bind$cudnnScaleTensor(): typeof cudnnScaleTensor {
   return function cudnnScaleTensor(handle, yDesc, y, alpha) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnScaleTensor', 'handle', handle, true) as typeof handle;
     if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnScaleTensor', 'yDesc', yDesc, true) as typeof yDesc;
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnScaleTensor', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cudnnScaleTensor', 'y', y, true);
     const alpha$ = scalarArg('cudnnScaleTensor', 'alpha', 'untyped', 'host', alpha, s$slot0);
     const status = (native$ ??= binder.native('cudnnScaleTensor'))(handle, yDesc, y$, alpha$);
     if (status !== 0) throw fail('cudnnScaleTensor', status);
@@ -630,7 +630,7 @@ function bind$cudnnSetTensor(): typeof cudnnSetTensor {
   return function cudnnSetTensor(handle, yDesc, y, valuePtr) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSetTensor', 'handle', handle, true) as typeof handle;
     if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnSetTensor', 'yDesc', yDesc, true) as typeof yDesc;
-    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnSetTensor', 'y', y, true);
+    const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && Math.floor(y) === y ? y : deviceArg('cudnnSetTensor', 'y', y, true);
     const valuePtr$ = scalarArg('cudnnSetTensor', 'valuePtr', 'untyped', 'host', valuePtr, s$slot0);
     const status = (native$ ??= binder.native('cudnnSetTensor'))(handle, yDesc, y$, valuePtr$);
     if (status !== 0) throw fail('cudnnSetTensor', status);

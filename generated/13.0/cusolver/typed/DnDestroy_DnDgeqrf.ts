@@ -63,15 +63,15 @@ export function cusolverDnDgebrd(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgebrd', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgebrd', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDgebrd', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDgebrd', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgebrd', 'lda', 'i32', lda);
-  const D$ = typeof D === 'number' && D >= 0 && D <= 9007199254740991 && D % 1 === 0 ? D : deviceArg('cusolverDnDgebrd', 'D', D, true);
-  const E$ = typeof E === 'number' && E >= 0 && E <= 9007199254740991 && E % 1 === 0 ? E : deviceArg('cusolverDnDgebrd', 'E', E, true);
-  const TAUQ$ = typeof TAUQ === 'number' && TAUQ >= 0 && TAUQ <= 9007199254740991 && TAUQ % 1 === 0 ? TAUQ : deviceArg('cusolverDnDgebrd', 'TAUQ', TAUQ, true);
-  const TAUP$ = typeof TAUP === 'number' && TAUP >= 0 && TAUP <= 9007199254740991 && TAUP % 1 === 0 ? TAUP : deviceArg('cusolverDnDgebrd', 'TAUP', TAUP, true);
-  const Work$ = typeof Work === 'number' && Work >= 0 && Work <= 9007199254740991 && Work % 1 === 0 ? Work : deviceArg('cusolverDnDgebrd', 'Work', Work, true);
+  const D$ = typeof D === 'number' && D >= 0 && D <= 9007199254740991 && Math.floor(D) === D ? D : deviceArg('cusolverDnDgebrd', 'D', D, true);
+  const E$ = typeof E === 'number' && E >= 0 && E <= 9007199254740991 && Math.floor(E) === E ? E : deviceArg('cusolverDnDgebrd', 'E', E, true);
+  const TAUQ$ = typeof TAUQ === 'number' && TAUQ >= 0 && TAUQ <= 9007199254740991 && Math.floor(TAUQ) === TAUQ ? TAUQ : deviceArg('cusolverDnDgebrd', 'TAUQ', TAUQ, true);
+  const TAUP$ = typeof TAUP === 'number' && TAUP >= 0 && TAUP <= 9007199254740991 && Math.floor(TAUP) === TAUP ? TAUP : deviceArg('cusolverDnDgebrd', 'TAUP', TAUP, true);
+  const Work$ = typeof Work === 'number' && Work >= 0 && Work <= 9007199254740991 && Math.floor(Work) === Work ? Work : deviceArg('cusolverDnDgebrd', 'Work', Work, true);
   if (typeof Lwork !== 'number' || (Lwork | 0) !== Lwork) throw intError('cusolverDnDgebrd', 'Lwork', 'i32', Lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnDgebrd', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnDgebrd', 'devInfo', devInfo, true);
   const status = (cusolverDnDgebrd$c ??= binder.native('cusolverDnDgebrd'))(handle, m, n_, A$, lda, D$, E$, TAUQ$, TAUP$, Work$, Lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnDgebrd', status);
 }
@@ -116,12 +116,12 @@ export function cusolverDnDgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgeqrf', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgeqrf', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDgeqrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDgeqrf', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgeqrf', 'lda', 'i32', lda);
-  const TAU$ = typeof TAU === 'number' && TAU >= 0 && TAU <= 9007199254740991 && TAU % 1 === 0 ? TAU : deviceArg('cusolverDnDgeqrf', 'TAU', TAU, true);
-  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Workspace % 1 === 0 ? Workspace : deviceArg('cusolverDnDgeqrf', 'Workspace', Workspace, true);
+  const TAU$ = typeof TAU === 'number' && TAU >= 0 && TAU <= 9007199254740991 && Math.floor(TAU) === TAU ? TAU : deviceArg('cusolverDnDgeqrf', 'TAU', TAU, true);
+  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Math.floor(Workspace) === Workspace ? Workspace : deviceArg('cusolverDnDgeqrf', 'Workspace', Workspace, true);
   if (typeof Lwork !== 'number' || (Lwork | 0) !== Lwork) throw intError('cusolverDnDgeqrf', 'Lwork', 'i32', Lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnDgeqrf', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnDgeqrf', 'devInfo', devInfo, true);
   const status = (cusolverDnDgeqrf$c ??= binder.native('cusolverDnDgeqrf'))(handle, m, n_, A$, lda, TAU$, Workspace$, Lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnDgeqrf', status);
 }
@@ -146,7 +146,7 @@ function bind$cusolverDnDgeqrf_bufferSize(): typeof cusolverDnDgeqrf_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgeqrf_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgeqrf_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDgeqrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnDgeqrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgeqrf_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDgeqrf_bufferSize'))(handle, m, n_, A$, lda, s$bytes);

@@ -84,15 +84,15 @@ export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgebrd', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgebrd', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSgebrd', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSgebrd', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgebrd', 'lda', 'i32', lda);
-  const D$ = typeof D === 'number' && D >= 0 && D <= 9007199254740991 && D % 1 === 0 ? D : deviceArg('cusolverDnSgebrd', 'D', D, true);
-  const E$ = typeof E === 'number' && E >= 0 && E <= 9007199254740991 && E % 1 === 0 ? E : deviceArg('cusolverDnSgebrd', 'E', E, true);
-  const TAUQ$ = typeof TAUQ === 'number' && TAUQ >= 0 && TAUQ <= 9007199254740991 && TAUQ % 1 === 0 ? TAUQ : deviceArg('cusolverDnSgebrd', 'TAUQ', TAUQ, true);
-  const TAUP$ = typeof TAUP === 'number' && TAUP >= 0 && TAUP <= 9007199254740991 && TAUP % 1 === 0 ? TAUP : deviceArg('cusolverDnSgebrd', 'TAUP', TAUP, true);
-  const Work$ = typeof Work === 'number' && Work >= 0 && Work <= 9007199254740991 && Work % 1 === 0 ? Work : deviceArg('cusolverDnSgebrd', 'Work', Work, true);
+  const D$ = typeof D === 'number' && D >= 0 && D <= 9007199254740991 && Math.floor(D) === D ? D : deviceArg('cusolverDnSgebrd', 'D', D, true);
+  const E$ = typeof E === 'number' && E >= 0 && E <= 9007199254740991 && Math.floor(E) === E ? E : deviceArg('cusolverDnSgebrd', 'E', E, true);
+  const TAUQ$ = typeof TAUQ === 'number' && TAUQ >= 0 && TAUQ <= 9007199254740991 && Math.floor(TAUQ) === TAUQ ? TAUQ : deviceArg('cusolverDnSgebrd', 'TAUQ', TAUQ, true);
+  const TAUP$ = typeof TAUP === 'number' && TAUP >= 0 && TAUP <= 9007199254740991 && Math.floor(TAUP) === TAUP ? TAUP : deviceArg('cusolverDnSgebrd', 'TAUP', TAUP, true);
+  const Work$ = typeof Work === 'number' && Work >= 0 && Work <= 9007199254740991 && Math.floor(Work) === Work ? Work : deviceArg('cusolverDnSgebrd', 'Work', Work, true);
   if (typeof Lwork !== 'number' || (Lwork | 0) !== Lwork) throw intError('cusolverDnSgebrd', 'Lwork', 'i32', Lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnSgebrd', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnSgebrd', 'devInfo', devInfo, true);
   const status = (cusolverDnSgebrd$c ??= binder.native('cusolverDnSgebrd'))(handle, m, n_, A$, lda, D$, E$, TAUQ$, TAUP$, Work$, Lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnSgebrd', status);
 }
@@ -137,12 +137,12 @@ export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgeqrf', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgeqrf', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSgeqrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSgeqrf', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgeqrf', 'lda', 'i32', lda);
-  const TAU$ = typeof TAU === 'number' && TAU >= 0 && TAU <= 9007199254740991 && TAU % 1 === 0 ? TAU : deviceArg('cusolverDnSgeqrf', 'TAU', TAU, true);
-  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Workspace % 1 === 0 ? Workspace : deviceArg('cusolverDnSgeqrf', 'Workspace', Workspace, true);
+  const TAU$ = typeof TAU === 'number' && TAU >= 0 && TAU <= 9007199254740991 && Math.floor(TAU) === TAU ? TAU : deviceArg('cusolverDnSgeqrf', 'TAU', TAU, true);
+  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Math.floor(Workspace) === Workspace ? Workspace : deviceArg('cusolverDnSgeqrf', 'Workspace', Workspace, true);
   if (typeof Lwork !== 'number' || (Lwork | 0) !== Lwork) throw intError('cusolverDnSgeqrf', 'Lwork', 'i32', Lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnSgeqrf', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnSgeqrf', 'devInfo', devInfo, true);
   const status = (cusolverDnSgeqrf$c ??= binder.native('cusolverDnSgeqrf'))(handle, m, n_, A$, lda, TAU$, Workspace$, Lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnSgeqrf', status);
 }
@@ -167,7 +167,7 @@ function bind$cusolverDnSgeqrf_bufferSize(): typeof cusolverDnSgeqrf_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgeqrf_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgeqrf_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSgeqrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSgeqrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgeqrf_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSgeqrf_bufferSize'))(handle, m, n_, A$, lda, s$bytes);

@@ -23,11 +23,11 @@ export function cusolverDnSpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrf', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSpotrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSpotrf', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrf', 'lda', 'i32', lda);
-  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Workspace % 1 === 0 ? Workspace : deviceArg('cusolverDnSpotrf', 'Workspace', Workspace, true);
+  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Math.floor(Workspace) === Workspace ? Workspace : deviceArg('cusolverDnSpotrf', 'Workspace', Workspace, true);
   if (typeof Lwork !== 'number' || (Lwork | 0) !== Lwork) throw intError('cusolverDnSpotrf', 'Lwork', 'i32', Lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnSpotrf', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnSpotrf', 'devInfo', devInfo, true);
   const status = (cusolverDnSpotrf$c ??= binder.native('cusolverDnSpotrf'))(handle, uplo, n_, A$, lda, Workspace$, Lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnSpotrf', status);
 }
@@ -45,9 +45,9 @@ export function cusolverDnSpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrfBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrfBatched', 'n', 'i32', n_);
-  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cusolverDnSpotrfBatched', 'Aarray', Aarray, true);
+  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Math.floor(Aarray) === Aarray ? Aarray : deviceArg('cusolverDnSpotrfBatched', 'Aarray', Aarray, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrfBatched', 'lda', 'i32', lda);
-  const infoArray$ = typeof infoArray === 'number' && infoArray >= 0 && infoArray <= 9007199254740991 && infoArray % 1 === 0 ? infoArray : deviceArg('cusolverDnSpotrfBatched', 'infoArray', infoArray, true);
+  const infoArray$ = typeof infoArray === 'number' && infoArray >= 0 && infoArray <= 9007199254740991 && Math.floor(infoArray) === infoArray ? infoArray : deviceArg('cusolverDnSpotrfBatched', 'infoArray', infoArray, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSpotrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnSpotrfBatched$c ??= binder.native('cusolverDnSpotrfBatched'))(handle, uplo, n_, Aarray$, lda, infoArray$, batchSize);
   if (status !== 0) throw fail('cusolverDnSpotrfBatched', status);
@@ -73,7 +73,7 @@ function bind$cusolverDnSpotrf_bufferSize(): typeof cusolverDnSpotrf_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrf_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrf_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSpotrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSpotrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrf_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSpotrf_bufferSize'))(handle, uplo, n_, A$, lda, s$bytes);
@@ -96,11 +96,11 @@ export function cusolverDnSpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotri', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSpotri', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSpotri', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotri', 'lda', 'i32', lda);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSpotri', 'work', work, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSpotri', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSpotri', 'lwork', 'i32', lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnSpotri', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnSpotri', 'devInfo', devInfo, true);
   const status = (cusolverDnSpotri$c ??= binder.native('cusolverDnSpotri'))(handle, uplo, n_, A$, lda, work$, lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnSpotri', status);
 }
@@ -125,7 +125,7 @@ function bind$cusolverDnSpotri_bufferSize(): typeof cusolverDnSpotri_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotri_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSpotri_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSpotri_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotri_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSpotri_bufferSize'))(handle, uplo, n_, A$, lda, s$bytes);
@@ -150,11 +150,11 @@ export function cusolverDnSpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrs', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrs', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSpotrs', 'nrhs', 'i32', nrhs);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSpotrs', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSpotrs', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrs', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnSpotrs', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnSpotrs', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSpotrs', 'ldb', 'i32', ldb);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnSpotrs', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnSpotrs', 'devInfo', devInfo, true);
   const status = (cusolverDnSpotrs$c ??= binder.native('cusolverDnSpotrs'))(handle, uplo, n_, nrhs, A$, lda, B$, ldb, devInfo$);
   if (status !== 0) throw fail('cusolverDnSpotrs', status);
 }
@@ -176,11 +176,11 @@ export function cusolverDnSpotrsBatched(handle: T.cusolverDnHandle_t | null, upl
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrsBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrsBatched', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSpotrsBatched', 'nrhs', 'i32', nrhs);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSpotrsBatched', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSpotrsBatched', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrsBatched', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnSpotrsBatched', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnSpotrsBatched', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSpotrsBatched', 'ldb', 'i32', ldb);
-  const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSpotrsBatched', 'd_info', d_info, true);
+  const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && Math.floor(d_info) === d_info ? d_info : deviceArg('cusolverDnSpotrsBatched', 'd_info', d_info, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSpotrsBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnSpotrsBatched$c ??= binder.native('cusolverDnSpotrsBatched'))(handle, uplo, n_, nrhs, A$, lda, B$, ldb, d_info$, batchSize);
   if (status !== 0) throw fail('cusolverDnSpotrsBatched', status);
@@ -203,12 +203,12 @@ export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevd', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevd', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevd', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsyevd', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSsyevd', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevd', 'lda', 'i32', lda);
-  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSsyevd', 'W', W, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSsyevd', 'work', work, true);
+  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnSsyevd', 'W', W, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnSsyevd', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsyevd', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSsyevd', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnSsyevd', 'info', info, true);
   const status = (cusolverDnSsyevd$c ??= binder.native('cusolverDnSsyevd'))(handle, jobz, uplo, n_, A$, lda, W$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnSsyevd', status);
 }
@@ -236,9 +236,9 @@ function bind$cusolverDnSsyevd_bufferSize(): typeof cusolverDnSsyevd_bufferSize 
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevd_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevd_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevd_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsyevd_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnSsyevd_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevd_bufferSize', 'lda', 'i32', lda);
-    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSsyevd_bufferSize', 'W', W, true);
+    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && Math.floor(W) === W ? W : deviceArg('cusolverDnSsyevd_bufferSize', 'W', W, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSsyevd_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W$, s$bytes);
     if (status !== 0) throw fail('cusolverDnSsyevd_bufferSize', status);

@@ -87,7 +87,7 @@ export function cusolverDnXgesvdjSetTolerance(info: T.gesvdjInfo_t | null, toler
   const status = (cusolverDnXgesvdjSetTolerance$c ??= binder.native('cusolverDnXgesvdjSetTolerance'))(info, tolerance);
   if (status !== 0) throw fail('cusolverDnXgesvdjSetTolerance', status);
 }
-let cusolverDnXgesvdp$c: NativeFunction | undefined;
+let cusolverDnXgesvdp$: typeof cusolverDnXgesvdp | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -112,36 +112,46 @@ let cusolverDnXgesvdp$c: NativeFunction | undefined;
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
  * @param workspaceInBytesOnHost in `size_t`: count of `bufferOnHost` in bytes.
  * @param d_info out `int *`: device memory.
- * @param h_err_sigma in/out `double *`: address or host buffer.
+ * @returns the value of `h_err_sigma`: out `double *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusolver/index.html). */
-export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, d_info: T.DeviceMemory | null, h_err_sigma: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdp', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvdp', 'params', params, true) as typeof params;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXgesvdp', 'jobz', 'i32', jobz);
-  if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnXgesvdp', 'econ', 'i32', econ);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvdp', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvdp', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdp', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvdp', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvdp', 'lda', lda, true);
-  if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvdp', 'dataTypeS', 'i32', dataTypeS);
-  const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnXgesvdp', 'S', S, true);
-  if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvdp', 'dataTypeU', 'i32', dataTypeU);
-  const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnXgesvdp', 'U', U, true);
-  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnXgesvdp', 'ldu', ldu, true);
-  if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXgesvdp', 'dataTypeV', 'i32', dataTypeV);
-  const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnXgesvdp', 'V', V, true);
-  if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || Math.floor(ldv) !== ldv) int64Arg('cusolverDnXgesvdp', 'ldv', ldv, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp', 'computeType', 'i32', computeType);
-  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgesvdp', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
-  hostArg('cusolverDnXgesvdp', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
-  const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnXgesvdp', 'd_info', d_info, true);
-  pointerArg('cusolverDnXgesvdp', 'h_err_sigma', h_err_sigma, true);
-  const status = (cusolverDnXgesvdp$c ??= binder.native('cusolverDnXgesvdp'))(handle, params, jobz, econ, m, n_, dataTypeA, A$, lda, dataTypeS, S$, dataTypeU, U$, ldu, dataTypeV, V$, ldv, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info$, h_err_sigma);
-  if (status !== 0) throw fail('cusolverDnXgesvdp', status);
+export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, d_info: T.DeviceMemory | null): number {
+  return (cusolverDnXgesvdp$ ??= bind$cusolverDnXgesvdp())(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
+}
+/** cusolverDnXgesvdp around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgesvdp(): typeof cusolverDnXgesvdp {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgesvdp(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdp', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvdp', 'params', params, true) as typeof params;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXgesvdp', 'jobz', 'i32', jobz);
+    if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnXgesvdp', 'econ', 'i32', econ);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvdp', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvdp', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdp', 'dataTypeA', 'i32', dataTypeA);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXgesvdp', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvdp', 'lda', lda, true);
+    if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvdp', 'dataTypeS', 'i32', dataTypeS);
+    const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && Math.floor(S) === S ? S : deviceArg('cusolverDnXgesvdp', 'S', S, true);
+    if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvdp', 'dataTypeU', 'i32', dataTypeU);
+    const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && Math.floor(U) === U ? U : deviceArg('cusolverDnXgesvdp', 'U', U, true);
+    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnXgesvdp', 'ldu', ldu, true);
+    if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXgesvdp', 'dataTypeV', 'i32', dataTypeV);
+    const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && Math.floor(V) === V ? V : deviceArg('cusolverDnXgesvdp', 'V', V, true);
+    if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || Math.floor(ldv) !== ldv) int64Arg('cusolverDnXgesvdp', 'ldv', ldv, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp', 'computeType', 'i32', computeType);
+    const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && Math.floor(bufferOnDevice) === bufferOnDevice ? bufferOnDevice : deviceArg('cusolverDnXgesvdp', 'bufferOnDevice', bufferOnDevice, true);
+    if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+    if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+    hostArg('cusolverDnXgesvdp', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
+    if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+    const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && Math.floor(d_info) === d_info ? d_info : deviceArg('cusolverDnXgesvdp', 'd_info', d_info, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgesvdp'))(handle, params, jobz, econ, m, n_, dataTypeA, A$, lda, dataTypeS, S$, dataTypeU, U$, ldu, dataTypeV, V$, ldv, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info$, s$bytes);
+    if (status !== 0) throw fail('cusolverDnXgesvdp', status);
+    return s$f64[0];
+  };
 }
 let cusolverDnXgesvdp_bufferSize$: typeof cusolverDnXgesvdp_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -181,15 +191,15 @@ function bind$cusolverDnXgesvdp_bufferSize(): typeof cusolverDnXgesvdp_bufferSiz
     if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvdp_bufferSize', 'm', m, true);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvdp_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvdp_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXgesvdp_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvdp_bufferSize', 'lda', lda, true);
     if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeS', 'i32', dataTypeS);
-    const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnXgesvdp_bufferSize', 'S', S, true);
+    const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && Math.floor(S) === S ? S : deviceArg('cusolverDnXgesvdp_bufferSize', 'S', S, true);
     if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeU', 'i32', dataTypeU);
-    const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnXgesvdp_bufferSize', 'U', U, true);
+    const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && Math.floor(U) === U ? U : deviceArg('cusolverDnXgesvdp_bufferSize', 'U', U, true);
     if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldu', ldu, true);
     if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeV', 'i32', dataTypeV);
-    const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnXgesvdp_bufferSize', 'V', V, true);
+    const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && Math.floor(V) === V ? V : deviceArg('cusolverDnXgesvdp_bufferSize', 'V', V, true);
     if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || Math.floor(ldv) !== ldv) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldv', ldv, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
@@ -239,7 +249,7 @@ export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t | null, params: T
   if (typeof p !== 'number' || !(p >= -9007199254740991 && p <= 9007199254740991) || Math.floor(p) !== p) int64Arg('cusolverDnXgesvdr', 'p', p, true);
   if (typeof niters !== 'number' || !(niters >= -9007199254740991 && niters <= 9007199254740991) || Math.floor(niters) !== niters) int64Arg('cusolverDnXgesvdr', 'niters', niters, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdr', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvdr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXgesvdr', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvdr', 'lda', lda, true);
   if (typeof dataTypeSrand !== 'number' || (dataTypeSrand | 0) !== dataTypeSrand) throw intError('cusolverDnXgesvdr', 'dataTypeSrand', 'i32', dataTypeSrand);
   pointerArg('cusolverDnXgesvdr', 'Srand', Srand, true);
@@ -250,12 +260,12 @@ export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t | null, params: T
   pointerArg('cusolverDnXgesvdr', 'Vrand', Vrand, true);
   if (typeof ldVrand !== 'number' || !(ldVrand >= -9007199254740991 && ldVrand <= 9007199254740991) || Math.floor(ldVrand) !== ldVrand) int64Arg('cusolverDnXgesvdr', 'ldVrand', ldVrand, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdr', 'computeType', 'i32', computeType);
-  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgesvdr', 'bufferOnDevice', bufferOnDevice, true);
+  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && Math.floor(bufferOnDevice) === bufferOnDevice ? bufferOnDevice : deviceArg('cusolverDnXgesvdr', 'bufferOnDevice', bufferOnDevice, true);
   if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgesvdr', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdr', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXgesvdr', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdr', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
-  const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnXgesvdr', 'd_info', d_info, true);
+  const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && Math.floor(d_info) === d_info ? d_info : deviceArg('cusolverDnXgesvdr', 'd_info', d_info, true);
   const status = (cusolverDnXgesvdr$c ??= binder.native('cusolverDnXgesvdr'))(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A$, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info$);
   if (status !== 0) throw fail('cusolverDnXgesvdr', status);
 }
@@ -303,7 +313,7 @@ function bind$cusolverDnXgesvdr_bufferSize(): typeof cusolverDnXgesvdr_bufferSiz
     if (typeof p !== 'number' || !(p >= -9007199254740991 && p <= 9007199254740991) || Math.floor(p) !== p) int64Arg('cusolverDnXgesvdr_bufferSize', 'p', p, true);
     if (typeof niters !== 'number' || !(niters >= -9007199254740991 && niters <= 9007199254740991) || Math.floor(niters) !== niters) int64Arg('cusolverDnXgesvdr_bufferSize', 'niters', niters, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvdr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXgesvdr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvdr_bufferSize', 'lda', lda, true);
     if (typeof dataTypeSrand !== 'number' || (dataTypeSrand | 0) !== dataTypeSrand) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeSrand', 'i32', dataTypeSrand);
     pointerArg('cusolverDnXgesvdr_bufferSize', 'Srand', Srand, true);

@@ -31,16 +31,16 @@ export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t | null, params: T.
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgetrf', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgetrf', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgetrf', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgetrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXgetrf', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgetrf', 'lda', lda, true);
-  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnXgetrf', 'ipiv', ipiv, true);
+  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && Math.floor(ipiv) === ipiv ? ipiv : deviceArg('cusolverDnXgetrf', 'ipiv', ipiv, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgetrf', 'computeType', 'i32', computeType);
-  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgetrf', 'bufferOnDevice', bufferOnDevice, true);
+  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && Math.floor(bufferOnDevice) === bufferOnDevice ? bufferOnDevice : deviceArg('cusolverDnXgetrf', 'bufferOnDevice', bufferOnDevice, true);
   if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgetrf', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgetrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXgetrf', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgetrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXgetrf', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnXgetrf', 'info', info, true);
   const status = (cusolverDnXgetrf$c ??= binder.native('cusolverDnXgetrf'))(handle, params, m, n_, dataTypeA, A$, lda, ipiv$, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
   if (status !== 0) throw fail('cusolverDnXgetrf', status);
 }
@@ -70,7 +70,7 @@ function bind$cusolverDnXgetrf_bufferSize(): typeof cusolverDnXgetrf_bufferSize 
     if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgetrf_bufferSize', 'm', m, true);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgetrf_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgetrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgetrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXgetrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgetrf_bufferSize', 'lda', lda, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgetrf_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
@@ -103,13 +103,13 @@ export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t | null, params: T.
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgetrs', 'n', n_, true);
   if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || Math.floor(nrhs) !== nrhs) int64Arg('cusolverDnXgetrs', 'nrhs', nrhs, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgetrs', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgetrs', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXgetrs', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgetrs', 'lda', lda, true);
-  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnXgetrs', 'ipiv', ipiv, true);
+  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && Math.floor(ipiv) === ipiv ? ipiv : deviceArg('cusolverDnXgetrs', 'ipiv', ipiv, true);
   if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnXgetrs', 'dataTypeB', 'i32', dataTypeB);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnXgetrs', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnXgetrs', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cusolverDnXgetrs', 'ldb', ldb, true);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXgetrs', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnXgetrs', 'info', info, true);
   const status = (cusolverDnXgetrs$c ??= binder.native('cusolverDnXgetrs'))(handle, params, trans, n_, nrhs, dataTypeA, A$, lda, ipiv$, dataTypeB, B$, ldb, info$);
   if (status !== 0) throw fail('cusolverDnXgetrs', status);
 }
@@ -143,15 +143,15 @@ export function cusolverDnXlarft(handle: T.cusolverDnHandle_t | null, params: T.
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXlarft', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cusolverDnXlarft', 'k', k, true);
   if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXlarft', 'dataTypeV', 'i32', dataTypeV);
-  const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnXlarft', 'V', V, true);
+  const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && Math.floor(V) === V ? V : deviceArg('cusolverDnXlarft', 'V', V, true);
   if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || Math.floor(ldv) !== ldv) int64Arg('cusolverDnXlarft', 'ldv', ldv, true);
   if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXlarft', 'dataTypeTau', 'i32', dataTypeTau);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnXlarft', 'tau', tau, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnXlarft', 'tau', tau, true);
   if (typeof dataTypeT !== 'number' || (dataTypeT | 0) !== dataTypeT) throw intError('cusolverDnXlarft', 'dataTypeT', 'i32', dataTypeT);
   pointerArg('cusolverDnXlarft', 'T', T_, true);
   if (typeof ldt !== 'number' || !(ldt >= -9007199254740991 && ldt <= 9007199254740991) || Math.floor(ldt) !== ldt) int64Arg('cusolverDnXlarft', 'ldt', ldt, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXlarft', 'computeType', 'i32', computeType);
-  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXlarft', 'bufferOnDevice', bufferOnDevice, true);
+  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && Math.floor(bufferOnDevice) === bufferOnDevice ? bufferOnDevice : deviceArg('cusolverDnXlarft', 'bufferOnDevice', bufferOnDevice, true);
   if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXlarft', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXlarft', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXlarft', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
@@ -194,10 +194,10 @@ function bind$cusolverDnXlarft_bufferSize(): typeof cusolverDnXlarft_bufferSize 
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXlarft_bufferSize', 'n', n_, true);
     if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cusolverDnXlarft_bufferSize', 'k', k, true);
     if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXlarft_bufferSize', 'dataTypeV', 'i32', dataTypeV);
-    const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnXlarft_bufferSize', 'V', V, true);
+    const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && Math.floor(V) === V ? V : deviceArg('cusolverDnXlarft_bufferSize', 'V', V, true);
     if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || Math.floor(ldv) !== ldv) int64Arg('cusolverDnXlarft_bufferSize', 'ldv', ldv, true);
     if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXlarft_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnXlarft_bufferSize', 'tau', tau, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnXlarft_bufferSize', 'tau', tau, true);
     if (typeof dataTypeT !== 'number' || (dataTypeT | 0) !== dataTypeT) throw intError('cusolverDnXlarft_bufferSize', 'dataTypeT', 'i32', dataTypeT);
     pointerArg('cusolverDnXlarft_bufferSize', 'T', T_, true);
     if (typeof ldt !== 'number' || !(ldt >= -9007199254740991 && ldt <= 9007199254740991) || Math.floor(ldt) !== ldt) int64Arg('cusolverDnXlarft_bufferSize', 'ldt', ldt, true);
@@ -232,15 +232,15 @@ export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t | null, params: T.
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXpotrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXpotrf', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXpotrf', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXpotrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXpotrf', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXpotrf', 'lda', lda, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXpotrf', 'computeType', 'i32', computeType);
-  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXpotrf', 'bufferOnDevice', bufferOnDevice, true);
+  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && Math.floor(bufferOnDevice) === bufferOnDevice ? bufferOnDevice : deviceArg('cusolverDnXpotrf', 'bufferOnDevice', bufferOnDevice, true);
   if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXpotrf', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXpotrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXpotrf', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
   if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXpotrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXpotrf', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnXpotrf', 'info', info, true);
   const status = (cusolverDnXpotrf$c ??= binder.native('cusolverDnXpotrf'))(handle, params, uplo, n_, dataTypeA, A$, lda, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
   if (status !== 0) throw fail('cusolverDnXpotrf', status);
 }
@@ -270,7 +270,7 @@ function bind$cusolverDnXpotrf_bufferSize(): typeof cusolverDnXpotrf_bufferSize 
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXpotrf_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXpotrf_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXpotrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXpotrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXpotrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXpotrf_bufferSize', 'lda', lda, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXpotrf_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
@@ -302,12 +302,12 @@ export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t | null, params: T.
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXpotrs', 'n', n_, true);
   if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || Math.floor(nrhs) !== nrhs) int64Arg('cusolverDnXpotrs', 'nrhs', nrhs, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXpotrs', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXpotrs', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnXpotrs', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXpotrs', 'lda', lda, true);
   if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnXpotrs', 'dataTypeB', 'i32', dataTypeB);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnXpotrs', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnXpotrs', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cusolverDnXpotrs', 'ldb', ldb, true);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXpotrs', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnXpotrs', 'info', info, true);
   const status = (cusolverDnXpotrs$c ??= binder.native('cusolverDnXpotrs'))(handle, params, uplo, n_, nrhs, dataTypeA, A$, lda, dataTypeB, B$, ldb, info$);
   if (status !== 0) throw fail('cusolverDnXpotrs', status);
 }

@@ -23,11 +23,11 @@ export function cusolverDnZpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrf', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZpotrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZpotrf', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotrf', 'lda', 'i32', lda);
-  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Workspace % 1 === 0 ? Workspace : deviceArg('cusolverDnZpotrf', 'Workspace', Workspace, true);
+  const Workspace$ = typeof Workspace === 'number' && Workspace >= 0 && Workspace <= 9007199254740991 && Math.floor(Workspace) === Workspace ? Workspace : deviceArg('cusolverDnZpotrf', 'Workspace', Workspace, true);
   if (typeof Lwork !== 'number' || (Lwork | 0) !== Lwork) throw intError('cusolverDnZpotrf', 'Lwork', 'i32', Lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnZpotrf', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnZpotrf', 'devInfo', devInfo, true);
   const status = (cusolverDnZpotrf$c ??= binder.native('cusolverDnZpotrf'))(handle, uplo, n_, A$, lda, Workspace$, Lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnZpotrf', status);
 }
@@ -45,9 +45,9 @@ export function cusolverDnZpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrfBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrfBatched', 'n', 'i32', n_);
-  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cusolverDnZpotrfBatched', 'Aarray', Aarray, true);
+  const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Math.floor(Aarray) === Aarray ? Aarray : deviceArg('cusolverDnZpotrfBatched', 'Aarray', Aarray, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotrfBatched', 'lda', 'i32', lda);
-  const infoArray$ = typeof infoArray === 'number' && infoArray >= 0 && infoArray <= 9007199254740991 && infoArray % 1 === 0 ? infoArray : deviceArg('cusolverDnZpotrfBatched', 'infoArray', infoArray, true);
+  const infoArray$ = typeof infoArray === 'number' && infoArray >= 0 && infoArray <= 9007199254740991 && Math.floor(infoArray) === infoArray ? infoArray : deviceArg('cusolverDnZpotrfBatched', 'infoArray', infoArray, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZpotrfBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnZpotrfBatched$c ??= binder.native('cusolverDnZpotrfBatched'))(handle, uplo, n_, Aarray$, lda, infoArray$, batchSize);
   if (status !== 0) throw fail('cusolverDnZpotrfBatched', status);
@@ -73,7 +73,7 @@ function bind$cusolverDnZpotrf_bufferSize(): typeof cusolverDnZpotrf_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrf_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrf_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZpotrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZpotrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotrf_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZpotrf_bufferSize'))(handle, uplo, n_, A$, lda, s$bytes);
@@ -96,11 +96,11 @@ export function cusolverDnZpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotri', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZpotri', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZpotri', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotri', 'lda', 'i32', lda);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZpotri', 'work', work, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnZpotri', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZpotri', 'lwork', 'i32', lwork);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnZpotri', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnZpotri', 'devInfo', devInfo, true);
   const status = (cusolverDnZpotri$c ??= binder.native('cusolverDnZpotri'))(handle, uplo, n_, A$, lda, work$, lwork, devInfo$);
   if (status !== 0) throw fail('cusolverDnZpotri', status);
 }
@@ -125,7 +125,7 @@ function bind$cusolverDnZpotri_bufferSize(): typeof cusolverDnZpotri_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotri_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZpotri_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZpotri_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotri_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZpotri_bufferSize'))(handle, uplo, n_, A$, lda, s$bytes);
@@ -150,11 +150,11 @@ export function cusolverDnZpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrs', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrs', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZpotrs', 'nrhs', 'i32', nrhs);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZpotrs', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZpotrs', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotrs', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnZpotrs', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnZpotrs', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZpotrs', 'ldb', 'i32', ldb);
-  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnZpotrs', 'devInfo', devInfo, true);
+  const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && Math.floor(devInfo) === devInfo ? devInfo : deviceArg('cusolverDnZpotrs', 'devInfo', devInfo, true);
   const status = (cusolverDnZpotrs$c ??= binder.native('cusolverDnZpotrs'))(handle, uplo, n_, nrhs, A$, lda, B$, ldb, devInfo$);
   if (status !== 0) throw fail('cusolverDnZpotrs', status);
 }
@@ -176,11 +176,11 @@ export function cusolverDnZpotrsBatched(handle: T.cusolverDnHandle_t | null, upl
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrsBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrsBatched', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZpotrsBatched', 'nrhs', 'i32', nrhs);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZpotrsBatched', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZpotrsBatched', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotrsBatched', 'lda', 'i32', lda);
-  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnZpotrsBatched', 'B', B, true);
+  const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && Math.floor(B) === B ? B : deviceArg('cusolverDnZpotrsBatched', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZpotrsBatched', 'ldb', 'i32', ldb);
-  const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZpotrsBatched', 'd_info', d_info, true);
+  const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && Math.floor(d_info) === d_info ? d_info : deviceArg('cusolverDnZpotrsBatched', 'd_info', d_info, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZpotrsBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnZpotrsBatched$c ??= binder.native('cusolverDnZpotrsBatched'))(handle, uplo, n_, nrhs, A$, lda, B$, ldb, d_info$, batchSize);
   if (status !== 0) throw fail('cusolverDnZpotrsBatched', status);
@@ -201,12 +201,12 @@ export function cusolverDnZsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZsytrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZsytrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZsytrf', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZsytrf', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZsytrf', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZsytrf', 'lda', 'i32', lda);
-  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnZsytrf', 'ipiv', ipiv, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZsytrf', 'work', work, true);
+  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && Math.floor(ipiv) === ipiv ? ipiv : deviceArg('cusolverDnZsytrf', 'ipiv', ipiv, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnZsytrf', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZsytrf', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnZsytrf', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnZsytrf', 'info', info, true);
   const status = (cusolverDnZsytrf$c ??= binder.native('cusolverDnZsytrf'))(handle, uplo, n_, A$, lda, ipiv$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnZsytrf', status);
 }
@@ -229,7 +229,7 @@ function bind$cusolverDnZsytrf_bufferSize(): typeof cusolverDnZsytrf_bufferSize 
   return function cusolverDnZsytrf_bufferSize(handle, n_, A, lda) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZsytrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZsytrf_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZsytrf_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZsytrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZsytrf_bufferSize', 'lda', 'i32', lda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZsytrf_bufferSize'))(handle, n_, A$, lda, s$bytes);

@@ -24,12 +24,12 @@ export function cusolverDnZsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZsytri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZsytri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZsytri', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZsytri', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZsytri', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZsytri', 'lda', 'i32', lda);
-  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnZsytri', 'ipiv', ipiv, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZsytri', 'work', work, true);
+  const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && Math.floor(ipiv) === ipiv ? ipiv : deviceArg('cusolverDnZsytri', 'ipiv', ipiv, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnZsytri', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZsytri', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnZsytri', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnZsytri', 'info', info, true);
   const status = (cusolverDnZsytri$c ??= binder.native('cusolverDnZsytri'))(handle, uplo, n_, A$, lda, ipiv$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnZsytri', status);
 }
@@ -55,9 +55,9 @@ function bind$cusolverDnZsytri_bufferSize(): typeof cusolverDnZsytri_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZsytri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZsytri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZsytri_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZsytri_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZsytri_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZsytri_bufferSize', 'lda', 'i32', lda);
-    const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnZsytri_bufferSize', 'ipiv', ipiv, true);
+    const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && Math.floor(ipiv) === ipiv ? ipiv : deviceArg('cusolverDnZsytri_bufferSize', 'ipiv', ipiv, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZsytri_bufferSize'))(handle, uplo, n_, A$, lda, ipiv$, s$bytes);
     if (status !== 0) throw fail('cusolverDnZsytri_bufferSize', status);
@@ -84,12 +84,12 @@ export function cusolverDnZungbr(handle: T.cusolverDnHandle_t | null, side: T.cu
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZungbr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungbr', 'n', 'i32', n_);
   if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZungbr', 'k', 'i32', k);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZungbr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZungbr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungbr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnZungbr', 'tau', tau, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZungbr', 'work', work, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnZungbr', 'tau', tau, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnZungbr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZungbr', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnZungbr', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnZungbr', 'info', info, true);
   const status = (cusolverDnZungbr$c ??= binder.native('cusolverDnZungbr'))(handle, side, m, n_, k, A$, lda, tau$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnZungbr', status);
 }
@@ -119,9 +119,9 @@ function bind$cusolverDnZungbr_bufferSize(): typeof cusolverDnZungbr_bufferSize 
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZungbr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungbr_bufferSize', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZungbr_bufferSize', 'k', 'i32', k);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZungbr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZungbr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungbr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnZungbr_bufferSize', 'tau', tau, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnZungbr_bufferSize', 'tau', tau, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZungbr_bufferSize'))(handle, side, m, n_, k, A$, lda, tau$, s$bytes);
     if (status !== 0) throw fail('cusolverDnZungbr_bufferSize', status);
@@ -146,12 +146,12 @@ export function cusolverDnZungqr(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZungqr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungqr', 'n', 'i32', n_);
   if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZungqr', 'k', 'i32', k);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZungqr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZungqr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungqr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnZungqr', 'tau', tau, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZungqr', 'work', work, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnZungqr', 'tau', tau, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnZungqr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZungqr', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnZungqr', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnZungqr', 'info', info, true);
   const status = (cusolverDnZungqr$c ??= binder.native('cusolverDnZungqr'))(handle, m, n_, k, A$, lda, tau$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnZungqr', status);
 }
@@ -179,9 +179,9 @@ function bind$cusolverDnZungqr_bufferSize(): typeof cusolverDnZungqr_bufferSize 
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZungqr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungqr_bufferSize', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZungqr_bufferSize', 'k', 'i32', k);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZungqr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZungqr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungqr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnZungqr_bufferSize', 'tau', tau, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnZungqr_bufferSize', 'tau', tau, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZungqr_bufferSize'))(handle, m, n_, k, A$, lda, tau$, s$bytes);
     if (status !== 0) throw fail('cusolverDnZungqr_bufferSize', status);
@@ -204,12 +204,12 @@ export function cusolverDnZungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZungtr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZungtr', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungtr', 'n', 'i32', n_);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZungtr', 'A', A, true);
+  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZungtr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungtr', 'lda', 'i32', lda);
-  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnZungtr', 'tau', tau, true);
-  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZungtr', 'work', work, true);
+  const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnZungtr', 'tau', tau, true);
+  const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && Math.floor(work) === work ? work : deviceArg('cusolverDnZungtr', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZungtr', 'lwork', 'i32', lwork);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnZungtr', 'info', info, true);
+  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && Math.floor(info) === info ? info : deviceArg('cusolverDnZungtr', 'info', info, true);
   const status = (cusolverDnZungtr$c ??= binder.native('cusolverDnZungtr'))(handle, uplo, n_, A$, lda, tau$, work$, lwork, info$);
   if (status !== 0) throw fail('cusolverDnZungtr', status);
 }
@@ -235,9 +235,9 @@ function bind$cusolverDnZungtr_bufferSize(): typeof cusolverDnZungtr_bufferSize 
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZungtr_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZungtr_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungtr_bufferSize', 'n', 'i32', n_);
-    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZungtr_bufferSize', 'A', A, true);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && Math.floor(A) === A ? A : deviceArg('cusolverDnZungtr_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungtr_bufferSize', 'lda', 'i32', lda);
-    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnZungtr_bufferSize', 'tau', tau, true);
+    const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && Math.floor(tau) === tau ? tau : deviceArg('cusolverDnZungtr_bufferSize', 'tau', tau, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZungtr_bufferSize'))(handle, uplo, n_, A$, lda, tau$, s$bytes);
     if (status !== 0) throw fail('cusolverDnZungtr_bufferSize', status);

@@ -47,9 +47,9 @@ let cusparseCscSetPointers$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCscSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, cscColOffsets: T.DeviceMemory | null, cscRowInd: T.DeviceMemory | null, cscValues: T.DeviceMemory | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCscSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && cscColOffsets % 1 === 0 ? cscColOffsets : deviceArg('cusparseCscSetPointers', 'cscColOffsets', cscColOffsets, true);
-  const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCscSetPointers', 'cscRowInd', cscRowInd, true);
-  const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && cscValues % 1 === 0 ? cscValues : deviceArg('cusparseCscSetPointers', 'cscValues', cscValues, true);
+  const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && Math.floor(cscColOffsets) === cscColOffsets ? cscColOffsets : deviceArg('cusparseCscSetPointers', 'cscColOffsets', cscColOffsets, true);
+  const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && Math.floor(cscRowInd) === cscRowInd ? cscRowInd : deviceArg('cusparseCscSetPointers', 'cscRowInd', cscRowInd, true);
+  const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && Math.floor(cscValues) === cscValues ? cscValues : deviceArg('cusparseCscSetPointers', 'cscValues', cscValues, true);
   const status = (cusparseCscSetPointers$c ??= binder.native('cusparseCscSetPointers'))(spMatDescr, cscColOffsets$, cscRowInd$, cscValues$);
   if (status !== 0) throw fail('cusparseCscSetPointers', status);
 }
@@ -78,10 +78,10 @@ export function cusparseCsr2cscEx2(handle: T.cusparseHandle_t | null, m: number,
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsr2cscEx2', 'nnz', 'i32', nnz);
   pointerArg('cusparseCsr2cscEx2', 'csrVal', csrVal, true);
   pointerArg('cusparseCsr2cscEx2', 'csrRowPtr', csrRowPtr, true);
-  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCsr2cscEx2', 'csrColInd', csrColInd, true);
+  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseCsr2cscEx2', 'csrColInd', csrColInd, true);
   pointerArg('cusparseCsr2cscEx2', 'cscVal', cscVal, true);
   pointerArg('cusparseCsr2cscEx2', 'cscColPtr', cscColPtr, true);
-  const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCsr2cscEx2', 'cscRowInd', cscRowInd, true);
+  const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && Math.floor(cscRowInd) === cscRowInd ? cscRowInd : deviceArg('cusparseCsr2cscEx2', 'cscRowInd', cscRowInd, true);
   if (typeof valType !== 'number' || (valType | 0) !== valType) throw intError('cusparseCsr2cscEx2', 'valType', 'i32', valType);
   if (typeof copyValues !== 'number' || (copyValues | 0) !== copyValues) throw intError('cusparseCsr2cscEx2', 'copyValues', 'i32', copyValues);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCsr2cscEx2', 'idxBase', 'i32', idxBase);
@@ -124,10 +124,10 @@ function bind$cusparseCsr2cscEx2_bufferSize(): typeof cusparseCsr2cscEx2_bufferS
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsr2cscEx2_bufferSize', 'nnz', 'i32', nnz);
     pointerArg('cusparseCsr2cscEx2_bufferSize', 'csrVal', csrVal, true);
     pointerArg('cusparseCsr2cscEx2_bufferSize', 'csrRowPtr', csrRowPtr, true);
-    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCsr2cscEx2_bufferSize', 'csrColInd', csrColInd, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseCsr2cscEx2_bufferSize', 'csrColInd', csrColInd, true);
     pointerArg('cusparseCsr2cscEx2_bufferSize', 'cscVal', cscVal, true);
     pointerArg('cusparseCsr2cscEx2_bufferSize', 'cscColPtr', cscColPtr, true);
-    const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCsr2cscEx2_bufferSize', 'cscRowInd', cscRowInd, true);
+    const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && Math.floor(cscRowInd) === cscRowInd ? cscRowInd : deviceArg('cusparseCsr2cscEx2_bufferSize', 'cscRowInd', cscRowInd, true);
     if (typeof valType !== 'number' || (valType | 0) !== valType) throw intError('cusparseCsr2cscEx2_bufferSize', 'valType', 'i32', valType);
     if (typeof copyValues !== 'number' || (copyValues | 0) !== copyValues) throw intError('cusparseCsr2cscEx2_bufferSize', 'copyValues', 'i32', copyValues);
     if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCsr2cscEx2_bufferSize', 'idxBase', 'i32', idxBase);
@@ -181,9 +181,9 @@ let cusparseCsrSetPointers$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseCsrSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, csrRowOffsets: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, csrValues: T.DeviceMemory | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCsrSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && csrRowOffsets % 1 === 0 ? csrRowOffsets : deviceArg('cusparseCsrSetPointers', 'csrRowOffsets', csrRowOffsets, true);
-  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCsrSetPointers', 'csrColInd', csrColInd, true);
-  const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && csrValues % 1 === 0 ? csrValues : deviceArg('cusparseCsrSetPointers', 'csrValues', csrValues, true);
+  const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && Math.floor(csrRowOffsets) === csrRowOffsets ? csrRowOffsets : deviceArg('cusparseCsrSetPointers', 'csrRowOffsets', csrRowOffsets, true);
+  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseCsrSetPointers', 'csrColInd', csrColInd, true);
+  const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && Math.floor(csrValues) === csrValues ? csrValues : deviceArg('cusparseCsrSetPointers', 'csrValues', csrValues, true);
   const status = (cusparseCsrSetPointers$c ??= binder.native('cusparseCsrSetPointers'))(spMatDescr, csrRowOffsets$, csrColInd$, csrValues$);
   if (status !== 0) throw fail('cusparseCsrSetPointers', status);
 }
@@ -225,14 +225,14 @@ export function cusparseDbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsr2csr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDbsr2csr', 'nb', 'i32', nb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsr2csr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseDbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
-  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseDbsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseDbsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
+  const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && Math.floor(bsrSortedValA) === bsrSortedValA ? bsrSortedValA : deviceArg('cusparseDbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
+  const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && Math.floor(bsrSortedRowPtrA) === bsrSortedRowPtrA ? bsrSortedRowPtrA : deviceArg('cusparseDbsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+  const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && Math.floor(bsrSortedColIndA) === bsrSortedColIndA ? bsrSortedColIndA : deviceArg('cusparseDbsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsr2csr', 'blockDim', 'i32', blockDim);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDbsr2csr', 'descrC', descrC, true) as typeof descrC;
-  const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseDbsr2csr', 'csrSortedValC', csrSortedValC, true);
-  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseDbsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
+  const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && Math.floor(csrSortedValC) === csrSortedValC ? csrSortedValC : deviceArg('cusparseDbsr2csr', 'csrSortedValC', csrSortedValC, true);
+  const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && Math.floor(csrSortedRowPtrC) === csrSortedRowPtrC ? csrSortedRowPtrC : deviceArg('cusparseDbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+  const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && Math.floor(csrSortedColIndC) === csrSortedColIndC ? csrSortedColIndC : deviceArg('cusparseDbsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
   const status = (cusparseDbsr2csr$c ??= binder.native('cusparseDbsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, blockDim, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$);
   if (status !== 0) throw fail('cusparseDbsr2csr', status);
 }

@@ -30,13 +30,13 @@ export function cusparseDbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusp
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsric02', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsric02', 'bsrSortedVal', bsrSortedVal, true);
-  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsric02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsric02', 'bsrSortedColInd', bsrSortedColInd, true);
+  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseDbsric02', 'bsrSortedVal', bsrSortedVal, true);
+  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseDbsric02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseDbsric02', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsric02', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsric02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDbsric02', 'policy', 'i32', policy);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDbsric02', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDbsric02', 'pBuffer', pBuffer, true);
   const status = (cusparseDbsric02$c ??= binder.native('cusparseDbsric02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pBuffer$);
   if (status !== 0) throw fail('cusparseDbsric02', status);
 }
@@ -62,9 +62,9 @@ export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t | null, dir
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02_analysis', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02_analysis', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsric02_analysis', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
-  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsric02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsric02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
+  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseDbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
+  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseDbsric02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseDbsric02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsric02_analysis', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsric02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDbsric02_analysis', 'policy', 'i32', policy);
@@ -101,9 +101,9 @@ function bind$cusparseDbsric02_bufferSize(): typeof cusparseDbsric02_bufferSize 
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02_bufferSize', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02_bufferSize', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseDbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseDbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseDbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsric02_bufferSize', 'blockDim', 'i32', blockDim);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsric02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
@@ -142,9 +142,9 @@ function bind$cusparseDbsric02_bufferSizeExt(): typeof cusparseDbsric02_bufferSi
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02_bufferSizeExt', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsric02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
@@ -179,13 +179,13 @@ export function cusparseDbsrilu02(handle: T.cusparseHandle_t | null, dirA: T.cus
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrilu02', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrilu02', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsrilu02', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsrilu02', 'bsrSortedVal', bsrSortedVal, true);
-  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsrilu02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsrilu02', 'bsrSortedColInd', bsrSortedColInd, true);
+  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseDbsrilu02', 'bsrSortedVal', bsrSortedVal, true);
+  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseDbsrilu02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseDbsrilu02', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsrilu02', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsrilu02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDbsrilu02', 'policy', 'i32', policy);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDbsrilu02', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDbsrilu02', 'pBuffer', pBuffer, true);
   const status = (cusparseDbsrilu02$c ??= binder.native('cusparseDbsrilu02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pBuffer$);
   if (status !== 0) throw fail('cusparseDbsrilu02', status);
 }
@@ -211,13 +211,13 @@ export function cusparseDbsrilu02_analysis(handle: T.cusparseHandle_t | null, di
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrilu02_analysis', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrilu02_analysis', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, true);
-  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsrilu02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsrilu02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
+  const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseDbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, true);
+  const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseDbsrilu02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+  const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseDbsrilu02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsrilu02_analysis', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsrilu02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDbsrilu02_analysis', 'policy', 'i32', policy);
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDbsrilu02_analysis', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDbsrilu02_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseDbsrilu02_analysis$c ??= binder.native('cusparseDbsrilu02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pBuffer$);
   if (status !== 0) throw fail('cusparseDbsrilu02_analysis', status);
 }
@@ -250,9 +250,9 @@ function bind$cusparseDbsrilu02_bufferSize(): typeof cusparseDbsrilu02_bufferSiz
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrilu02_bufferSize', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrilu02_bufferSize', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsrilu02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsrilu02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseDbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseDbsrilu02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseDbsrilu02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsrilu02_bufferSize', 'blockDim', 'i32', blockDim);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsrilu02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
@@ -291,9 +291,9 @@ function bind$cusparseDbsrilu02_bufferSizeExt(): typeof cusparseDbsrilu02_buffer
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrilu02_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrilu02_bufferSizeExt', 'nnzb', 'i32', nnzb);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsrilu02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsrilu02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && Math.floor(bsrSortedVal) === bsrSortedVal ? bsrSortedVal : deviceArg('cusparseDbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && Math.floor(bsrSortedRowPtr) === bsrSortedRowPtr ? bsrSortedRowPtr : deviceArg('cusparseDbsrilu02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && Math.floor(bsrSortedColInd) === bsrSortedColInd ? bsrSortedColInd : deviceArg('cusparseDbsrilu02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsrilu02_bufferSizeExt', 'blockSize', 'i32', blockSize);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;

@@ -30,9 +30,9 @@ export function cusparseDcsru2csr(handle: T.cusparseHandle_t | null, m: number, 
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsru2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseDcsru2csr', 'csrVal', csrVal, true);
   pointerArg('cusparseDcsru2csr', 'csrRowPtr', csrRowPtr, true);
-  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseDcsru2csr', 'csrColInd', csrColInd, true);
+  const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseDcsru2csr', 'csrColInd', csrColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsru2csr', 'info', info, true) as typeof info;
-  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDcsru2csr', 'pBuffer', pBuffer, true);
+  const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && Math.floor(pBuffer) === pBuffer ? pBuffer : deviceArg('cusparseDcsru2csr', 'pBuffer', pBuffer, true);
   const status = (cusparseDcsru2csr$c ??= binder.native('cusparseDcsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseDcsru2csr', status);
 }
@@ -65,7 +65,7 @@ function bind$cusparseDcsru2csr_bufferSizeExt(): typeof cusparseDcsru2csr_buffer
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
     pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
     pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
-    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseDcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && Math.floor(csrColInd) === csrColInd ? csrColInd : deviceArg('cusparseDcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd$, info, s$bytes);
@@ -90,7 +90,7 @@ export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_analysis', 'matA', matA, true) as typeof matA;
   if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseDenseToSparse_analysis', 'matB', matB, true) as typeof matB;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_analysis', 'alg', 'i32', alg);
-  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, true);
+  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, true);
   const status = (cusparseDenseToSparse_analysis$c ??= binder.native('cusparseDenseToSparse_analysis'))(handle, matA, matB, alg, externalBuffer$);
   if (status !== 0) throw fail('cusparseDenseToSparse_analysis', status);
 }
@@ -139,7 +139,7 @@ export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null,
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_convert', 'matA', matA, true) as typeof matA;
   if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseDenseToSparse_convert', 'matB', matB, true) as typeof matB;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_convert', 'alg', 'i32', alg);
-  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, true);
+  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, true);
   const status = (cusparseDenseToSparse_convert$c ??= binder.native('cusparseDenseToSparse_convert'))(handle, matA, matB, alg, externalBuffer$);
   if (status !== 0) throw fail('cusparseDenseToSparse_convert', status);
 }

@@ -120,7 +120,7 @@ function bind$cusparseSDDMM(): typeof cusparseSDDMM {
     if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSDDMM', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSDDMM', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSDDMM', 'alg', 'i32', alg);
-    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSDDMM', 'externalBuffer', externalBuffer, true);
+    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseSDDMM', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseSDDMM'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, alg, externalBuffer$);
     if (status !== 0) throw fail('cusparseSDDMM', status);
   };
@@ -202,7 +202,7 @@ function bind$cusparseSDDMM_preprocess(): typeof cusparseSDDMM_preprocess {
     if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSDDMM_preprocess', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSDDMM_preprocess', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSDDMM_preprocess', 'alg', 'i32', alg);
-    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSDDMM_preprocess', 'externalBuffer', externalBuffer, true);
+    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseSDDMM_preprocess', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseSDDMM_preprocess'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, alg, externalBuffer$);
     if (status !== 0) throw fail('cusparseSDDMM_preprocess', status);
   };

@@ -49,8 +49,8 @@ export function cusparseSnnz_compress(handle: T.cusparseHandle_t | null, m: numb
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSnnz_compress', 'm', 'i32', m);
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSnnz_compress', 'descr', descr, true) as typeof descr;
-  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseSnnz_compress', 'csrSortedValA', csrSortedValA, true);
-  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseSnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+  const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && Math.floor(csrSortedValA) === csrSortedValA ? csrSortedValA : deviceArg('cusparseSnnz_compress', 'csrSortedValA', csrSortedValA, true);
+  const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && Math.floor(csrSortedRowPtrA) === csrSortedRowPtrA ? csrSortedRowPtrA : deviceArg('cusparseSnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseSnnz_compress', 'nnzPerRow', nnzPerRow, true);
   pointerArg('cusparseSnnz_compress', 'nnzC', nnzC, true);
   if (typeof tol !== 'number') throw argError('cusparseSnnz_compress', 'tol', 'a number', tol);
@@ -97,7 +97,7 @@ function bind$cusparseSpGEMM_compute(): typeof cusparseSpGEMM_compute {
     if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMM_compute', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
     if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || Math.floor(bufferSize2) !== bufferSize2) int64Arg('cusparseSpGEMM_compute', 'bufferSize2', bufferSize2, false);
     s$u64[2] = BigInt(bufferSize2 as number | bigint);
-    const externalBuffer2$ = typeof externalBuffer2 === 'number' && externalBuffer2 >= 0 && externalBuffer2 <= 9007199254740991 && externalBuffer2 % 1 === 0 ? externalBuffer2 : deviceArg('cusparseSpGEMM_compute', 'externalBuffer2', externalBuffer2, true);
+    const externalBuffer2$ = typeof externalBuffer2 === 'number' && externalBuffer2 >= 0 && externalBuffer2 <= 9007199254740991 && Math.floor(externalBuffer2) === externalBuffer2 ? externalBuffer2 : deviceArg('cusparseSpGEMM_compute', 'externalBuffer2', externalBuffer2, true);
     const status = (native$ ??= binder.native('cusparseSpGEMM_compute'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, alg, spgemmDescr, s$slot2, externalBuffer2$);
     if (status !== 0) throw fail('cusparseSpGEMM_compute', status);
     const $lo = s$u32[4], $hi = s$u32[5];
@@ -219,7 +219,7 @@ function bind$cusparseSpGEMM_estimateMemory(): typeof cusparseSpGEMM_estimateMem
     if (typeof chunk_fraction !== 'number') throw argError('cusparseSpGEMM_estimateMemory', 'chunk_fraction', 'a number', chunk_fraction);
     if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || Math.floor(bufferSize3) !== bufferSize3) int64Arg('cusparseSpGEMM_estimateMemory', 'bufferSize3', bufferSize3, false);
     s$u64[2] = BigInt(bufferSize3 as number | bigint);
-    const externalBuffer3$ = typeof externalBuffer3 === 'number' && externalBuffer3 >= 0 && externalBuffer3 <= 9007199254740991 && externalBuffer3 % 1 === 0 ? externalBuffer3 : deviceArg('cusparseSpGEMM_estimateMemory', 'externalBuffer3', externalBuffer3, true);
+    const externalBuffer3$ = typeof externalBuffer3 === 'number' && externalBuffer3 >= 0 && externalBuffer3 <= 9007199254740991 && Math.floor(externalBuffer3) === externalBuffer3 ? externalBuffer3 : deviceArg('cusparseSpGEMM_estimateMemory', 'externalBuffer3', externalBuffer3, true);
     s$f64[3] = 0;
     const status = (native$ ??= binder.native('cusparseSpGEMM_estimateMemory'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, alg, spgemmDescr, chunk_fraction, s$slot2, externalBuffer3$, s$slot3);
     if (status !== 0) throw fail('cusparseSpGEMM_estimateMemory', status);
@@ -287,7 +287,7 @@ function bind$cusparseSpGEMM_workEstimation(): typeof cusparseSpGEMM_workEstimat
     if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMM_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
     if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || Math.floor(bufferSize1) !== bufferSize1) int64Arg('cusparseSpGEMM_workEstimation', 'bufferSize1', bufferSize1, false);
     s$u64[2] = BigInt(bufferSize1 as number | bigint);
-    const externalBuffer1$ = typeof externalBuffer1 === 'number' && externalBuffer1 >= 0 && externalBuffer1 <= 9007199254740991 && externalBuffer1 % 1 === 0 ? externalBuffer1 : deviceArg('cusparseSpGEMM_workEstimation', 'externalBuffer1', externalBuffer1, true);
+    const externalBuffer1$ = typeof externalBuffer1 === 'number' && externalBuffer1 >= 0 && externalBuffer1 <= 9007199254740991 && Math.floor(externalBuffer1) === externalBuffer1 ? externalBuffer1 : deviceArg('cusparseSpGEMM_workEstimation', 'externalBuffer1', externalBuffer1, true);
     const status = (native$ ??= binder.native('cusparseSpGEMM_workEstimation'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, alg, spgemmDescr, s$slot2, externalBuffer1$);
     if (status !== 0) throw fail('cusparseSpGEMM_workEstimation', status);
     const $lo = s$u32[4], $hi = s$u32[5];
@@ -369,7 +369,7 @@ function bind$cusparseSpGEMMreuse_copy(): typeof cusparseSpGEMMreuse_copy {
     if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMMreuse_copy', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
     if (typeof bufferSize5 !== 'number' || !(bufferSize5 >= 0 && bufferSize5 <= 9007199254740991) || Math.floor(bufferSize5) !== bufferSize5) int64Arg('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, false);
     s$u64[0] = BigInt(bufferSize5 as number | bigint);
-    const externalBuffer5$ = typeof externalBuffer5 === 'number' && externalBuffer5 >= 0 && externalBuffer5 <= 9007199254740991 && externalBuffer5 % 1 === 0 ? externalBuffer5 : deviceArg('cusparseSpGEMMreuse_copy', 'externalBuffer5', externalBuffer5, true);
+    const externalBuffer5$ = typeof externalBuffer5 === 'number' && externalBuffer5 >= 0 && externalBuffer5 <= 9007199254740991 && Math.floor(externalBuffer5) === externalBuffer5 ? externalBuffer5 : deviceArg('cusparseSpGEMMreuse_copy', 'externalBuffer5', externalBuffer5, true);
     const status = (native$ ??= binder.native('cusparseSpGEMMreuse_copy'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s$bytes, externalBuffer5$);
     if (status !== 0) throw fail('cusparseSpGEMMreuse_copy', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -416,13 +416,13 @@ function bind$cusparseSpGEMMreuse_nnz(): typeof cusparseSpGEMMreuse_nnz {
     if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMMreuse_nnz', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
     if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || Math.floor(bufferSize2) !== bufferSize2) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, false);
     s$u64[0] = BigInt(bufferSize2 as number | bigint);
-    const externalBuffer2$ = typeof externalBuffer2 === 'number' && externalBuffer2 >= 0 && externalBuffer2 <= 9007199254740991 && externalBuffer2 % 1 === 0 ? externalBuffer2 : deviceArg('cusparseSpGEMMreuse_nnz', 'externalBuffer2', externalBuffer2, true);
+    const externalBuffer2$ = typeof externalBuffer2 === 'number' && externalBuffer2 >= 0 && externalBuffer2 <= 9007199254740991 && Math.floor(externalBuffer2) === externalBuffer2 ? externalBuffer2 : deviceArg('cusparseSpGEMMreuse_nnz', 'externalBuffer2', externalBuffer2, true);
     if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || Math.floor(bufferSize3) !== bufferSize3) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize3', bufferSize3, false);
     s$u64[1] = BigInt(bufferSize3 as number | bigint);
-    const externalBuffer3$ = typeof externalBuffer3 === 'number' && externalBuffer3 >= 0 && externalBuffer3 <= 9007199254740991 && externalBuffer3 % 1 === 0 ? externalBuffer3 : deviceArg('cusparseSpGEMMreuse_nnz', 'externalBuffer3', externalBuffer3, true);
+    const externalBuffer3$ = typeof externalBuffer3 === 'number' && externalBuffer3 >= 0 && externalBuffer3 <= 9007199254740991 && Math.floor(externalBuffer3) === externalBuffer3 ? externalBuffer3 : deviceArg('cusparseSpGEMMreuse_nnz', 'externalBuffer3', externalBuffer3, true);
     if (typeof bufferSize4 !== 'number' || !(bufferSize4 >= 0 && bufferSize4 <= 9007199254740991) || Math.floor(bufferSize4) !== bufferSize4) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize4', bufferSize4, false);
     s$u64[2] = BigInt(bufferSize4 as number | bigint);
-    const externalBuffer4$ = typeof externalBuffer4 === 'number' && externalBuffer4 >= 0 && externalBuffer4 <= 9007199254740991 && externalBuffer4 % 1 === 0 ? externalBuffer4 : deviceArg('cusparseSpGEMMreuse_nnz', 'externalBuffer4', externalBuffer4, true);
+    const externalBuffer4$ = typeof externalBuffer4 === 'number' && externalBuffer4 >= 0 && externalBuffer4 <= 9007199254740991 && Math.floor(externalBuffer4) === externalBuffer4 ? externalBuffer4 : deviceArg('cusparseSpGEMMreuse_nnz', 'externalBuffer4', externalBuffer4, true);
     const status = (native$ ??= binder.native('cusparseSpGEMMreuse_nnz'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s$slot0, externalBuffer2$, s$slot1, externalBuffer3$, s$slot2, externalBuffer4$);
     if (status !== 0) throw fail('cusparseSpGEMMreuse_nnz', status);
     return { bufferSize2: (s$u32[1] * 4294967296 + s$u32[0]), bufferSize3: (s$u32[3] * 4294967296 + s$u32[2]), bufferSize4: (s$u32[5] * 4294967296 + s$u32[4]) };
@@ -462,7 +462,7 @@ function bind$cusparseSpGEMMreuse_workEstimation(): typeof cusparseSpGEMMreuse_w
     if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMMreuse_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
     if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || Math.floor(bufferSize1) !== bufferSize1) int64Arg('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, false);
     s$u64[0] = BigInt(bufferSize1 as number | bigint);
-    const externalBuffer1$ = typeof externalBuffer1 === 'number' && externalBuffer1 >= 0 && externalBuffer1 <= 9007199254740991 && externalBuffer1 % 1 === 0 ? externalBuffer1 : deviceArg('cusparseSpGEMMreuse_workEstimation', 'externalBuffer1', externalBuffer1, true);
+    const externalBuffer1$ = typeof externalBuffer1 === 'number' && externalBuffer1 >= 0 && externalBuffer1 <= 9007199254740991 && Math.floor(externalBuffer1) === externalBuffer1 ? externalBuffer1 : deviceArg('cusparseSpGEMMreuse_workEstimation', 'externalBuffer1', externalBuffer1, true);
     const status = (native$ ??= binder.native('cusparseSpGEMMreuse_workEstimation'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s$bytes, externalBuffer1$);
     if (status !== 0) throw fail('cusparseSpGEMMreuse_workEstimation', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -505,7 +505,7 @@ function bind$cusparseSpMM(): typeof cusparseSpMM {
     if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpMM', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMM', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMM', 'alg', 'i32', alg);
-    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpMM', 'externalBuffer', externalBuffer, true);
+    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseSpMM', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseSpMM'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, alg, externalBuffer$);
     if (status !== 0) throw fail('cusparseSpMM', status);
   };
@@ -517,7 +517,7 @@ let cusparseSpMMOp$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t | null, externalBuffer: T.DeviceMemory | null): void {
   if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || Math.floor(plan) !== plan) plan = addressArg('cusparseSpMMOp', 'plan', plan, true) as typeof plan;
-  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpMMOp', 'externalBuffer', externalBuffer, true);
+  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseSpMMOp', 'externalBuffer', externalBuffer, true);
   const status = (cusparseSpMMOp$c ??= binder.native('cusparseSpMMOp'))(plan, externalBuffer$);
   if (status !== 0) throw fail('cusparseSpMMOp', status);
 }
@@ -655,7 +655,7 @@ function bind$cusparseSpMM_preprocess(): typeof cusparseSpMM_preprocess {
     if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpMM_preprocess', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMM_preprocess', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMM_preprocess', 'alg', 'i32', alg);
-    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpMM_preprocess', 'externalBuffer', externalBuffer, true);
+    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseSpMM_preprocess', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseSpMM_preprocess'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, alg, externalBuffer$);
     if (status !== 0) throw fail('cusparseSpMM_preprocess', status);
   };
@@ -692,7 +692,7 @@ function bind$cusparseSpMV(): typeof cusparseSpMV {
     if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseSpMV', 'vecY', vecY, true) as typeof vecY;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMV', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMV', 'alg', 'i32', alg);
-    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpMV', 'externalBuffer', externalBuffer, true);
+    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseSpMV', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseSpMV'))(handle, opA, alpha$, matA, vecX, beta$, vecY, computeType, alg, externalBuffer$);
     if (status !== 0) throw fail('cusparseSpMV', status);
   };
@@ -770,7 +770,7 @@ function bind$cusparseSpMV_preprocess(): typeof cusparseSpMV_preprocess {
     if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseSpMV_preprocess', 'vecY', vecY, true) as typeof vecY;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMV_preprocess', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMV_preprocess', 'alg', 'i32', alg);
-    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpMV_preprocess', 'externalBuffer', externalBuffer, true);
+    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseSpMV_preprocess', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseSpMV_preprocess'))(handle, opA, alpha$, matA, vecX, beta$, vecY, computeType, alg, externalBuffer$);
     if (status !== 0) throw fail('cusparseSpMV_preprocess', status);
   };
@@ -924,7 +924,7 @@ let cusparseSpMatSetValues$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpMatSetValues(spMatDescr: T.cusparseSpMatDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatSetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseSpMatSetValues', 'values', values, true);
+  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseSpMatSetValues', 'values', values, true);
   const status = (cusparseSpMatSetValues$c ??= binder.native('cusparseSpMatSetValues'))(spMatDescr, values$);
   if (status !== 0) throw fail('cusparseSpMatSetValues', status);
 }
@@ -961,7 +961,7 @@ function bind$cusparseSpSM_analysis(): typeof cusparseSpSM_analysis {
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSM_analysis', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSM_analysis', 'alg', 'i32', alg);
     if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || Math.floor(spsmDescr) !== spsmDescr) spsmDescr = addressArg('cusparseSpSM_analysis', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
-    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpSM_analysis', 'externalBuffer', externalBuffer, true);
+    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseSpSM_analysis', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseSpSM_analysis'))(handle, opA, opB, alpha$, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer$);
     if (status !== 0) throw fail('cusparseSpSM_analysis', status);
   };
@@ -1125,7 +1125,7 @@ function bind$cusparseSpSV_analysis(): typeof cusparseSpSV_analysis {
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSV_analysis', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSV_analysis', 'alg', 'i32', alg);
     if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || Math.floor(spsvDescr) !== spsvDescr) spsvDescr = addressArg('cusparseSpSV_analysis', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
-    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpSV_analysis', 'externalBuffer', externalBuffer, true);
+    const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseSpSV_analysis', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseSpSV_analysis'))(handle, opA, alpha$, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer$);
     if (status !== 0) throw fail('cusparseSpSV_analysis', status);
   };
@@ -1272,7 +1272,7 @@ export function cusparseSpVV(handle: T.cusparseHandle_t | null, opX: T.cusparseO
   if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseSpVV', 'vecY', vecY, true) as typeof vecY;
   pointerArg('cusparseSpVV', 'result', result_, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpVV', 'computeType', 'i32', computeType);
-  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpVV', 'externalBuffer', externalBuffer, true);
+  const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && Math.floor(externalBuffer) === externalBuffer ? externalBuffer : deviceArg('cusparseSpVV', 'externalBuffer', externalBuffer, true);
   const status = (cusparseSpVV$c ??= binder.native('cusparseSpVV'))(handle, opX, vecX, vecY, result_, computeType, externalBuffer$);
   if (status !== 0) throw fail('cusparseSpVV', status);
 }
@@ -1394,7 +1394,7 @@ let cusparseSpVecSetValues$c: NativeFunction | undefined;
  * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cusparse/index.html). */
 export function cusparseSpVecSetValues(spVecDescr: T.cusparseSpVecDescr_t | null, values: T.DeviceMemory | null): void {
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseSpVecSetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseSpVecSetValues', 'values', values, true);
+  const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && Math.floor(values) === values ? values : deviceArg('cusparseSpVecSetValues', 'values', values, true);
   const status = (cusparseSpVecSetValues$c ??= binder.native('cusparseSpVecSetValues'))(spVecDescr, values$);
   if (status !== 0) throw fail('cusparseSpVecSetValues', status);
 }

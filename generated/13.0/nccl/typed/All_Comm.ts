@@ -18,8 +18,8 @@ let ncclAllGather$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclAllGather(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, sendcount: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
-  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclAllGather', 'sendbuff', sendbuff, true);
-  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclAllGather', 'recvbuff', recvbuff, true);
+  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclAllGather', 'sendbuff', sendbuff, true);
+  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclAllGather', 'recvbuff', recvbuff, true);
   if (typeof sendcount !== 'number' || !(sendcount >= 0 && sendcount <= 9007199254740991) || Math.floor(sendcount) !== sendcount) int64Arg('ncclAllGather', 'sendcount', sendcount, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclAllGather', 'datatype', 'i32', datatype);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclAllGather', 'comm', comm, true) as typeof comm;
@@ -38,8 +38,8 @@ let ncclAllReduce$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclAllReduce(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
-  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclAllReduce', 'sendbuff', sendbuff, true);
-  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclAllReduce', 'recvbuff', recvbuff, true);
+  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclAllReduce', 'sendbuff', sendbuff, true);
+  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclAllReduce', 'recvbuff', recvbuff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclAllReduce', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclAllReduce', 'datatype', 'i32', datatype);
   if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclAllReduce', 'op', 'i32', op);
@@ -58,8 +58,8 @@ let ncclAlltoAll$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclAlltoAll(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
-  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclAlltoAll', 'sendbuff', sendbuff, true);
-  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclAlltoAll', 'recvbuff', recvbuff, true);
+  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclAlltoAll', 'sendbuff', sendbuff, true);
+  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclAlltoAll', 'recvbuff', recvbuff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclAlltoAll', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclAlltoAll', 'datatype', 'i32', datatype);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclAlltoAll', 'comm', comm, true) as typeof comm;
@@ -77,7 +77,7 @@ let ncclBcast$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclBcast(buff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
-  const buff$ = typeof buff === 'number' && buff >= 0 && buff <= 9007199254740991 && buff % 1 === 0 ? buff : deviceArg('ncclBcast', 'buff', buff, true);
+  const buff$ = typeof buff === 'number' && buff >= 0 && buff <= 9007199254740991 && Math.floor(buff) === buff ? buff : deviceArg('ncclBcast', 'buff', buff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclBcast', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclBcast', 'datatype', 'i32', datatype);
   if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclBcast', 'root', 'i32', root);
@@ -97,8 +97,8 @@ let ncclBroadcast$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclBroadcast(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
-  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclBroadcast', 'sendbuff', sendbuff, true);
-  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclBroadcast', 'recvbuff', recvbuff, true);
+  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclBroadcast', 'sendbuff', sendbuff, true);
+  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclBroadcast', 'recvbuff', recvbuff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclBroadcast', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclBroadcast', 'datatype', 'i32', datatype);
   if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclBroadcast', 'root', 'i32', root);
@@ -137,16 +137,26 @@ function bind$ncclCommCount(): typeof ncclCommCount {
     return s$i32[0];
   };
 }
-let ncclCommCuDevice$c: NativeFunction | undefined;
+let ncclCommCuDevice$: typeof ncclCommCuDevice | undefined;
 /** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
- * @param device in/out `int *`: address or host buffer.
+ * @returns the value of `device`: out `int *`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
-export function ncclCommCuDevice(comm: T.ncclComm_t | null, device: T.Pointer): void {
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommCuDevice', 'comm', comm, true) as typeof comm;
-  pointerArg('ncclCommCuDevice', 'device', device, true);
-  const status = (ncclCommCuDevice$c ??= binder.native('ncclCommCuDevice'))(comm, device);
-  if (status !== 0) throw fail('ncclCommCuDevice', status);
+export function ncclCommCuDevice(comm: T.ncclComm_t | null): number {
+  return (ncclCommCuDevice$ ??= bind$ncclCommCuDevice())(comm);
+}
+/** ncclCommCuDevice around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclCommCuDevice(): typeof ncclCommCuDevice {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function ncclCommCuDevice(comm) {
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommCuDevice', 'comm', comm, true) as typeof comm;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('ncclCommCuDevice'))(comm, s$bytes);
+    if (status !== 0) throw fail('ncclCommCuDevice', status);
+    return s$i32[0];
+  };
 }
 let ncclCommDeregister$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.

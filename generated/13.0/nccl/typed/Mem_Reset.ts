@@ -53,7 +53,7 @@ let ncclRecv$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclRecv(recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
-  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclRecv', 'recvbuff', recvbuff, true);
+  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclRecv', 'recvbuff', recvbuff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclRecv', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclRecv', 'datatype', 'i32', datatype);
   if (typeof peer !== 'number' || (peer | 0) !== peer) throw intError('ncclRecv', 'peer', 'i32', peer);
@@ -112,8 +112,8 @@ let ncclReduce$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclReduce(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
-  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclReduce', 'sendbuff', sendbuff, true);
-  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclReduce', 'recvbuff', recvbuff, true);
+  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclReduce', 'sendbuff', sendbuff, true);
+  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclReduce', 'recvbuff', recvbuff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclReduce', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclReduce', 'datatype', 'i32', datatype);
   if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclReduce', 'op', 'i32', op);
@@ -134,8 +134,8 @@ let ncclReduceScatter$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclReduceScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, recvcount: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
-  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclReduceScatter', 'sendbuff', sendbuff, true);
-  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclReduceScatter', 'recvbuff', recvbuff, true);
+  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclReduceScatter', 'sendbuff', sendbuff, true);
+  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclReduceScatter', 'recvbuff', recvbuff, true);
   if (typeof recvcount !== 'number' || !(recvcount >= 0 && recvcount <= 9007199254740991) || Math.floor(recvcount) !== recvcount) int64Arg('ncclReduceScatter', 'recvcount', recvcount, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclReduceScatter', 'datatype', 'i32', datatype);
   if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclReduceScatter', 'op', 'i32', op);

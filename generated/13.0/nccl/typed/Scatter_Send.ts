@@ -19,8 +19,8 @@ let ncclScatter$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
-  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclScatter', 'sendbuff', sendbuff, true);
-  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclScatter', 'recvbuff', recvbuff, true);
+  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclScatter', 'sendbuff', sendbuff, true);
+  const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclScatter', 'recvbuff', recvbuff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclScatter', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclScatter', 'datatype', 'i32', datatype);
   if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclScatter', 'root', 'i32', root);
@@ -39,7 +39,7 @@ let ncclSend$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
 export function ncclSend(sendbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
-  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclSend', 'sendbuff', sendbuff, true);
+  const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclSend', 'sendbuff', sendbuff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclSend', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclSend', 'datatype', 'i32', datatype);
   if (typeof peer !== 'number' || (peer | 0) !== peer) throw intError('ncclSend', 'peer', 'i32', peer);
