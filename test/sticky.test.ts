@@ -37,7 +37,6 @@ test('a sticky error settles the host functions CUDA will never call; frees defe
     expect(hostFuncs.pending).toBe(1);
     // the other context's callback runs; then nothing is pending and the deferred free runs
     const [, args] = fake.calls.filter(([n]) => n === 'cuLaunchHostFunc').pop()!;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const koffi = require('koffi') as typeof import('koffi');
     (koffi.decode(args[1] as bigint, koffi.proto('void', ['void *'])) as unknown as (p: bigint) => void)(args[2] as bigint);
     expect(ran).toEqual(['alive']);
@@ -60,10 +59,8 @@ test('another copy of cuda-ts in this realm throws the sticky error before calli
     fake.restore();
   }
   jest.isolateModules(() => {
-    /* eslint-disable @typescript-eslint/no-require-imports */
     const drv2 = require('../src/driver') as typeof drv;
     const { fakeContext: fakeContext2 } = require('./helpers/fake-driver') as typeof import('./helpers/fake-driver');
-    /* eslint-enable @typescript-eslint/no-require-imports */
     expect(drv2).not.toBe(drv); // a fresh copy, which never saw the error
     const fresh = fakeContext2(0x7300);
     const called: string[] = [];
@@ -77,9 +74,7 @@ test('another copy of cuda-ts in this realm throws the sticky error before calli
 });
 
 test('out-of-memory relief: no cuCtxSynchronize while a JS callback is pending, no wait on a dead context', () => {
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const { DeviceBuffer } = require('../src/memory') as typeof import('../src/memory');
-  /* eslint-enable @typescript-eslint/no-require-imports */
   const a = fakeContext(0x7400);
   const b = fakeContext(0x7500, 1);
   const calls: string[] = [];
