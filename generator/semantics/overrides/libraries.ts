@@ -13,6 +13,7 @@ export const nccl: ModuleOverrides = {
   params: {
     'ncclCommInitAll.comm': { sem: { role: 'pointer', nullable: false, dir: 'out', space: 'host', count: { param: 'ndev', unit: 'elements', elem: 'ncclComm_t', elemBytes: 8 } }, reason: 'ndev communicators written into caller memory (ncclComm_t[ndev], e.g. a BigUint64Array(ndev))' },
     'ncclGetUniqueId.uniqueId': { sem: { role: 'outRecord', record: 'ncclUniqueId' }, reason: 'one id returned (a record behind a non-const pointer reads as data in NCCL)' },
+    'ncclCommCuDevice.device': { sem: { role: 'out', elem: i32 }, reason: 'the CUDA device number returned (int *), as ncclCommCount and ncclCommUserRank return theirs; not device memory' },
   },
 };
 
@@ -23,6 +24,7 @@ export const cufft: ModuleOverrides = {
     'cufftXtSetCallback.callback_routine': read('an array of device callback addresses the call reads (void **), one per GPU'),
     'cufftXtSetCallback.caller_info': read('an array of device addresses the call reads (void **), one per GPU'),
     'cufftXtSetJITCallback.caller_info': read('an array of device addresses the call reads (void **), one per GPU'),
+    'cufftGetPlanPropertyInt64.returnPtrValue': { sem: { role: 'out', elem: { t: 'int', bits: 64, signed: true } }, reason: 'the property value returned (long long *), the getter of cufftSetPlanPropertyInt64' },
   },
 };
 
@@ -78,6 +80,8 @@ export const cusolver: ModuleOverrides = {
     '*.singularity': { sem: { role: 'out', elem: i32 }, reason: HOST_SCALAR },
     '*.rankA': { sem: { role: 'out', elem: i32 }, reason: HOST_SCALAR },
     '*.meig': { sem: { role: 'out', elem: i32 }, reason: HOST_SCALAR },
+    '*.meig64': { sem: { role: 'out', elem: { t: 'int', bits: 64, signed: true } }, reason: 'the number of eigenvalues found, a host int64_t the 64-bit API returns (as meig)' },
+    'cusolverDnXgesvdp.h_err_sigma': { sem: { role: 'out', elem: { t: 'float', bits: 64 } }, reason: 'the error bound returned in host memory (double *, h_ for host), not device data' },
   },
 };
 
