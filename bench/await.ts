@@ -57,13 +57,19 @@ interface Ctx {
   stamp: BigInt64Array;
 }
 let seq = 1;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** One kernel of `ns` on `s`, awaited by `wait`; returns µs from the flag's visibility to the resume. */
-async function once(c: Ctx, s: Stream, ns: number, wait: (s: Stream) => Promise<void> | void): Promise<number> {
+/** Arms the watcher for the next flag value and launches a kernel of `ns` on `s` that raises it at its end. */
+function spinFlag(c: Ctx, s: Stream, ns: number): void {
   const v = ++seq;
   Atomics.store(c.ctl, 0, v);
   Atomics.notify(c.ctl, 0);
   launch(s, LaunchConfig.linear(1, 1), c.spin, ns, c.host, 0, v);
+}
+
+/** One kernel of `ns` on `s`, awaited by `wait`; returns µs from the flag's visibility to the resume. */
+async function once(c: Ctx, s: Stream, ns: number, wait: (s: Stream) => Promise<void> | void): Promise<number> {
+  spinFlag(c, s, ns);
   await wait(s);
   const resumed = process.hrtime.bigint();
   for (let i = 0; Atomics.load(c.ctl, 0) !== 0 && i < 1e7; i++);
@@ -301,6 +307,52 @@ for (;;) {
   Atomics.store(ctl, 0, 0);
 }`;
 
+/** What kernelHops needs of hops' rig: the hopper worker's control and stamps, its semaphore, the pipe's FILE. */
+interface HopRig {
+  ctl: Int32Array;
+  stamp: BigInt64Array;
+  semB: bigint;
+  file: bigint;
+  fputc: (ch: number, f: bigint) => number;
+  dlsym: (h: null, n: string) => bigint;
+  order: (mode: number) => void;
+  /** When the pipe's read end next sees data. */
+  nextData: () => Promise<bigint>;
+}
+
+/** Kernel end (flag) -> a host function (sem_post, fflush) -> the side that waits on it: report lines. */
+async function kernelHops(c: Ctx, s: Stream, h: HopRig): Promise<string[]> {
+  const lines: string[] = [];
+  // kernel end (flag) -> host function sem_post -> a thread asleep in sem_wait runs
+  const postAddr = h.dlsym(null, 'sem_post');
+  const hostFunc = drv.native('cuLaunchHostFunc') as unknown as (stream: number, fn: bigint, data: bigint) => number;
+  const gpuHop: number[] = [];
+  for (let r = 0; r < 21; r++) {
+    h.order(2);
+    await sleep(1);
+    spinFlag(c, s, 50e3);
+    if (hostFunc(s.handle, postAddr, h.semB) !== 0) throw new Error('cuLaunchHostFunc failed');
+    for (let i = 0; Atomics.load(h.ctl, 0) !== 0 && i < 1e9; i++) if ((i & 1023) === 0) await sleep(0);
+    for (let i = 0; Atomics.load(c.ctl, 0) !== 0 && i < 1e7; i++);
+    gpuHop.push(Number(h.stamp[1] - c.stamp[0]) / 1000);
+  }
+  lines.push(`kernel end (flag) -> host function sem_post -> a thread asleep in sem_wait: median ${median(gpuHop).toFixed(1)} µs, max ${Math.max(...gpuHop).toFixed(1)}`);
+  const flushAddr = h.dlsym(null, 'fflush');
+  const gpuPipe: number[] = [];
+  for (let r = 0; r < 21; r++) {
+    h.fputc(120, h.file);
+    const back = h.nextData();
+    await sleep(1);
+    spinFlag(c, s, 50e3);
+    if (hostFunc(s.handle, flushAddr, h.file) !== 0) throw new Error('cuLaunchHostFunc failed');
+    const t = await back;
+    for (let i = 0; Atomics.load(c.ctl, 0) !== 0 && i < 1e7; i++);
+    gpuPipe.push(Number(t - c.stamp[0]) / 1000);
+  }
+  lines.push(`kernel end (flag) -> host function fflush -> pipe -> JS on the main loop: median ${median(gpuPipe).toFixed(1)} µs, max ${Math.max(...gpuPipe).toFixed(1)}`);
+  return lines;
+}
+
 async function hops(c: Ctx): Promise<string> {
   const libc = koffi.load('libc.so.6');
   const malloc = libc.func('void *malloc(size_t)') as unknown as (n: number) => bigint;
@@ -329,7 +381,6 @@ async function hops(c: Ctx): Promise<string> {
     Atomics.store(ctl, 0, mode);
     Atomics.notify(ctl, 0);
   };
-  const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
   const lines: string[] = [];
   // a turn of the event loop while something spins on setImmediate
   let turnsDone = 0;
@@ -364,39 +415,7 @@ async function hops(c: Ctx): Promise<string> {
     while (Atomics.load(ctl, 0) !== 0);
   }
   lines.push(`fflush (worker) -> pipe -> net.Socket 'data' on the main loop: median ${median(pipeHop).toFixed(1)} µs, max ${Math.max(...pipeHop).toFixed(1)}`);
-  // kernel end (flag) -> host function sem_post -> a thread asleep in sem_wait runs
-  const postAddr = dlsym(null, 'sem_post');
-  const hostFunc = drv.native('cuLaunchHostFunc') as unknown as (h: number, fn: bigint, data: bigint) => number;
-  const gpuHop: number[] = [];
-  for (let r = 0; r < 21; r++) {
-    order(2);
-    await sleep(1);
-    const v = ++seq;
-    Atomics.store(c.ctl, 0, v);
-    Atomics.notify(c.ctl, 0);
-    launch(s, LaunchConfig.linear(1, 1), c.spin, 50e3, c.host, 0, v);
-    if (hostFunc(s.handle, postAddr, semB) !== 0) throw new Error('cuLaunchHostFunc failed');
-    for (let i = 0; Atomics.load(ctl, 0) !== 0 && i < 1e9; i++) if ((i & 1023) === 0) await sleep(0);
-    for (let i = 0; Atomics.load(c.ctl, 0) !== 0 && i < 1e7; i++);
-    gpuHop.push(Number(stamp[1] - c.stamp[0]) / 1000);
-  }
-  lines.push(`kernel end (flag) -> host function sem_post -> a thread asleep in sem_wait: median ${median(gpuHop).toFixed(1)} µs, max ${Math.max(...gpuHop).toFixed(1)}`);
-  const flushAddr = dlsym(null, 'fflush');
-  const gpuPipe: number[] = [];
-  for (let r = 0; r < 21; r++) {
-    fputc(120, file);
-    const back = new Promise<bigint>((res) => (onData = res));
-    await sleep(1);
-    const v = ++seq;
-    Atomics.store(c.ctl, 0, v);
-    Atomics.notify(c.ctl, 0);
-    launch(s, LaunchConfig.linear(1, 1), c.spin, 50e3, c.host, 0, v);
-    if (hostFunc(s.handle, flushAddr, file) !== 0) throw new Error('cuLaunchHostFunc failed');
-    const t = await back;
-    for (let i = 0; Atomics.load(c.ctl, 0) !== 0 && i < 1e7; i++);
-    gpuPipe.push(Number(t - c.stamp[0]) / 1000);
-  }
-  lines.push(`kernel end (flag) -> host function fflush -> pipe -> JS on the main loop: median ${median(gpuPipe).toFixed(1)} µs, max ${Math.max(...gpuPipe).toFixed(1)}`);
+  lines.push(...(await kernelHops(c, s, { ctl, stamp, semB, file, fputc, dlsym, order, nextData: () => new Promise<bigint>((res) => (onData = res)) })));
   sock.destroy();
   s.synchronize();
   ev.close();

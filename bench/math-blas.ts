@@ -9,18 +9,13 @@
 // (cuBLASLt, planned once) against `C Lt` (its very cublasLtMatmul call from C), and what the objects row is made of: `typed` (the typed layer's cublasSgemm the
 // object calls) and `koffi` (cublasSgemm_v2 bound bare through koffi: the FFI floor). Env: BENCH_SCALE (ops), CUDA_HOME (default /usr/local/cuda), PYTHON, CC.
 import koffi from 'koffi';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Device, DeviceBuffer, Stream } from '../src';
 import { Blas, Matmul, matrix } from '../src/math';
 import { loadCublas } from '../src/releases';
-import { REPO_ROOT, REPS, fmt, log, median, nowNs, reason, scaled, table } from './common';
+import { REPS, fmt, log, median, scaled, table } from './common';
+import { buildNative as buildLibrary, cupyRows, interleave, ok, runBench, verdict } from './math-common';
 
-const CUDA_HOME = process.env.CUDA_HOME ?? '/usr/local/cuda';
 const SONAMES = ['libcublas.so.13', 'libcudart.so.13', 'libcublasLt.so.13'];
-const LIB_DIRS = [join(CUDA_HOME, 'lib64'), join(CUDA_HOME, 'targets', 'x86_64-linux', 'lib'), '/usr/lib/x86_64-linux-gnu', '/lib/x86_64-linux-gnu'];
 
 interface NativeBlas {
   /** cublasSgemm_v2 bound straight through koffi (the FFI floor of the JS rows). */
@@ -34,18 +29,10 @@ interface NativeBlas {
 
 /** bench/native/math-blas.c built into a shared library and loaded here, or why not. */
 function buildNative(): NativeBlas | string {
-  const libs = SONAMES.map((name) => LIB_DIRS.map((d) => join(d, name)).find(existsSync));
-  const missing = SONAMES.filter((_, i) => libs[i] === undefined);
-  if (missing.length) return `not found in ${LIB_DIRS.join(', ')}: ${missing.join(', ')}`;
-  const dir = join(tmpdir(), 'cuda-ts-math-bench');
-  mkdirSync(dir, { recursive: true });
-  const so = join(dir, 'libblasbench.so');
-  const rpath = [...new Set(libs.map((l) => l!.slice(0, l!.lastIndexOf('/'))))].map((d) => `-Wl,-rpath,${d}`);
-  const cc = process.env.CC || 'gcc';
-  const b = spawnSync(cc, ['-O2', '-shared', '-fPIC', join(REPO_ROOT, 'bench', 'native', 'math-blas.c'), '-o', so, ...(libs as string[]), ...rpath], { encoding: 'utf8' });
-  if (b.status !== 0) return `${cc} failed: ${(b.stderr || String(b.error)).trim().split('\n').slice(-2).join(' | ')}`;
-  const lib = koffi.load(so);
-  const cublas = koffi.load(libs[0]!);
+  const built = buildLibrary('math-blas.c', 'libblasbench.so', SONAMES);
+  if (typeof built === 'string') return built;
+  const { lib, libs } = built;
+  const cublas = koffi.load(libs[0]);
   return {
     sgemm: cublas.func('cublasSgemm_v2', 'int', ['uintptr_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t', 'void *', 'uintptr_t', 'int32_t', 'uintptr_t', 'int32_t', 'void *', 'uintptr_t', 'int32_t']) as (...args: unknown[]) => number,
     create: lib.func('uint64_t mb_create(uint64_t)'),
@@ -53,16 +40,6 @@ function buildNative(): NativeBlas | string {
     destroy: lib.func('int mb_destroy(uint64_t)'),
     ltPass: lib.func('int mb_lt_pass(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, void *, uint64_t, uint64_t, long, uint64_t)'),
   } as NativeBlas;
-}
-
-/** CuPy's rows (ns per call), or why there are none. */
-function cupyRows(opsSmall: number, opsLarge: number): Record<string, number> | string {
-  const py = process.env.PYTHON || 'python3';
-  const r = spawnSync(py, [join(REPO_ROOT, 'bench', 'python', 'bench_cupy_gemm.py'), '--ops-small', String(opsSmall), '--ops-large', String(opsLarge)], { encoding: 'utf8', timeout: 300_000 });
-  if (r.status !== 0) return `${py} exited ${r.status ?? r.signal}: ${(r.stderr || String(r.error ?? '')).trim().split('\n').slice(-1)[0]}`;
-  const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as { skipped?: string; rows?: Record<string, { median: number }> };
-  if (result.skipped) return result.skipped;
-  return Object.fromEntries(Object.entries(result.rows!).map(([k, v]) => [k, v.median]));
 }
 
 interface BenchRow {
@@ -103,34 +80,14 @@ function gemmRow(name: string, n: number, half: boolean, ops: number, env: { bla
       const ws = (mm as unknown as { owned: { workspace?: DeviceBuffer } }).owned.workspace;
       const algo = mm.algorithms[0];
       passes['C Lt'] = (k) => {
-        const st = native.ltPass(h[0], h[1], h[2], h[3], h[4], h[5], pa, pb, pc, algo.algo, ws?.ptr ?? 0, algo.workspaceBytes, k, stream.handle);
-        if (st !== 0) throw new Error(`mb_lt_pass returned ${st}`);
+        ok(native.ltPass(h[0], h[1], h[2], h[3], h[4], h[5], pa, pb, pc, algo.algo, ws?.ptr ?? 0, algo.workspaceBytes, k, stream.handle), 'mb_lt_pass');
       };
     }
   }
   if (typeof native !== 'string') {
-    passes.C = (k) => {
-      const st = native.pass(cState, half ? 1 : 0, n, a.ptr, b.ptr, c.ptr, k, stream.handle);
-      if (st !== 0) throw new Error(`mb_gemm_pass returned ${st}`);
-    };
+    passes.C = (k) => ok(native.pass(cState, half ? 1 : 0, n, a.ptr, b.ptr, c.ptr, k, stream.handle), 'mb_gemm_pass');
   }
   return { name, n, half, ops, passes };
-}
-
-/** Interleaved repetitions of every pass of `row`: ns per call of each. */
-function run(row: BenchRow): Record<string, number[]> {
-  const names = Object.keys(row.passes);
-  const out: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
-  for (const k of names) row.passes[k](Math.max(1, Math.floor(row.ops / 10))); // warm-up
-  for (let rep = 0; rep < REPS; rep++) {
-    for (let j = 0; j < names.length; j++) {
-      const name = names[(rep + j) % names.length];
-      const t0 = nowNs();
-      row.passes[name](row.ops);
-      out[name].push(Number(nowNs() - t0) / row.ops);
-    }
-  }
-  return out;
 }
 
 function main(): void {
@@ -147,8 +104,9 @@ function main(): void {
   const opsSmall = scaled(20000, 100);
   const opsLarge = scaled(20, 1);
   const rows = [gemmRow('gemm_64_f32', 64, false, opsSmall, env), gemmRow('gemm_4096_f32', 4096, false, opsLarge, env), gemmRow('gemm_4096_f16', 4096, true, opsLarge, env)];
-  const results = rows.map((row) => ({ row, reps: run(row) }));
-  const cupy = cupyRows(opsSmall, opsLarge);
+  const results = rows.map((row) => ({ row, reps: interleave(row.passes, row.ops, REPS) }));
+  const fromCupy = cupyRows('bench_cupy_gemm.py', ['--ops-small', String(opsSmall), '--ops-large', String(opsLarge)]);
+  const cupy = typeof fromCupy === 'string' ? fromCupy : fromCupy.rows;
   if (typeof cupy === 'string') log(`CuPy column skipped: ${cupy}`);
 
   const lines: string[][] = [];
@@ -162,8 +120,8 @@ function main(): void {
     const ltRatio = med['C Lt'] === undefined ? '—' : `${fmt(med['Matmul.execute'] / med['C Lt'], 3)}×`;
     lines.push([row.name, show(med.objects), show(med.typed), show(med.koffi), show(med.C), show(med['Matmul.execute']), show(med['C Lt']), show(theirs), ratio(med.objects), ratio(med.typed), ratio(med.koffi), ltRatio, ratio(theirs)]);
     const target = row.n >= 1024 ? 1.02 : 1.05;
-    if (med.C !== undefined) verdicts.push(`${row.name}: objects/C ${fmt(med.objects / med.C, 3)}× (target ≤ ${target}×) ${med.objects / med.C <= target ? 'PASS' : 'FAIL'}`);
-    if (med['C Lt'] !== undefined) verdicts.push(`${row.name}: Matmul.execute/C Lt ${ltRatio} (target ≤ ${target}×) ${med['Matmul.execute'] / med['C Lt'] <= target ? 'PASS' : 'FAIL'}`);
+    if (med.C !== undefined) verdicts.push(verdict(row.name, 'objects/C', med.objects / med.C, target));
+    if (med['C Lt'] !== undefined) verdicts.push(verdict(row.name, 'Matmul.execute/C Lt', med['Matmul.execute'] / med['C Lt'], target));
   }
   console.log(`\nBlas.gemm vs C (same process) and CuPy on ${device.name}: per call, median of ${REPS} interleaved repetitions (${opsSmall} calls small, ${opsLarge} large):\n`);
   console.log(table(['row', 'objects', 'typed', 'koffi', 'C', 'Matmul.execute', 'C Lt', 'CuPy', 'objects/C', 'typed/C', 'koffi/C', 'Matmul/C Lt', 'CuPy/C'], lines));
@@ -176,9 +134,4 @@ function main(): void {
   stream.close();
 }
 
-try {
-  main();
-} catch (e) {
-  console.error(`math-blas: ${reason(e)}`);
-  process.exit(1);
-}
+runBench('math-blas', main);

@@ -9,15 +9,10 @@
 // passes alternate within each of the 5 repetitions, and each row reports the median per call.
 // CuPy's rows come from bench/python/bench_cupy_fft_rand.py (skipped with a reason where CuPy is absent).
 // Env: BENCH_SCALE (ops), CUDA_HOME (default /usr/local/cuda), PYTHON (default python3), CC (default gcc).
-import koffi from 'koffi';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Device, DeviceBuffer, FftPlan, RandomGenerator, Stream, StridedView, fft } from '../src';
-import { REPO_ROOT, REPS, fmt, log, median, nowNs, reason, scaled, table } from './common';
+import { REPS, fmt, log, median, scaled, table } from './common';
+import { type Pass, buildNative as buildLibrary, cupyRows as runCupy, interleave, ok, runBench, verdict } from './math-common';
 
-type Pass = (ops: number) => void;
 interface BenchRow {
   name: string;
   ops: number;
@@ -28,11 +23,9 @@ interface BenchRow {
   passes: Record<string, Pass>;
 }
 
-const CUDA_HOME = process.env.CUDA_HOME ?? '/usr/local/cuda';
 /** The one-liner's bound at 1k: its options read and layouts compared per call, beside FftPlan's path. */
 const ONE_LINER_TARGET = 1.3;
 const SONAMES = ['libcufft.so.12', 'libcurand.so.10', 'libcudart.so.13'];
-const LIB_DIRS = [join(CUDA_HOME, 'lib64'), join(CUDA_HOME, 'targets', 'x86_64-linux', 'lib'), '/usr/lib/x86_64-linux-gnu', '/lib/x86_64-linux-gnu'];
 
 /** The C side: bench/native/math-fft-rand.c built into a shared library and loaded here, or why not. */
 interface NativeMath {
@@ -45,17 +38,9 @@ interface NativeMath {
 }
 
 function buildNative(): NativeMath | string {
-  const libs = SONAMES.map((name) => LIB_DIRS.map((d) => join(d, name)).find(existsSync));
-  const missing = SONAMES.filter((_, i) => libs[i] === undefined);
-  if (missing.length) return `not found in ${LIB_DIRS.join(', ')}: ${missing.join(', ')}`;
-  const dir = join(tmpdir(), 'cuda-ts-math-bench');
-  mkdirSync(dir, { recursive: true });
-  const so = join(dir, 'libmathbench.so');
-  const rpath = [...new Set(libs.map((l) => l!.slice(0, l!.lastIndexOf('/'))))].map((d) => `-Wl,-rpath,${d}`);
-  const cc = process.env.CC || 'gcc';
-  const b = spawnSync(cc, ['-O2', '-shared', '-fPIC', join(REPO_ROOT, 'bench', 'native', 'math-fft-rand.c'), '-o', so, ...(libs as string[]), ...rpath], { encoding: 'utf8' });
-  if (b.status !== 0) return `${cc} failed: ${(b.stderr || String(b.error)).trim().split('\n').slice(-2).join(' | ')}`;
-  const lib = koffi.load(so);
+  const built = buildLibrary('math-fft-rand.c', 'libmathbench.so', SONAMES);
+  if (typeof built === 'string') return built;
+  const { lib } = built;
   return {
     fftPlan: lib.func('int mfr_fft_plan(int, int, uint64_t)'),
     fftPass: lib.func('int mfr_fft_pass(int, uint64_t, uint64_t, long, uint64_t)'),
@@ -66,36 +51,11 @@ function buildNative(): NativeMath | string {
   } as NativeMath;
 }
 
-/** Throws when a C pass returned a failing status. */
-function ok(status: number, what: string): void {
-  if (status !== 0) throw new Error(`${what} returned ${status}`);
-}
-
-/** Each pass once (warm-up), then REPS repetitions of every pass in rotating order: ns per call, by implementation. */
-function measureRow(row: BenchRow): Record<string, number[]> {
-  const names = Object.keys(row.passes);
-  const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (const n of names) row.passes[n](Math.max(1, Math.floor(row.ops / 10)));
-  for (let rep = 0; rep < REPS; rep++) {
-    for (let k = 0; k < names.length; k++) {
-      const name = names[(rep + k) % names.length];
-      const t0 = nowNs();
-      row.passes[name](row.ops);
-      out[name].push(Number(nowNs() - t0) / row.ops);
-    }
-  }
-  return out;
-}
-
 /** CuPy's rows (ns per call), or why there are none. */
 function cupyRows(ops: Record<string, number>): Record<string, number> | string {
-  const py = process.env.PYTHON || 'python3';
   const args = ['--ops-1k', String(ops.fft_c2c_1k), '--ops-fill', String(ops.uniform_1M), '--ops-large', String(ops.fft_c2c_16M)];
-  const r = spawnSync(py, [join(REPO_ROOT, 'bench', 'python', 'bench_cupy_fft_rand.py'), ...args], { encoding: 'utf8', timeout: 300_000 });
-  if (r.status !== 0) return `${py} exited ${r.status ?? r.signal}: ${(r.stderr || String(r.error ?? '')).trim().split('\n').slice(-1)[0]}`;
-  const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as { skipped?: string; rows?: Record<string, { median: number }> };
-  if (result.skipped) return result.skipped;
-  return Object.fromEntries(Object.entries(result.rows!).map(([k, v]) => [k, v.median]));
+  const r = runCupy('bench_cupy_fft_rand.py', args);
+  return typeof r === 'string' ? r : r.rows;
 }
 
 /** Prints the table (per call: objects, fft(), C, CuPy and the ratios to C), the verdicts and one JSON line. */
@@ -109,9 +69,9 @@ function report(deviceName: string, results: { row: BenchRow; reps: Record<strin
     const show = (ns: number | undefined) => (ns === undefined ? '—' : row.bytes ? `${fmt(ns / 1e6, 3)} ms (${fmt(row.bytes / ns)} GB/s)` : `${fmt(ns / 1e3, 2)} µs`);
     const ratio = (ns: number | undefined) => (ns === undefined || c === undefined ? '—' : `${fmt(ns / c, 3)}×`);
     lines.push([row.name, show(med.objects), show(med['fft()']), show(c), show(theirs), ratio(med.objects), ratio(med['fft()']), ratio(theirs)]);
-    if (c !== undefined) verdicts.push(`${row.name}: objects/C ${fmt(med.objects / c, 3)}× (target ≤ ${row.target}×) ${med.objects / c <= row.target ? 'PASS' : 'FAIL'}`);
+    if (c !== undefined) verdicts.push(verdict(row.name, 'objects/C', med.objects / c, row.target));
     const oneLine = med['fft()'];
-    if (c !== undefined && oneLine !== undefined) verdicts.push(`${row.name}: fft()/C ${fmt(oneLine / c, 3)}× (target ≤ ${ONE_LINER_TARGET}×) ${oneLine / c <= ONE_LINER_TARGET ? 'PASS' : 'FAIL'}`);
+    if (c !== undefined && oneLine !== undefined) verdicts.push(verdict(row.name, 'fft()/C', oneLine / c, ONE_LINER_TARGET));
   }
   console.log(`\nFFT and Random objects vs C (same process) and CuPy on ${deviceName}, per call, median of ${REPS} interleaved repetitions:\n`);
   console.log(table(['row', 'objects', 'fft()', 'C', 'CuPy', 'objects/C', 'fft()/C', 'CuPy/C'], lines));
@@ -173,7 +133,7 @@ function main(): void {
     },
   ];
 
-  const results = rows.map((row) => ({ row, reps: measureRow(row) }));
+  const results = rows.map((row) => ({ row, reps: interleave(row.passes, row.ops, REPS) }));
   const cupy = cupyRows(Object.fromEntries(rows.map((r) => [r.name, r.ops])));
   if (typeof cupy === 'string') log(`CuPy rows skipped: ${cupy}`);
 
@@ -188,9 +148,4 @@ function main(): void {
   stream.close();
 }
 
-try {
-  main();
-} catch (e) {
-  console.error(`math-fft-rand: ${reason(e)}`);
-  process.exit(1);
-}
+runBench('math-fft-rand', main);

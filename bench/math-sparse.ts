@@ -12,21 +12,15 @@
 // StridedViews, with DenseVector descriptors, C, and CuPy in its own process after the others (`A @ x`,
 // and cupyx.cusparse.spmv into a preallocated y). After the passes y is checked against the host product.
 // Env: BENCH_SCALE (ops), REPS, CUDA_HOME (default /usr/local/cuda), CC, PYTHON.
-import koffi from 'koffi';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Device, DeviceBuffer, DenseVector, Sparse, SparseMatrix, Stream, StridedView } from '../src';
-import { REPO_ROOT, fmt, log, median, nowNs, reason, scaled, table } from './common';
+import { fmt, log, median, scaled, table } from './common';
+import { buildNative as buildLibrary, cupyRows, interleave, ok, runBench, verdict } from './math-common';
 
 const ROWS = 10_000;
 /** Interleaved repetitions (odd: the median is one of them). */
 const REPS = Math.max(1, Number(process.env.REPS ?? 9));
 const PER_ROW = 8;
-const CUDA_HOME = process.env.CUDA_HOME ?? '/usr/local/cuda';
 const SONAMES = ['libcusparse.so.12', 'libcudart.so.13'];
-const LIB_DIRS = [join(CUDA_HOME, 'lib64'), join(CUDA_HOME, 'targets', 'x86_64-linux', 'lib'), '/usr/lib/x86_64-linux-gnu', '/lib/x86_64-linux-gnu'];
 
 interface NativeSparse {
   create(rows: number, cols: number, nnz: number, offsets: number, columns: number, values: number, x: number, y: number, stream: number): number;
@@ -36,32 +30,14 @@ interface NativeSparse {
 
 /** bench/native/math-sparse.c built into a shared library and loaded here, or why not. */
 function buildNative(): NativeSparse | string {
-  const libs = SONAMES.map((name) => LIB_DIRS.map((d) => join(d, name)).find(existsSync));
-  const missing = SONAMES.filter((_, i) => libs[i] === undefined);
-  if (missing.length) return `not found in ${LIB_DIRS.join(', ')}: ${missing.join(', ')}`;
-  const dir = join(tmpdir(), 'cuda-ts-math-bench');
-  mkdirSync(dir, { recursive: true });
-  const so = join(dir, 'libsparsebench.so');
-  const rpath = [...new Set(libs.map((l) => l!.slice(0, l!.lastIndexOf('/'))))].map((d) => `-Wl,-rpath,${d}`);
-  const cc = process.env.CC || 'gcc';
-  const b = spawnSync(cc, ['-O2', '-shared', '-fPIC', join(REPO_ROOT, 'bench', 'native', 'math-sparse.c'), '-o', so, ...(libs as string[]), ...rpath], { encoding: 'utf8' });
-  if (b.status !== 0) return `${cc} failed: ${(b.stderr || String(b.error)).trim().split('\n').slice(-2).join(' | ')}`;
-  const lib = koffi.load(so);
+  const built = buildLibrary('math-sparse.c', 'libsparsebench.so', SONAMES);
+  if (typeof built === 'string') return built;
+  const { lib } = built;
   return {
     create: lib.func('uint64_t ms_spmv_create(int64_t, int64_t, int64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t)'),
     pass: lib.func('int ms_spmv_pass(uint64_t, long, uint64_t)'),
     destroy: lib.func('int ms_spmv_destroy(uint64_t)'),
   } as NativeSparse;
-}
-
-/** CuPy's rows (ns per call by row name), or why there are none. */
-function cupyRows(ops: number): { rows: Record<string, number>; skipped: Record<string, string> } | string {
-  const py = process.env.PYTHON || 'python3';
-  const r = spawnSync(py, [join(REPO_ROOT, 'bench', 'python', 'bench_cupy_sparse.py'), '--ops', String(ops), '--reps', String(REPS)], { encoding: 'utf8', timeout: 300_000 });
-  if (r.status !== 0) return `${py} exited ${r.status ?? r.signal}: ${(r.stderr || String(r.error ?? '')).trim().split('\n').slice(-1)[0]}`;
-  const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as { skipped?: string; rows?: Record<string, { median: number }>; skipped_rows?: Record<string, string> };
-  if (result.skipped) return result.skipped;
-  return { rows: Object.fromEntries(Object.entries(result.rows!).map(([k, v]) => [k, v.median])), skipped: result.skipped_rows ?? {} };
 }
 
 /** A ROWS × ROWS CSR pattern with PER_ROW distinct sorted columns per row and values in [-1, 1). */
@@ -85,22 +61,6 @@ function checkProduct(y: Float32Array, values: Float32Array): void {
     for (let k = r * PER_ROW; k < (r + 1) * PER_ROW; k++) sum += values[k];
     if (Math.abs(y[r] - sum) > 1e-4 * Math.max(1, Math.abs(sum))) throw new Error(`y[${r}] is ${y[r]}, the host product ${sum}`);
   }
-}
-
-/** REPS repetitions of every pass, their order rotating per repetition; ns per call by pass. */
-function interleave(passes: Record<string, (ops: number) => void>, ops: number): Record<string, number[]> {
-  const names = Object.keys(passes);
-  const reps: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (const n of names) passes[n](Math.max(1, Math.floor(ops / 10))); // warm-up (the object's first call sizes its workspace)
-  for (let rep = 0; rep < REPS; rep++) {
-    for (let k = 0; k < names.length; k++) {
-      const name = names[(rep + k) % names.length];
-      const t0 = nowNs();
-      passes[name](ops);
-      reps[name].push(Number(nowNs() - t0) / ops);
-    }
-  }
-  return reps;
 }
 
 function main(): void {
@@ -128,15 +88,12 @@ function main(): void {
     'objects (DenseVector)': (ops) => { for (let i = 0; i < ops; i++) sparse.spmv(A, xd, yd); stream.synchronize(); },
   };
   if (typeof native !== 'string') {
-    passes.C = (ops) => {
-      const st = native.pass(cState, ops, h);
-      if (st !== 0) throw new Error(`ms_spmv_pass returned ${st}`);
-    };
+    passes.C = (ops) => ok(native.pass(cState, ops, h), 'ms_spmv_pass');
   }
   const ops = scaled(20000, 100);
-  const reps = interleave(passes, ops);
+  const reps = interleave(passes, ops, REPS); // the warm-up: the object's first call sizes its workspace
   checkProduct(yBuf.toArray(Float32Array), host.values);
-  const cupy = cupyRows(ops);
+  const cupy = cupyRows('bench_cupy_sparse.py', ['--ops', String(ops), '--reps', String(REPS)]);
   if (typeof cupy === 'string') log(`CuPy column skipped: ${cupy}`);
   else for (const [row, why] of Object.entries(cupy.skipped)) log(`CuPy ${row} skipped: ${why}`);
   report(device.name, A.nnz, ops, reps, typeof cupy === 'string' ? {} : cupy.rows);
@@ -156,16 +113,11 @@ function report(deviceName: string, nnz: number, ops: number, reps: Record<strin
   console.log(table(['implementation', 'per call', 'ratio to C'], Object.keys(med).map((n) => [n, `${fmt(med[n] / 1e3, 2)} µs`, ratio(n)])));
   if (reps.C !== undefined) {
     const perRep = (n: string): number => median(reps[n].map((t, i) => t / reps.C[i]));
-    const verdict = perRep('objects');
-    console.log(`per-repetition ratios to C (median): objects ${fmt(verdict, 3)}×, objects (DenseVector) ${fmt(perRep('objects (DenseVector)'), 3)}×`);
-    console.log(`spmv_csr_10k: objects/C ${fmt(verdict, 3)}× (target ≤ 1.05×) ${verdict <= 1.05 ? 'PASS' : 'FAIL'}`);
+    const objectsToC = perRep('objects');
+    console.log(`per-repetition ratios to C (median): objects ${fmt(objectsToC, 3)}×, objects (DenseVector) ${fmt(perRep('objects (DenseVector)'), 3)}×`);
+    console.log(verdict('spmv_csr_10k', 'objects/C', objectsToC, 1.05));
   }
   console.log(JSON.stringify({ impl: 'math-sparse', device: deviceName, reps: REPS, ops, rows: { spmv_csr_10k: reps }, cupy }));
 }
 
-try {
-  main();
-} catch (e) {
-  console.error(`math-sparse: ${reason(e)}`);
-  process.exit(1);
-}
+runBench('math-sparse', main);

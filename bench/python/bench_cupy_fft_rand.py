@@ -13,8 +13,8 @@ fft_c2c_16M (cupy.fft.fft of 2**24 complex64 points). Prints ONE JSON object on 
 """
 
 import argparse
-import json
-import time
+
+from cupy_common import measure, print_not_importable, print_rows
 
 
 PHILOX4_32_10 = 161  # curandRngType_t CURAND_RNG_PSEUDO_PHILOX4_32_10, as bench/native/math-fft-rand.c
@@ -29,19 +29,6 @@ def curand_module():
     return curand
 
 
-def measure(fn, ops, stream, reps=5):
-    fn(max(1, ops // 10))
-    stream.synchronize()
-    out = []
-    for _ in range(reps):
-        t0 = time.perf_counter_ns()
-        fn(ops)
-        stream.synchronize()
-        out.append((time.perf_counter_ns() - t0) / ops)
-    out.sort()
-    return {"median": out[len(out) // 2], "reps": out}
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ops-1k", type=int, default=20000)
@@ -51,7 +38,7 @@ def main():
     try:
         import cupy
     except Exception as e:  # noqa: BLE001
-        print(json.dumps({"impl": "cupy", "skipped": f"CuPy not importable: {e}"}))
+        print_not_importable(e)
         return
     stream = cupy.cuda.Stream(non_blocking=False)
     rows = {}
@@ -82,7 +69,7 @@ def main():
                 cupy.fft.fft(large)
 
         rows["fft_c2c_16M"] = measure(fft_large, a.ops_large, stream)
-    print(json.dumps({"impl": "cupy", "meta": {"cupy": cupy.__version__}, "rows": rows}))
+    print_rows(cupy, rows)
 
 
 if __name__ == "__main__":

@@ -11,21 +11,8 @@ or {"impl": "cupy", "skipped": why}.
 """
 
 import argparse
-import json
-import time
 
-
-def measure(fn, ops, stream, reps=5):
-    fn(max(1, ops // 10))
-    stream.synchronize()
-    out = []
-    for _ in range(reps):
-        t0 = time.perf_counter_ns()
-        fn(ops)
-        stream.synchronize()
-        out.append((time.perf_counter_ns() - t0) / ops)
-    out.sort()
-    return {"median": out[len(out) // 2], "reps": out}
+from cupy_common import measure, print_not_importable, print_rows
 
 
 def main():
@@ -36,7 +23,7 @@ def main():
     try:
         import cupy
     except Exception as e:  # noqa: BLE001
-        print(json.dumps({"impl": "cupy", "skipped": f"CuPy not importable: {e}"}))
+        print_not_importable(e)
         return
     stream = cupy.cuda.Stream(non_blocking=False)
     rows = {}
@@ -51,7 +38,7 @@ def main():
                     cupy.matmul(x, y, out=out)
 
             rows[name] = measure(run, ops, stream)
-    print(json.dumps({"impl": "cupy", "meta": {"cupy": cupy.__version__}, "rows": rows}))
+    print_rows(cupy, rows)
 
 
 if __name__ == "__main__":

@@ -14,24 +14,11 @@ or {"impl": "cupy", "skipped": why}.
 """
 
 import argparse
-import json
-import time
+
+from cupy_common import measure, print_not_importable, print_rows, print_skipped
 
 ROWS = 10_000
 PER_ROW = 8
-
-
-def measure(fn, ops, stream, reps):
-    fn(max(1, ops // 10))
-    stream.synchronize()
-    out = []
-    for _ in range(reps):
-        t0 = time.perf_counter_ns()
-        fn(ops)
-        stream.synchronize()
-        out.append((time.perf_counter_ns() - t0) / ops)
-    ordered = sorted(out)
-    return {"median": ordered[len(ordered) // 2], "reps": out}
 
 
 def host_csr(numpy):
@@ -54,7 +41,7 @@ def main():
         import cupyx.scipy.sparse as sparse
         import numpy
     except Exception as e:  # noqa: BLE001
-        print(json.dumps({"impl": "cupy", "skipped": f"CuPy not importable: {e}"}))
+        print_not_importable(e)
         return
     stream = cupy.cuda.Stream(non_blocking=False)
     rows, skipped = {}, {}
@@ -68,7 +55,7 @@ def main():
             for _ in range(ops):
                 A @ x
 
-        rows["matmul"] = measure(matmul, a.ops, stream, a.reps)
+        rows["matmul"] = measure(matmul, a.ops, stream, a.reps, sort_reps=False)
         try:
             import cupyx.cusparse as cusparse
 
@@ -79,16 +66,16 @@ def main():
                 for _ in range(ops):
                     cusparse.spmv(A, x, y=y)
 
-            rows["spmv_out"] = measure(spmv_out, a.ops, stream, a.reps)
+            rows["spmv_out"] = measure(spmv_out, a.ops, stream, a.reps, sort_reps=False)
         except Exception as e:  # noqa: BLE001
             skipped["spmv_out"] = str(e)
         # the product itself, so a wrong setup cannot pass for a fast one
         ref = values.reshape(ROWS, PER_ROW).sum(axis=1)  # x is all ones: each row's sum
         got = cupy.asnumpy(A @ x)
         if not numpy.allclose(got, ref, rtol=1e-4, atol=1e-5):
-            print(json.dumps({"impl": "cupy", "skipped": "CuPy's A @ x differs from the host product"}))
+            print_skipped("CuPy's A @ x differs from the host product")
             return
-    print(json.dumps({"impl": "cupy", "meta": {"cupy": cupy.__version__, "ops": a.ops, "reps": a.reps}, "rows": rows, "skipped_rows": skipped}))
+    print_rows(cupy, rows, {"ops": a.ops, "reps": a.reps}, skipped_rows=skipped)
 
 
 if __name__ == "__main__":
