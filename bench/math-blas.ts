@@ -9,11 +9,11 @@
 // (cuBLASLt, planned once) against `C Lt` (its very cublasLtMatmul call from C), and what the objects row is made of: `typed` (the typed layer's cublasSgemm the
 // object calls) and `koffi` (cublasSgemm_v2 bound bare through koffi: the FFI floor). Env: BENCH_SCALE (ops), CUDA_HOME (default /usr/local/cuda), PYTHON, CC.
 import koffi from 'koffi';
-import { Device, DeviceBuffer, Stream } from '../src';
+import { DeviceBuffer, Stream } from '../src';
 import { Blas, Matmul, matrix } from '../src/math';
 import { loadCublas } from '../src/releases';
 import { REPS, fmt, log, median, scaled, table } from './common';
-import { buildNative as buildLibrary, cupyRows, interleave, ok, runBench, verdict } from './math-common';
+import { buildNative as buildLibrary, cupyRows, interleave, ok, runBench, startGpuBench, verdict } from './math-common';
 
 const SONAMES = ['libcublas.so.13', 'libcudart.so.13', 'libcublasLt.so.13'];
 
@@ -91,11 +91,7 @@ function gemmRow(name: string, n: number, half: boolean, ops: number, env: { bla
 }
 
 function main(): void {
-  const device = Device.get(Number(process.env.BENCH_DEVICE ?? 0));
-  device.setCurrent();
-  const stream = Stream.create();
-  const native = buildNative();
-  if (typeof native === 'string') log(`C column skipped: ${native}`);
+  const { device, stream, native } = startGpuBench(buildNative, 'column');
   const cState = typeof native === 'string' ? 0 : native.create(stream.handle);
   if (typeof native !== 'string' && cState === 0) throw new Error('the C side could not make its cuBLAS handle');
   const blas = Blas.create({ stream });

@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as drv from '../src/driver';
 import { Context } from '../src/context';
+import { Device } from '../src/device';
 import { Core } from '../src/lifecycle';
 import { DeviceBuffer } from '../src/memory/device-buffer';
 import { Stream } from '../src/stream';
-import { REPO_ROOT, fmt, median, nowNs, reason, table } from './common';
+import { REPO_ROOT, fmt, log, median, nowNs, reason, table } from './common';
 
 export type Pass = (ops: number) => void;
 export type KoffiLib = ReturnType<typeof koffi.load>;
@@ -149,6 +150,16 @@ export function buildNative(source: string, soName: string, sonames: string[]): 
   const b = spawnSync(cc, ['-O2', '-shared', '-fPIC', join(REPO_ROOT, 'bench', 'native', source), '-o', so, ...libs, ...rpath], { encoding: 'utf8' });
   if (b.status !== 0) return `${cc} failed: ${(b.stderr || String(b.error)).trim().split('\n').slice(-2).join(' | ')}`;
   return { lib: koffi.load(so), libs };
+}
+
+/** BENCH_DEVICE (default 0) made current, a stream on it, and the C side from `build` (or why not, logged as `C <skipped> skipped: …`). */
+export function startGpuBench<Native>(build: () => Native | string, skipped: string): { device: Device; stream: Stream; native: Native | string } {
+  const device = Device.get(Number(process.env.BENCH_DEVICE ?? 0));
+  device.setCurrent();
+  const stream = Stream.create();
+  const native = build();
+  if (typeof native === 'string') log(`C ${skipped} skipped: ${native}`);
+  return { device, stream, native };
 }
 
 /** Throws when a C pass returned a failing status. */

@@ -9,9 +9,9 @@
 // passes alternate within each of the 5 repetitions, and each row reports the median per call.
 // CuPy's rows come from bench/python/bench_cupy_fft_rand.py (skipped with a reason where CuPy is absent).
 // Env: BENCH_SCALE (ops), CUDA_HOME (default /usr/local/cuda), PYTHON (default python3), CC (default gcc).
-import { Device, DeviceBuffer, FftPlan, RandomGenerator, Stream, StridedView, fft } from '../src';
+import { DeviceBuffer, FftPlan, RandomGenerator, StridedView, fft } from '../src';
 import { REPS, fmt, log, median, scaled, table } from './common';
-import { type Pass, buildNative as buildLibrary, cupyRows as runCupy, interleave, ok, runBench, verdict } from './math-common';
+import { type Pass, buildNative as buildLibrary, cupyRows as runCupy, interleave, ok, runBench, startGpuBench, verdict } from './math-common';
 
 interface BenchRow {
   name: string;
@@ -80,11 +80,7 @@ function report(deviceName: string, results: { row: BenchRow; reps: Record<strin
 }
 
 function main(): void {
-  const device = Device.get(Number(process.env.BENCH_DEVICE ?? 0));
-  device.setCurrent();
-  const stream = Stream.create();
-  const native = buildNative();
-  if (typeof native === 'string') log(`C rows skipped: ${native}`);
+  const { device, stream, native } = startGpuBench(buildNative, 'rows');
   const h = stream.handle;
 
   const small = { n: 1024, bytes: 1024 * 8 };

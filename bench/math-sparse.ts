@@ -12,9 +12,9 @@
 // StridedViews, with DenseVector descriptors, C, and CuPy in its own process after the others (`A @ x`,
 // and cupyx.cusparse.spmv into a preallocated y). After the passes y is checked against the host product.
 // Env: BENCH_SCALE (ops), REPS, CUDA_HOME (default /usr/local/cuda), CC, PYTHON.
-import { Device, DeviceBuffer, DenseVector, Sparse, SparseMatrix, Stream, StridedView } from '../src';
+import { DeviceBuffer, DenseVector, Sparse, SparseMatrix, StridedView } from '../src';
 import { fmt, log, median, scaled, table } from './common';
-import { buildNative as buildLibrary, cupyRows, interleave, ok, runBench, verdict } from './math-common';
+import { buildNative as buildLibrary, cupyRows, interleave, ok, runBench, startGpuBench, verdict } from './math-common';
 
 const ROWS = 10_000;
 /** Interleaved repetitions (odd: the median is one of them). */
@@ -64,11 +64,7 @@ function checkProduct(y: Float32Array, values: Float32Array): void {
 }
 
 function main(): void {
-  const device = Device.get(Number(process.env.BENCH_DEVICE ?? 0));
-  device.setCurrent();
-  const stream = Stream.create();
-  const native = buildNative();
-  if (typeof native === 'string') log(`C column skipped: ${native}`);
+  const { device, stream, native } = startGpuBench(buildNative, 'column');
   const sparse = Sparse.create({ stream });
   const host = hostMatrix();
   const A = SparseMatrix.fromHost('csr', { rows: ROWS, cols: ROWS, ...host }, { stream });

@@ -12,9 +12,7 @@ fft_c2c_16M (cupy.fft.fft of 2**24 complex64 points). Prints ONE JSON object on 
 {"impl": "cupy", "meta": {...}, "rows": {name: {"median": ns, "reps": [...]}} } or {"impl": "cupy", "skipped": why}.
 """
 
-import argparse
-
-from cupy_common import measure, print_not_importable, print_rows
+from cupy_common import measure, print_rows, start
 
 
 PHILOX4_32_10 = 161  # curandRngType_t CURAND_RNG_PSEUDO_PHILOX4_32_10, as bench/native/math-fft-rand.c
@@ -30,17 +28,10 @@ def curand_module():
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--ops-1k", type=int, default=20000)
-    p.add_argument("--ops-fill", type=int, default=2000)
-    p.add_argument("--ops-large", type=int, default=20)
-    a = p.parse_args()
-    try:
-        import cupy
-    except Exception as e:  # noqa: BLE001
-        print_not_importable(e)
+    started = start({"--ops-1k": 20000, "--ops-fill": 2000, "--ops-large": 20})
+    if started is None:
         return
-    stream = cupy.cuda.Stream(non_blocking=False)
+    a, cupy, stream = started
     rows = {}
     with stream:
         small = (cupy.arange(1024, dtype=cupy.float32) * (1 + 1j)).astype(cupy.complex64)

@@ -10,22 +10,14 @@ Prints ONE JSON object on stdout: {"impl": "cupy", "meta": {...}, "rows": {name:
 or {"impl": "cupy", "skipped": why}.
 """
 
-import argparse
-
-from cupy_common import measure, print_not_importable, print_rows
+from cupy_common import measure, print_rows, start
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--ops-small", type=int, default=20000)
-    p.add_argument("--ops-large", type=int, default=20)
-    a = p.parse_args()
-    try:
-        import cupy
-    except Exception as e:  # noqa: BLE001
-        print_not_importable(e)
+    started = start({"--ops-small": 20000, "--ops-large": 20})
+    if started is None:
         return
-    stream = cupy.cuda.Stream(non_blocking=False)
+    a, cupy, stream = started
     rows = {}
     with stream:
         for name, n, dtype, ops in (("gemm_64_f32", 64, cupy.float32, a.ops_small), ("gemm_4096_f32", 4096, cupy.float32, a.ops_large), ("gemm_4096_f16", 4096, cupy.float16, a.ops_large)):

@@ -13,9 +13,7 @@ generic API). Prints ONE JSON object on stdout:
 or {"impl": "cupy", "skipped": why}.
 """
 
-import argparse
-
-from cupy_common import measure, print_not_importable, print_rows, print_skipped
+from cupy_common import measure, print_not_importable, print_rows, print_skipped, start
 
 ROWS = 10_000
 PER_ROW = 8
@@ -32,18 +30,16 @@ def host_csr(numpy):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--ops", type=int, default=20000)
-    p.add_argument("--reps", type=int, default=9)
-    a = p.parse_args()
+    started = start({"--ops": 20000, "--reps": 9})
+    if started is None:
+        return
+    a, cupy, stream = started
     try:
-        import cupy
         import cupyx.scipy.sparse as sparse
         import numpy
     except Exception as e:  # noqa: BLE001
         print_not_importable(e)
         return
-    stream = cupy.cuda.Stream(non_blocking=False)
     rows, skipped = {}, {}
     with stream:
         offsets, columns, values = host_csr(numpy)

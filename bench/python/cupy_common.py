@@ -2,6 +2,7 @@
 the timing loop of bench/math-*.ts (a pass of `ops` calls, then a stream synchronize; host wall time per call;
 the median of `reps` passes after a warm-up pass) and the ONE JSON object each prints on stdout."""
 
+import argparse
 import json
 import time
 
@@ -32,3 +33,18 @@ def print_not_importable(error):
 def print_rows(cupy, rows, meta=None, **extra):
     """The result: CuPy's version (and `meta`), the rows, and any further top-level keys."""
     print(json.dumps({"impl": "cupy", "meta": {"cupy": cupy.__version__, **(meta or {})}, "rows": rows, **extra}))
+
+
+def start(flags):
+    """Parses the integer options `flags` ({"--name": default}), imports CuPy and makes a blocking stream:
+    (options, cupy, stream), or None once the skip is printed where CuPy cannot be imported."""
+    p = argparse.ArgumentParser()
+    for flag, default in flags.items():
+        p.add_argument(flag, type=int, default=default)
+    options = p.parse_args()
+    try:
+        import cupy
+    except Exception as e:  # noqa: BLE001
+        print_not_importable(e)
+        return None
+    return options, cupy, cupy.cuda.Stream(non_blocking=False)
