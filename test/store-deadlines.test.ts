@@ -75,9 +75,16 @@ test('both ends set TCP keepalive (a dead host or a partition ends the connectio
   const port = await startServer();
   store = await TcpStore.connect({ host: '127.0.0.1', port, token, timeoutMs: 10_000 });
   await store.set('k', 'v');
-  const ss = spawnSync('ss', ['-tnoH', 'state', 'established', `( sport = :${port} or dport = :${port} )`], { encoding: 'utf8' });
-  if (ss.error) return; // no ss here: nothing to read the socket options with
-  const lines = ss.stdout.trim().split('\n');
+  // ss shows one timer per socket: while a reply's ACK is still in flight it shows the retransmit timer
+  // ("on"), so read again until both ends are idle (at most ~2 s).
+  let lines: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const ss = spawnSync('ss', ['-tnoH', 'state', 'established', `( sport = :${port} or dport = :${port} )`], { encoding: 'utf8' });
+    if (ss.error) return; // no ss here: nothing to read the socket options with
+    lines = ss.stdout.trim().split('\n');
+    if (lines.every((l) => !/timer:\(on,/.test(l))) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   expect(lines.length).toBe(2); // the client's end and the server's end
   for (const line of lines) expect(line).toMatch(/timer:\(keepalive/);
 });
