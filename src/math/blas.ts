@@ -82,6 +82,12 @@ function optionsOf<T extends object>(where: string, o: T | undefined, keys: read
   return o;
 }
 
+/** The options gemmEx and the batched GEMMs share, checked: transposes and algo read once. */
+function gemmExOptions(where: string, options: GemmExOptions | undefined): { o: Partial<GemmExOptions>; tA: Transpose; tB: Transpose; algo: number } {
+  const o = optionsOf(where, options, GEMM_EX_KEYS);
+  return { o, tA: checkTranspose(where, 'transA', o.transA), tB: checkTranspose(where, 'transB', o.transB), algo: checkAlgo(where, o.algo) };
+}
+
 /**
  * A cuBLAS handle on one Stream: `using blas = Blas.create({ stream })`, then `blas.gemm(a, b, c)` with
  * 2-D StridedViews. Work is enqueued on the stream (synchronize it before reading results); `dot` and
@@ -259,10 +265,7 @@ export class Blas extends StreamBoundResource {
    */
   gemmEx(a: StridedView, b: StridedView, c: StridedView, options?: GemmExOptions): this {
     const where = 'Blas.gemmEx';
-    const o = optionsOf(where, options, GEMM_EX_KEYS);
-    const tA = checkTranspose(where, 'transA', o.transA);
-    const tB = checkTranspose(where, 'transB', o.transB);
-    const algo = checkAlgo(where, o.algo);
+    const { o, tA, tB, algo } = gemmExOptions(where, options);
     this.resolveGemm(where, a, b, c, false);
     const compute = this.computeOf(where, o.computeType);
     planGemm(where, this.sa, tA, this.sb, tB, this.sc, this.call);
@@ -296,10 +299,7 @@ export class Blas extends StreamBoundResource {
    */
   gemmStridedBatched(a: StridedView, b: StridedView, c: StridedView, options?: GemmExOptions): this {
     const where = 'Blas.gemmStridedBatched';
-    const o = optionsOf(where, options, GEMM_EX_KEYS);
-    const tA = checkTranspose(where, 'transA', o.transA);
-    const tB = checkTranspose(where, 'transB', o.transB);
-    const algo = checkAlgo(where, o.algo);
+    const { o, tA, tB, algo } = gemmExOptions(where, options);
     this.resolveGemm(where, a, b, c, true);
     const batch = checkBatches(where, this.sa, this.sb, this.sc);
     const compute = this.computeOf(where, o.computeType);
@@ -323,10 +323,7 @@ export class Blas extends StreamBoundResource {
    */
   gemmBatched(a: readonly StridedView[], b: readonly StridedView[], c: readonly StridedView[], options?: GemmExOptions): this {
     const where = 'Blas.gemmBatched';
-    const o = optionsOf(where, options, GEMM_EX_KEYS);
-    const tA = checkTranspose(where, 'transA', o.transA);
-    const tB = checkTranspose(where, 'transB', o.transB);
-    const algo = checkAlgo(where, o.algo);
+    const { o, tA, tB, algo } = gemmExOptions(where, options);
     const count = checkLists(where, a, b, c);
     if (count === 0) return this;
     const table = new Uint32Array(6 * count);
