@@ -11,7 +11,7 @@ import { whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from '../memory/device-buffer';
 import type { DType, StridedView } from '../memory/strided-view';
 import type { Stream, StreamLike } from '../stream';
-import { ScalarBox, StreamBoundResource, checkDType, cudaDataType, isComplex, resolveStream, type Complex, type Operand, type Scalar } from './common';
+import { ScalarBox, StreamBoundResource, checkDType, createStream, cudaDataType, isComplex, optionsOf, resolveStream, type Complex, type Operand, type Scalar } from './common';
 import { CUBLAS_COMPUTE, GEMM_DEFAULT_ALGO, GemmCall, checkBatches, checkComputeType, checkIntegerGemm, defaultComputeType, gemmScaleType, isIntegerCompute, planGemm, type ComputeType } from './blas-gemm';
 import { MatrixSlot, VectorSlot, checkTranspose, mappedOp, opCode, resolveMatrix, resolveVector, type Transpose } from './matrix';
 import { level1Name, LEVEL1_DTYPES, type Level1DType } from './blas-level1';
@@ -70,17 +70,8 @@ const POINTER_MODE_HOST = 0;
 const POINTER_MODE_DEVICE = 1;
 /** cublasStatus_t CUBLAS_STATUS_EXECUTION_FAILED: what a launch into a stream of another context reports. */
 const EXECUTION_FAILED = 13;
-const NO_OPTIONS = Object.freeze({});
 // read once: a namespace member is a getter call per use under some loaders (tsx, esbuild's CommonJS)
 const { bindHinted, currentContextHandle } = drv;
-
-/** Reads an options object (undefined: none); TypeError naming `where` for anything else or an unknown key. */
-function optionsOf<T extends object>(where: string, o: T | undefined, keys: readonly string[]): Partial<T> {
-  if (o === undefined) return NO_OPTIONS;
-  if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object, got ${describe(o)}`);
-  for (const k in o) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
-  return o;
-}
 
 /** The options gemmEx and the batched GEMMs share, checked: transposes and algo read once. */
 function gemmExOptions(where: string, options: GemmExOptions | undefined): { o: Partial<GemmExOptions>; tA: Transpose; tB: Transpose; algo: number } {
@@ -122,9 +113,7 @@ export class Blas extends StreamBoundResource {
 
   /** A cuBLAS handle on `options.stream` (default: the legacy default stream of the current context). Loads cuBLAS. */
   static create(options?: BlasOptions): Blas {
-    const o = optionsOf('Blas.create', options, ['stream']);
-    const stream = resolveStream('Blas.create', o.stream);
-    stream.context.bind();
+    const stream = createStream('Blas.create', options);
     const api = loadCublas();
     const handle = api.cublasCreate();
     try {

@@ -189,6 +189,25 @@ export class ScalarBox {
   }
 }
 
+// ── options ──────────────────────────────────────────────────────────────────────────────────────
+
+const NO_OPTIONS = Object.freeze({});
+
+/** An options object (undefined: none) holding only `keys`; TypeError naming `where` otherwise. No allocation (hot paths call it). */
+export function optionsOf<T extends object>(where: string, o: T | undefined, keys: readonly string[]): Partial<T> {
+  if (o === undefined) return NO_OPTIONS;
+  if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object, got ${describe(o)}`);
+  for (const k in o) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
+  return o;
+}
+
+/** The stream of a handle's `create({ stream })`, resolved and its context made current. */
+export function createStream(where: string, options: { stream?: StreamLike } | undefined): Stream {
+  const stream = resolveStream(where, optionsOf(where, options, ['stream']).stream);
+  stream.context.bind();
+  return stream;
+}
+
 // ── streams ──────────────────────────────────────────────────────────────────────────────────────
 
 /** The Stream `s` names (a Stream or a stream-protocol object), or the current context's legacy default stream. */

@@ -11,7 +11,7 @@ import { DeviceBuffer } from '../memory/device-buffer';
 import { StridedView } from '../memory/strided-view';
 import type { Context } from '../context';
 import type { Stream, StreamLike } from '../stream';
-import { ScalarBox, StreamBoundResource, checkExtent, operand, resolveStream } from './common';
+import { ScalarBox, StreamBoundResource, checkExtent, createStream, operand, optionsOf, resolveStream } from './common';
 import { CONVOLUTION_FWD_ALGORITHMS, CUDNN_MATH_TYPE, cudnnApi, type ConvolutionForwardAlgorithm, type ConvolutionMathType, type CudnnApi, type CudnnDType, type cudnnNative } from './cudnn-api';
 import { ActivationDescriptor, ConvolutionDescriptor, FilterDescriptor, TensorDescriptor } from './cudnn-descriptors';
 
@@ -103,12 +103,6 @@ function scalarOption(where: string, name: string, v: unknown, dflt: number): nu
   return v;
 }
 
-function optionsOf(where: string, options: unknown, keys: readonly string[]): Record<string, unknown> {
-  if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
-  for (const k of Object.keys(options)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (known: ${keys.join(', ')})`);
-  return options as Record<string, unknown>;
-}
 
 function checkTypes(where: string, conv: unknown, x: unknown, w: unknown, y: unknown): void {
   if (!(conv instanceof ConvolutionDescriptor)) throw new TypeError(`${where}: conv must be a ConvolutionDescriptor, got ${describe(conv)}`);
@@ -175,9 +169,7 @@ export class Cudnn extends StreamBoundResource {
   /** A handle on `options.stream` (default: the current context's legacy default stream). Loads cuDNN. */
   static create(options: CudnnOptions = {}): Cudnn {
     const where = 'Cudnn.create';
-    const o = optionsOf(where, options, ['stream']);
-    const stream = resolveStream(where, o.stream as StreamLike | undefined);
-    stream.context.bind();
+    const stream = createStream(where, options);
     const api = cudnnApi();
     const h = api.cudnnCreate();
     try {

@@ -19,7 +19,7 @@ import { checkKeys, describe } from '../describe';
 import { DeviceBuffer } from '../memory/device-buffer';
 import { DTYPE_SIZES, type StridedView } from '../memory/strided-view';
 import type { Stream, StreamLike } from '../stream';
-import { StreamBoundResource, cudaDataType, operand, resolveStream, type Operand } from './common';
+import { StreamBoundResource, createStream, cudaDataType, operand, resolveStream, type Operand } from './common';
 import {
   ConvergenceError, InfoSlots, NotPositiveDefiniteError, REAL_OF, SingularMatrixError, allocMatrix, allocVector, checkColMajor,
   checkComplexLayout, checkSquare, infoError, outputMatrix, outputVector, rightHandSides, solverMatrix, type SolverError,
@@ -130,10 +130,7 @@ export class DenseSolver extends StreamBoundResource {
 
   /** A handle on `options.stream` (default: the legacy default stream of the current context). */
   static create(options: { stream?: StreamLike } = {}): DenseSolver {
-    if (typeof options !== 'object' || options === null) throw new TypeError(`DenseSolver.create: options must be an object, got ${describe(options)}`);
-    checkKeys('DenseSolver.create', options, ['stream']);
-    const stream = resolveStream('DenseSolver.create', options.stream);
-    stream.context.bind();
+    const stream = createStream('DenseSolver.create', options);
     const api = loadCusolver();
     const h = api.cusolverDnCreate();
     let params: cusolver.cusolverDnParams_t | undefined;

@@ -13,7 +13,7 @@ import * as drv from '../driver';
 import { DeviceBuffer } from '../memory/device-buffer';
 import { DTYPE_SIZES } from '../memory/strided-view';
 import type { StreamLike } from '../stream';
-import { ScalarBox, StreamBoundResource, cudaDataType, resolveStream, type Operand, type Scalar } from './common';
+import { ScalarBox, StreamBoundResource, createStream, cudaDataType, resolveStream, type Operand, type Scalar } from './common';
 import {
   CUSPARSE_INDEX_TYPE, DenseMatrix, DenseVector, SparseMatrix, denseMatrix, denseVector, type DenseShape, type SparseValueType,
 } from './sparse-matrix';
@@ -172,10 +172,7 @@ export class Sparse extends StreamBoundResource {
 
   /** A handle on `options.stream` (default: the legacy default stream of the current context). */
   static create(options: { stream?: StreamLike } = {}): Sparse {
-    if (typeof options !== 'object' || options === null) throw new TypeError(`Sparse.create: options must be an object, got ${describe(options)}`);
-    checkKeys('Sparse.create', options, ['stream']);
-    const stream = resolveStream('Sparse.create', options.stream);
-    stream.context.bind();
+    const stream = createStream('Sparse.create', options);
     const api = loadCusparse();
     const h = api.cusparseCreate();
     try {
