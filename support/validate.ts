@@ -621,21 +621,25 @@ export function halfBits(x: number): number {
   const exp = (u >>> 23) & 0xff;
   let mant = u & 0x7fffff;
   if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0); // Inf, NaN
-  let e = exp - 127 + 15;
+  const e = exp - 127 + 15;
   if (e >= 0x1f) return sign | 0x7c00; // overflow: Inf
   if (e <= 0) {
-    if (e < -10) return sign; // underflow: ±0
-    mant = (mant | 0x800000) >>> (1 - e);
-    e = 0;
-    const rounded = (mant + 0xfff + ((mant >>> 13) & 1)) >>> 13;
-    return sign | rounded;
+    // a subnormal half: round the whole 24-bit significand once (shifting first would drop the bits
+    // that decide a value just above halfway)
+    if (e < -10) return sign; // below half the smallest subnormal: ±0
+    mant |= 0x800000;
+    const shift = 14 - e;
+    const kept = mant >>> shift;
+    const rest = mant & ((1 << shift) - 1);
+    const mid = 1 << (shift - 1);
+    return sign | (kept + (rest > mid || (rest === mid && (kept & 1) === 1) ? 1 : 0));
   }
   const rounded = (mant + 0xfff + ((mant >>> 13) & 1)) >>> 13;
   return (sign | (e << 10)) + rounded; // a carry rolls into the exponent, as rounding should
 }
 
 /** The two parts of a complex value, or undefined when `v` is not one. */
-function complexParts(v: unknown): [number, number] | undefined {
+export function complexParts(v: unknown): [number, number] | undefined {
   if (typeof v === 'number') return [v, 0]; // a real number: no imaginary part
   // each part read once: a getter answering a number, then something else, cannot slip past
   const [re, im] = Array.isArray(v) ? (v.length === 2 ? [v[0], v[1]] : []) : typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) ? [(v as { re?: unknown }).re, (v as { im?: unknown }).im] : [];
@@ -678,7 +682,7 @@ function boxScalar(type: string, v: unknown, box: DataView): boolean {
 }
 
 /** bfloat16 bits of a number (round to nearest even; NaN kept quiet). */
-function bfloat16Bits(x: number): number {
+export function bfloat16Bits(x: number): number {
   const u = new Uint32Array(new Float32Array([x]).buffer)[0];
   if ((u & 0x7fffffff) > 0x7f800000) return ((u >>> 16) | 0x40) & 0xffff;
   return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;

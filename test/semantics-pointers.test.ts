@@ -160,6 +160,12 @@ describe('scalarArg: values boxed per C type', () => {
     expect(halfBits(70000)).toBe(0x7c00);
     expect(halfBits(-0.5)).toBe(0xb800);
     expect(halfBits(2 ** -24)).toBe(0x0001);
+    // subnormal halves round the whole significand: just above halfway rounds up (numpy's float16 agrees)
+    expect(halfBits(2.98048554725483e-8)).toBe(0x0001);
+    expect(halfBits(-3.6627057852456346e-5)).toBe(0x8267);
+    expect(halfBits(1.9371573216631077e-6)).toBe(0x0021);
+    expect(halfBits(2 ** -25)).toBe(0x0000); // exactly halfway: to even
+    expect(halfBits(3 * 2 ** -25)).toBe(0x0002);
     expect(halfBits(NaN) & 0x7e00).toBe(0x7e00);
     expect(() => halfBits('1' as never)).toThrow(TypeError);
   });

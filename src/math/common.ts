@@ -1,6 +1,7 @@
 // What every math-library object shares (src/math): a library handle bound to a Stream, operands
 // (DeviceBuffer or StridedView) resolved to an address, dtype and shape, scalars boxed into host memory
 // for the libraries' host pointer mode, and CUDA's data-type codes. Nothing here loads a library.
+import { bfloat16Bits, complexParts, halfBits } from '../../support';
 import { Context } from '../context';
 import { describe } from '../describe';
 import { Resource } from '../lifecycle';
@@ -113,47 +114,6 @@ export function checkExtent(where: string, name: string, r: ResolvedOperand, ele
 
 // ── scalars ──────────────────────────────────────────────────────────────────────────────────────
 
-/** IEEE half bits of `x` (round to nearest even), for f16 scalars. */
-export function toHalfBits(x: number): number {
-  const f32 = new Float32Array([x]);
-  const u = new Uint32Array(f32.buffer)[0];
-  const sign = (u >>> 16) & 0x8000;
-  const exp = (u >>> 23) & 0xff;
-  let mant = u & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant !== 0 ? 0x200 : 0);
-  const e = exp - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    mant |= 0x800000;
-    const shift = 14 - e;
-    const half = mant >>> shift;
-    const rem = mant & ((1 << shift) - 1);
-    const mid = 1 << (shift - 1);
-    return sign | (half + (rem > mid || (rem === mid && (half & 1) === 1) ? 1 : 0));
-  }
-  let half = (e << 10) | (mant >>> 13);
-  const rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && (half & 1) === 1)) half++; // a carry into the exponent is still correct
-  return sign | half;
-}
-
-/** bfloat16 bits of `x` (round to nearest even). */
-export function toBfloat16Bits(x: number): number {
-  const u = new Uint32Array(new Float32Array([x]).buffer)[0];
-  if ((u & 0x7fffffff) > 0x7f800000) return (u >>> 16) | 0x40;
-  return (u + 0x7fff + ((u >>> 16) & 1)) >>> 16;
-}
-
-function complexParts(where: string, name: string, v: unknown): [number, number] {
-  if (typeof v === 'number') return [v, 0];
-  if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'number') return [v[0], v[1]];
-  if (typeof v === 'object' && v !== null && typeof (v as { re?: unknown }).re === 'number' && typeof (v as { im?: unknown }).im === 'number') {
-    return [(v as { re: number }).re, (v as { im: number }).im];
-  }
-  throw new TypeError(`${where}: ${name} must be a number or a complex { re, im } / [re, im], got ${describe(v)}`);
-}
-
 /**
  * Host memory holding one scalar, reused call after call (the libraries' host pointer mode reads it
  * during the call: no allocation per call). `set` writes the value as `dtype` and returns the view to pass.
@@ -168,7 +128,9 @@ export class ScalarBox {
   /** Writes `value` as one `dtype` element; TypeError naming `where`/`name` for a non-number (or non-complex). */
   set(where: string, name: string, dtype: DType, value: unknown): ArrayBufferView {
     if (dtype === 'c64' || dtype === 'c128') {
-      const [re, im] = complexParts(where, name, value);
+      const parts = complexParts(value);
+      if (parts === undefined) throw new TypeError(`${where}: ${name} must be a number or a complex { re, im } / [re, im], got ${describe(value)}`);
+      const [re, im] = parts;
       const a = dtype === 'c64' ? this.f32 : this.f64;
       a[0] = re;
       a[1] = im;
@@ -178,8 +140,8 @@ export class ScalarBox {
     switch (dtype) {
       case 'f32': this.f32[0] = value; return this.f32;
       case 'f64': this.f64[0] = value; return this.f64;
-      case 'f16': this.u16[0] = toHalfBits(value); return this.u16;
-      case 'bf16': this.u16[0] = toBfloat16Bits(value); return this.u16;
+      case 'f16': this.u16[0] = halfBits(value); return this.u16;
+      case 'bf16': this.u16[0] = bfloat16Bits(value); return this.u16;
       case 'i32':
         if (!Number.isInteger(value) || (value | 0) !== value) throw new RangeError(`${where}: ${name} must be a 32-bit integer, got ${value}`);
         this.i32[0] = value;

@@ -3,7 +3,7 @@
 // magnitude Σ|a||b| per element for error bounds, and readers of device views.
 import type { DType, StridedView } from '../../src/memory/strided-view';
 import type { Order, Transpose } from '../../src/math';
-import { toBfloat16Bits, toHalfBits } from '../../src/math/common';
+import { bfloat16Bits as toBfloat16Bits, halfBits as toHalfBits } from '../../support';
 
 /** A real or complex scalar as the tests pass them. */
 export type TestScalar = number | { re: number; im: number };

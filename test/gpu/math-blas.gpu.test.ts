@@ -5,7 +5,7 @@ import * as cu from '../../generated/13.0/driver';
 import { Context, DeviceBuffer, Device, Stream } from '../../src';
 import { Blas, Matmul, matrix, type Order, type Transpose } from '../../src/math';
 import { StridedView, type DType } from '../../src/memory/strided-view';
-import { toBfloat16Bits, toHalfBits } from '../../src/math/common';
+import { bfloat16Bits as toBfloat16Bits, halfBits as toHalfBits } from '../../support';
 import { describeGpu } from './gpu-env';
 import { HostMatrix, cpuGemm, fromHalf, fromBf16, maxRelativeError, type Reference } from './math-blas-helpers';
 

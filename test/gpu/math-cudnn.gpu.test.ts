@@ -7,7 +7,7 @@
 import { Device, DeviceBuffer, Stream, StridedView } from '../../src';
 import { ClosedObjectError } from '../../src/errors';
 import { ActivationDescriptor, ConvolutionDescriptor, Cudnn, FilterDescriptor, TensorDescriptor, channelsLastStrides, type ActivationMode, type ConvolutionOptions, type CudnnDType } from '../../src/math';
-import { toHalfBits } from '../../src/math/common';
+import { halfBits as toHalfBits } from '../../support';
 import { CudnnError } from '../../generated/13.0/cudnn';
 import { describeGpu } from './gpu-env';
 
