@@ -92,17 +92,6 @@ export function operand(where: string, name: string, value: unknown, dtype?: DTy
   throw notDevice(where, name, value);
 }
 
-/** Elements `r` can reach from element 0 (the extent a library call may touch), 0 for an empty shape. */
-export function reach(r: ResolvedOperand): number {
-  let max = 0;
-  for (let d = 0; d < r.shape.length; d++) {
-    if (r.shape[d] === 0) return 0;
-    if (r.strides[d] < 0) throw new RangeError(`negative strides are not supported by the math libraries`);
-    max += (r.shape[d] - 1) * r.strides[d];
-  }
-  return max + 1;
-}
-
 /** Checks the buffer behind `r` holds at least `elements` elements from its element 0. */
 export function checkExtent(where: string, name: string, r: ResolvedOperand, elements: number): void {
   const bytes = elements * DTYPE_SIZES[r.dtype];
