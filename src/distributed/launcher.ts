@@ -130,15 +130,29 @@ function serveStore(token: string, runId: string, world: number): Promise<StoreS
 
 /**
  * The runtime's arguments that run `script`: under Node, TypeScript through tsx's loader; under Bun and
- * Deno (which run TypeScript themselves) and for JavaScript, the script as is. A script named like an
+ * Deno (which run TypeScript themselves) and for JavaScript, the script as is, except from a checkout's
+ * sources (see sourceTreeRunner). A script named like an
  * option (`-x.js`) is passed as `./-x.js`, or the runtime would read it as one.
  */
 export function nodeArgsFor(script: string): string[] {
   const path = script.startsWith('-') ? `./${script}` : script;
   // Bun and Deno run TypeScript themselves (and neither takes Node's --import of tsx: Bun reads it as a
   // preload, Deno's Node-flag translation drops the script's arguments after it).
-  if (/\.(c|m)?ts$/.test(script) && !process.versions.bun && !process.versions.deno) return ['--import', url().pathToFileURL(tsxLoader(script)).href, path];
-  return [path];
+  if (!/\.(c|m)?ts$/.test(script)) return [path];
+  if (!process.versions.bun && !process.versions.deno) return ['--import', url().pathToFileURL(tsxLoader(script)).href, path];
+  const runner = sourceTreeRunner();
+  return runner === undefined ? [path] : [runner, path];
+}
+
+/**
+ * scripts/run-ts.cjs when this launcher runs from the TypeScript sources (a checkout, not the built
+ * package): Bun's and Deno's own loaders cannot link those CommonJS-flavoured sources, which a rank
+ * importing cuda-ts from the checkout loads. The built package needs no runner.
+ */
+function sourceTreeRunner(): string | undefined {
+  if (!__filename.endsWith('.ts')) return undefined;
+  const runner = (require('node:path') as typeof import('node:path')).join(__dirname, '..', '..', 'scripts', 'run-ts.cjs');
+  return (require('node:fs') as typeof import('node:fs')).existsSync(runner) ? runner : undefined;
 }
 
 /** tsx, from the project that runs the script (its working folder), else from beside cuda-ts. */
