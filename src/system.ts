@@ -113,10 +113,13 @@ export interface GpuProcess {
 
 /** Device memory as NVML's v2 query splits it, in bytes: `used` excludes `reserved` (what nvidia-smi shows). */
 export interface MemoryBreakdown {
+  /** All the device memory, in bytes: `reserved + used + free`. */
   total: number;
   /** Memory the driver and firmware keep for themselves. */
   reserved: number;
+  /** Memory held by contexts and allocations, in bytes (without `reserved`). */
   used: number;
+  /** Memory still available to allocate, in bytes. */
   free: number;
 }
 

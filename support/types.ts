@@ -28,6 +28,7 @@ export function toAddress(v: number | bigint): number {
 
 /** Anything holding a device address: a DeviceBuffer, one of its views, or `{ ptr }` of your own. */
 export interface HasDevicePointer {
+  /** The device address (bigints above 2^53 are refused). */
   readonly ptr: number | bigint;
 }
 /** Device memory as the typed layer takes it: an object holding a device address (a DeviceBuffer, a
@@ -39,7 +40,12 @@ export type HostMemory = ArrayBufferView | ArrayBuffer | number | bigint;
 export type AnyMemory = HasDevicePointer | ArrayBufferView | ArrayBuffer | number | bigint;
 
 /** A complex number: `{ re, im }` or `[re, im]`. */
-export type Complex = { readonly re: number; readonly im: number } | readonly [number, number];
+export type Complex = {
+  /** The real part. */
+  readonly re: number;
+  /** The imaginary part. */
+  readonly im: number;
+} | readonly [number, number];
 /**
  * A scalar passed by pointer (alpha, beta…), given as its value `V` (boxed for the call in host memory),
  * as a host buffer already holding it, or as `{ ptr }` device memory holding it (device pointer mode).

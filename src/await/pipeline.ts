@@ -15,10 +15,13 @@ export interface PipelineOptions<T, R> extends WaitOptions {
 
 /** What {@link pipeline} yields: an item whose work is done, in input order. */
 export interface PipelineItem<T, R> {
+  /** The input item, as the iterable gave it. */
   item: T;
   /** What `enqueue` returned (e.g. the pinned buffer the download wrote). */
   result: R;
+  /** The stream of the ring its work ran on (it is reused for a later item once the next one is asked for). */
   stream: Stream;
+  /** Its position in the input, from 0. */
   index: number;
 }
 

@@ -7,6 +7,7 @@ import { describe } from '../describe';
 
 /** A stream or event named for a worker thread of this process: `Stream.descriptor()`, `Event.descriptor()`. */
 export interface HandleDescriptor {
+  /** Which object it describes: a Stream (`Stream.fromDescriptor`) or an Event (`Event.fromDescriptor`). */
   kind: 'cuda-ts/stream' | 'cuda-ts/event';
   /** The process whose threads may use it. */
   pid: number;

@@ -8,10 +8,28 @@ import { mappedOp, opCode, opCols, opRows, type MatrixSlot, type Transpose } fro
 
 /** cuBLAS compute types by the name after `CUBLAS_COMPUTE_` (cublasComputeType_t). */
 export const CUBLAS_COMPUTE = Object.freeze({
-  '16F': 64, '16F_PEDANTIC': 65,
-  '32F': 68, '32F_PEDANTIC': 69, '32F_FAST_16F': 74, '32F_FAST_16BF': 75, '32F_FAST_TF32': 77,
-  '64F': 70, '64F_PEDANTIC': 71,
-  '32I': 72, '32I_PEDANTIC': 73,
+  /** Half-precision arithmetic and accumulation (f16 operands and result). */
+  '16F': 64,
+  /** '16F' with every step in half precision: no faster mode of the handle applies. */
+  '16F_PEDANTIC': 65,
+  /** Single-precision accumulation: the default for f16, bf16, f32 and c64 operands. */
+  '32F': 68,
+  /** '32F' with every step in single precision (no TF32 or other reduced-precision shortcut). */
+  '32F_PEDANTIC': 69,
+  /** f32 operands may be rounded to f16 to run on tensor cores; accumulation stays f32. */
+  '32F_FAST_16F': 74,
+  /** f32 operands may be rounded to bf16 to run on tensor cores; accumulation stays f32. */
+  '32F_FAST_16BF': 75,
+  /** f32 operands may be rounded to TF32 (10-bit mantissa) to run on tensor cores; accumulation stays f32. */
+  '32F_FAST_TF32': 77,
+  /** Double-precision arithmetic: the default for f64 and c128 operands. */
+  '64F': 70,
+  /** '64F' with every step in double precision. */
+  '64F_PEDANTIC': 71,
+  /** Integer accumulation in 32 bits: i8 operands, i32 result (the default for i8). */
+  '32I': 72,
+  /** '32I' with no shortcut of the handle's math mode. */
+  '32I_PEDANTIC': 73,
 } as const);
 /** A compute type of {@link Blas.gemmEx}: `'32F'`, `'32F_FAST_TF32'`, `'64F'`, `'16F'`, `'32I'`, … */
 export type ComputeType = keyof typeof CUBLAS_COMPUTE;

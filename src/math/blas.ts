@@ -60,7 +60,9 @@ export interface DotOptions extends VectorOptions {
 export interface GemvOptions extends VectorOptions {
   /** op(a): 'N' (default), 'T' or 'C'. */
   trans?: Transpose;
+  /** The factor of op(a)·x (default 1); a complex for complex dtypes. */
   alpha?: Scalar;
+  /** The factor of the old y (default 0: y is then only written). */
   beta?: Scalar;
 }
 

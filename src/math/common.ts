@@ -15,7 +15,12 @@ export type { DType };
 export type Operand = DeviceBuffer | StridedView;
 
 /** A complex scalar: `{ re, im }` or `[re, im]`. */
-export type Complex = { re: number; im: number } | readonly [number, number];
+export type Complex = {
+  /** The real part. */
+  re: number;
+  /** The imaginary part. */
+  im: number;
+} | readonly [number, number];
 /** A scalar the objects pass by value (alpha, beta, …): a number, or a complex for complex dtypes. */
 export type Scalar = number | Complex;
 
@@ -23,8 +28,11 @@ export type Scalar = number | Complex;
 export interface ResolvedOperand {
   /** Device address of element 0. */
   readonly address: number;
+  /** The element type: the view's own, or the one the call gave for a plain DeviceBuffer. */
   readonly dtype: DType;
+  /** Extent of each dimension, in elements (a plain DeviceBuffer is one dimension: all the elements it holds). */
   readonly shape: readonly number[];
+  /** Step between neighbours along each dimension, in elements (not bytes). */
   readonly strides: readonly number[];
   /** The buffer read or written (kept open by the caller while the work runs). */
   readonly buffer: DeviceBuffer;

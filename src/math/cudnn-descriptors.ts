@@ -59,6 +59,7 @@ function layoutOf(where: string, v: unknown): TensorLayout {
 
 /** Options of {@link TensorDescriptor}. */
 export interface TensorDescriptorOptions {
+  /** The element type of the tensor's data: 'f16', 'f32' or 'f64'. */
   dtype: CudnnDType;
   /** Logical extents, batch and channels first whatever the layout: [N, C, H, W] (1 to 8 dimensions). */
   shape: readonly number[];
@@ -73,8 +74,11 @@ export interface TensorDescriptorOptions {
  * dimensions are given to cuDNN padded with trailing 1s ([N, C] is [N, C, 1, 1]).
  */
 export class TensorDescriptor extends Resource {
+  /** The element type of the tensor's data. */
   readonly dtype: CudnnDType;
+  /** Logical extents, batch and channels first whatever the layout ([N, C, H, W]), as given (not padded to 4). */
   readonly shape: readonly number[];
+  /** Step between neighbours along each dimension of `shape`, in elements: given, or implied by the layout. */
   readonly strides: readonly number[];
   /** Number of elements. */
   readonly size: number;
@@ -84,6 +88,7 @@ export class TensorDescriptor extends Resource {
   readonly id = nextDescriptorId();
   private readonly slot: NativeSlot;
 
+  /** Checks `options` (RangeError/TypeError naming `TensorDescriptor`); cuDNN is not loaded until a call uses it. */
   constructor(options: TensorDescriptorOptions) {
     const where = 'TensorDescriptor';
     const o = checkOptions(where, options, ['dtype', 'shape', 'layout', 'strides']);
@@ -147,6 +152,7 @@ export class TensorDescriptor extends Resource {
 
 /** Options of {@link FilterDescriptor}. */
 export interface FilterDescriptorOptions {
+  /** The element type of the weights: 'f16', 'f32' or 'f64' (the same as the data's). */
   dtype: CudnnDType;
   /** [K (output channels), C / groups, …spatial] whatever the layout: 4 dimensions for 2-D convolutions, 5 for 3-D. */
   shape: readonly number[];
@@ -156,8 +162,11 @@ export interface FilterDescriptorOptions {
 
 /** A convolution's filter (weights): dtype, shape and layout (cudnnSetFilterNdDescriptor), packed. */
 export class FilterDescriptor extends Resource {
+  /** The element type of the weights. */
   readonly dtype: CudnnDType;
+  /** [K (output channels), C / groups, …spatial] whatever the layout. */
   readonly shape: readonly number[];
+  /** Memory order of the packed weights: 'NCHW' ([K][C][R][S]) or 'NHWC' ([K][R][S][C]). */
   readonly layout: TensorLayout;
   /** Element strides the layout implies. */
   readonly strides: readonly number[];
@@ -167,6 +176,7 @@ export class FilterDescriptor extends Resource {
   readonly id = nextDescriptorId();
   private readonly slot: NativeSlot;
 
+  /** Checks `options` (RangeError/TypeError naming `FilterDescriptor`); cuDNN is not loaded until a call uses it. */
   constructor(options: FilterDescriptorOptions) {
     const where = 'FilterDescriptor';
     const o = checkOptions(where, options, ['dtype', 'shape', 'layout']);
@@ -259,12 +269,19 @@ const convKey = (compute: number, dims: number): number => compute * 16 + dims;
  * It fits 2-D and 3-D convolutions when its settings are numbers; arrays fix the spatial dimensions.
  */
 export class ConvolutionDescriptor extends Resource {
+  /** Zero padding on both sides of each spatial dimension, in elements: one number for all, or one per dimension (default 0). */
   readonly padding: number | readonly number[];
+  /** Step of the filter over the input, in elements (default 1). */
   readonly stride: number | readonly number[];
+  /** Spacing of the filter's taps, in elements (default 1: no holes). */
   readonly dilation: number | readonly number[];
+  /** Channel groups: the channels split into this many independent convolutions (default 1). */
   readonly groups: number;
+  /** Tensor-core use asked for (default 'default'); a call may switch the native descriptor to the one its chosen algorithm needs. */
   readonly mathType: ConvolutionMathType;
+  /** 'crossCorrelation' (default, what deep-learning frameworks compute) or 'convolution' (the filter flipped). */
   readonly mode: ConvolutionMode;
+  /** The accumulation type set; undefined means f32 for f16 and f32 data, f64 for f64 data. */
   readonly computeType: CudnnDType | undefined;
   /** The spatial dimensions the array settings fix (2 or 3), or undefined when every setting is a number. */
   readonly spatialDims: number | undefined;
@@ -273,6 +290,7 @@ export class ConvolutionDescriptor extends Resource {
   private readonly natives: Map<number, { handle: number; math: number }>;
   private readonly slot: { api: CudnnApi | undefined };
 
+  /** Checks `options` (RangeError/TypeError naming `ConvolutionDescriptor`); every setting has a default. */
   constructor(options: ConvolutionOptions = {}) {
     const where = 'ConvolutionDescriptor';
     const o = checkOptions(where, options, ['padding', 'stride', 'dilation', 'groups', 'mathType', 'mode', 'computeType']);
@@ -397,12 +415,15 @@ export interface ActivationOptions {
 
 /** An activation function (cudnnSetActivationDescriptor): relu, sigmoid, tanh, clippedRelu, elu, swish. */
 export class ActivationDescriptor extends Resource {
+  /** The activation function: 'relu', 'sigmoid', 'tanh', 'clippedRelu', 'elu' or 'swish'. */
   readonly mode: ActivationMode;
   /** The mode's coefficient: clippedRelu's ceiling, elu's α, swish's β (0 for the others). */
   readonly coef: number;
+  /** Whether NaN inputs give NaN outputs (default false). */
   readonly propagateNan: boolean;
   private readonly slot: NativeSlot;
 
+  /** `mode` with its coefficient option where it has one (clippedRelu needs `ceiling`); an option of another mode is a TypeError. */
   constructor(mode: ActivationMode, options: ActivationOptions = {}) {
     const where = 'ActivationDescriptor';
     if (typeof mode !== 'string' || !Object.hasOwn(CUDNN_ACTIVATION_MODE, mode)) {

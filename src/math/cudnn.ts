@@ -46,6 +46,7 @@ export interface ActivationForwardOptions {
 
 /** One forward algorithm as cuDNN ranks it (cudnnConvolutionFwdAlgoPerf_t). */
 export interface ConvolutionAlgorithmPerf {
+  /** The forward algorithm ranked. */
   algorithm: ConvolutionForwardAlgorithm;
   /** cudnnStatus_t: 0 when the algorithm can run this convolution. */
   status: number;
@@ -53,7 +54,9 @@ export interface ConvolutionAlgorithmPerf {
   time: number;
   /** Workspace bytes it needs. */
   memory: number;
+  /** True when it gives bit-identical results from run to run. */
   deterministic: boolean;
+  /** The math type (tensor-core use) it was ranked with, and will run with if chosen. */
   mathType: ConvolutionMathType;
 }
 

@@ -29,6 +29,7 @@ export interface FftCallOptions {
 }
 /** Options of {@link irfft} and {@link irfftn}: `n`, the length of the last real axis (default 2·(m − 1)). */
 export interface IrfftOptions extends FftCallOptions {
+  /** Length of the real result's last axis, in elements (default 2·(m − 1) for m complex values; n/2 + 1 must equal m, so an odd length needs it). */
   n?: number;
 }
 
@@ -331,6 +332,7 @@ export const fftPlanCache = {
   get maxSize(): number {
     return capacity;
   },
+  /** Sets how many plans are kept (default 16; 0 turns caching off); plans beyond it are closed, least recently used first. */
   set maxSize(n: number) {
     capacity = checkCount('fftPlanCache.maxSize', 'value', n, 0);
     if (capacity === 0) memos.length = 0;

@@ -19,6 +19,7 @@ export const FFT_NORMALIZE: readonly FftNormalize[] = ['none', 'backward', 'orth
 
 /** One side (input or output) of a plan: what an operand must look like. */
 export interface FftSide {
+  /** The element type an operand must hold: f32/f64 on a real side, c64/c128 on a complex side. */
   readonly dtype: DType;
   /** [batch, ...the side's transform extents] (for the complex side of r2c/c2r the last is n/2 + 1). */
   readonly shape: readonly number[];

@@ -34,7 +34,12 @@ export const CUFFT_TYPE: Readonly<Record<FftPrecision, Record<FftType, number>>>
   double: { c2c: 0x69, r2c: 0x6a, c2r: 0x6c },
 });
 /** cuFFT's direction codes (CUFFT_FORWARD, CUFFT_INVERSE). */
-export const CUFFT_DIRECTION = Object.freeze({ forward: -1, inverse: 1 });
+export const CUFFT_DIRECTION = Object.freeze({
+  /** The forward transform (exponent sign −1). */
+  forward: -1,
+  /** The inverse transform (exponent sign +1), unnormalized. */
+  inverse: 1,
+});
 
 /** Where a plan's workspace comes from: the caching allocator (default) or cuFFT's own cudaMalloc. */
 export type FftWorkspace = 'pool' | 'cufft';
@@ -136,15 +141,19 @@ function destroyPlan(ctx: Context, handle: PlanHandle, state: PlanState): void {
  * holding a packed side. Executions are asynchronous on the plan's stream, like kernels.
  */
 export class FftPlan extends StreamBoundResource {
+  /** 'c2c', 'r2c' (forward only) or 'c2r' (inverse only). */
   readonly type: FftType;
+  /** 'single' (f32 / c64 operands) or 'double' (f64 / c128). */
   readonly precision: FftPrecision;
   /** The logical transform sizes (the real side's for r2c/c2r). */
   readonly shape: readonly number[];
+  /** Transforms done per execution (the leading axis of each side). */
   readonly batch: number;
   /** What an input operand must look like. */
   readonly input: FftSide;
   /** What an output operand must look like. */
   readonly output: FftSide;
+  /** The scaling applied after each execution ('none': cuFFT's own, inverse(forward(x)) = n·x). */
   readonly normalize: FftNormalize;
   /** Bytes of the workspace cuFFT asked for. */
   readonly workspaceBytes: number;

@@ -11,6 +11,7 @@ import { INT32_MAX, MatrixSlot, resolveMatrix, type Order } from './matrix';
 
 /** A matrix operand of a Matmul: a StridedView (its dtype, shape and strides are read) or a description. */
 export type MatrixDescription = StridedView | {
+  /** The element type: 'f16', 'bf16', 'f32', 'f64', 'c64', 'c128', 'i8' or 'i32'. */
   dtype: DType;
   /** [rows, cols] or [batch, rows, cols]. */
   shape: readonly number[];
@@ -27,11 +28,38 @@ export const MATMUL_DTYPES = ['f16', 'bf16', 'f32', 'f64', 'c64', 'c128', 'i8', 
 
 /** cuBLASLt's epilogues (cublasLtEpilogue_t) by name: the nvmath-python `MatmulEpilog` names. */
 export const EPILOGUES = Object.freeze({
-  DEFAULT: 1, RELU: 2, RELU_AUX: 130, BIAS: 4, RELU_BIAS: 6, RELU_AUX_BIAS: 134,
-  DRELU: 136, DRELU_BGRAD: 152,
-  GELU: 32, GELU_AUX: 160, GELU_BIAS: 36, GELU_AUX_BIAS: 164,
-  DGELU: 192, DGELU_BGRAD: 208,
-  BGRADA: 256, BGRADB: 512,
+  /** No epilogue: d = alpha·op(a)·op(b) + beta·c. */
+  DEFAULT: 1,
+  /** ReLU of the product: max(0, x) element by element. */
+  RELU: 2,
+  /** ReLU, also writing to `aux` a bit mask of the elements it kept (what DRELU reads in the backward pass). */
+  RELU_AUX: 130,
+  /** Adds the bias vector (one value per row of d) to the product. */
+  BIAS: 4,
+  /** Adds the bias, then ReLU. */
+  RELU_BIAS: 6,
+  /** Adds the bias, then ReLU, also writing the ReLU bit mask to `aux`. */
+  RELU_AUX_BIAS: 134,
+  /** Backward ReLU: the product times ReLU's derivative, read from the bit mask in `aux`. */
+  DRELU: 136,
+  /** DRELU, also writing the bias gradient (the result summed along each row, length M) to `biasGrad`. */
+  DRELU_BGRAD: 152,
+  /** GELU (tanh approximation) of the product. */
+  GELU: 32,
+  /** GELU, also writing its inputs to `aux` (what DGELU reads in the backward pass). */
+  GELU_AUX: 160,
+  /** Adds the bias, then GELU. */
+  GELU_BIAS: 36,
+  /** Adds the bias, then GELU, also writing GELU's inputs to `aux`. */
+  GELU_AUX_BIAS: 164,
+  /** Backward GELU: the product times GELU's derivative at the inputs saved in `aux`. */
+  DGELU: 192,
+  /** DGELU, also writing the bias gradient (length M) to `biasGrad`. */
+  DGELU_BGRAD: 208,
+  /** The plain product, also writing to `biasGrad` the bias gradient taken from a: op(a) summed along K (length M). */
+  BGRADA: 256,
+  /** The plain product, also writing to `biasGrad` the bias gradient taken from b: op(b) summed along K (length N). */
+  BGRADB: 512,
 } as const);
 /** An epilogue applied to the product inside the kernel: 'RELU', 'GELU_BIAS', 'DRELU_BGRAD', … */
 export type Epilogue = keyof typeof EPILOGUES;

@@ -23,13 +23,17 @@ export type { AuxLayout, Epilogue, MatrixDescription } from './matmul-layout';
 
 /** Options of {@link Matmul.create}. */
 export interface MatmulOptions {
+  /** The left matrix A: the view execute will get, or its description ([rows, cols] or [batch, rows, cols], before transA). */
   a: MatrixDescription;
+  /** The right matrix B, of a's dtype: a view or a description, before transB. */
   b: MatrixDescription;
   /** Described when execute takes a c other than d; omitted: d is read as c (in place, with beta). */
   c?: MatrixDescription;
   /** Default: c's description, else a's dtype, shape [batch?, M, N], column-major. */
   d?: MatrixDescription;
+  /** op(a): 'N' (default), 'T' or 'C'. */
   transA?: Transpose;
+  /** op(b): 'N' (default), 'T' or 'C'. */
   transB?: Transpose;
   /** Default: '32F' for f16/bf16/f32/c64 operands, '64F' for f64/c128, '32I' for i8 → i32. */
   computeType?: ComputeType;
@@ -53,7 +57,9 @@ export interface MatmulPlanOptions {
 export interface MatmulAlgorithm {
   /** Its rank in the heuristic's answer (0: the one it expects fastest). */
   readonly index: number;
+  /** Device workspace it needs, in bytes (at most the plan's maxWorkspaceBytes). */
   readonly workspaceBytes: number;
+  /** The heuristic's estimate of how many waves of thread blocks it runs over the GPU's SMs (a fraction just under a whole number uses the GPU well). */
   readonly wavesCount: number;
   /** The encoded cublasLtMatmulAlgo_t (64 bytes), passed to cublasLtMatmul as is. */
   readonly algo: Uint8Array;
@@ -63,10 +69,13 @@ export interface MatmulAlgorithm {
 
 /** The operands of {@link Matmul.execute}. */
 export interface MatmulOperands {
+  /** The left matrix A, matching the Matmul's description of a (dtype, shape, order, ld, batch stride). */
   a: StridedView;
+  /** The right matrix B, matching the Matmul's description of b. */
   b: StridedView;
   /** Required when the Matmul was made with a c; otherwise d is read as c. */
   c?: StridedView;
+  /** Where the result goes, matching the Matmul's description of d (read as c too when no c was described). */
   d: StridedView;
   /** Default 1. */
   alpha?: Scalar;
@@ -109,11 +118,15 @@ function alignmentOf(address: number): number {
  * then `execute({ a, b, d, bias })` as often as needed (work enqueued on the stream).
  */
 export class Matmul extends StreamBoundResource {
-  /** M, N, K and the batch count of the product. */
+  /** M: rows of op(a) and of d. */
   readonly m: number;
+  /** N: columns of op(b) and of d. */
   readonly n: number;
+  /** K: columns of op(a) and rows of op(b), the dimension summed over. */
   readonly k: number;
+  /** Products per execute (1 for 2-D operands; an operand holding one matrix is broadcast over the batch). */
   readonly batch: number;
+  /** How cuBLASLt computes: the computeType option, or its default for the operands' dtype. */
   readonly computeType: ComputeType;
   private readonly api: typeof cublaslt;
   private readonly desc: { a: MatrixSlot; b: MatrixSlot; c: MatrixSlot | undefined; d: MatrixSlot };

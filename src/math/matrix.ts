@@ -34,8 +34,11 @@ export class MatrixSlot {
 
 /** Options of {@link matrix}. */
 export interface MatrixOptions {
+  /** The element type the buffer holds. */
   dtype: DType;
+  /** Number of rows of the matrix. */
   rows: number;
+  /** Number of columns of the matrix. */
   cols: number;
   /** Storage order (default 'row'). */
   order?: Order;

@@ -29,7 +29,20 @@ export const CURAND_RNG: Readonly<Record<RandomKind, number>> = Object.freeze({
   sobol32: 201, scrambled_sobol32: 202, sobol64: 203, scrambled_sobol64: 204,
 });
 /** curandOrdering_t codes of the pseudo generators' orderings, and the quasi generators' default. */
-export const CURAND_ORDERING = Object.freeze({ best: 100, default: 101, seeded: 102, legacy: 103, dynamic: 104, quasiDefault: 201 });
+export const CURAND_ORDERING = Object.freeze({
+  /** The ordering cuRAND finds fastest for the generator. */
+  best: 100,
+  /** The generator's default ordering (what `ordering: 'default'` selects). */
+  default: 101,
+  /** XORWOW's faster-seeding ordering, trading some statistical quality: a different sequence from the default. */
+  seeded: 102,
+  /** The ordering older cuRAND releases used: the same sequences as those releases for a given seed. */
+  legacy: 103,
+  /** An ordering cuRAND may pick per GPU for speed: sequences can differ between GPU models and releases. */
+  dynamic: 104,
+  /** The only ordering of the quasi (Sobol) generators; set for them whatever `ordering` says. */
+  quasiDefault: 201,
+});
 
 const KINDS = Object.keys(CURAND_RNG) as RandomKind[];
 const ORDERINGS: readonly RandomOrdering[] = ['default', 'best', 'seeded', 'legacy', 'dynamic'];
@@ -52,6 +65,7 @@ export interface RandomGeneratorOptions {
 
 /** The dtype option of a fill: needed for a DeviceBuffer, checked against a StridedView's. */
 export interface FillOptions<D extends DType = DType> {
+  /** The element type to generate: required when `out` is a DeviceBuffer (its whole elements are filled), must equal a StridedView's own. */
   dtype?: D;
 }
 /** Options of {@link RandomGenerator.normal} and {@link RandomGenerator.logNormal}. */
@@ -120,6 +134,7 @@ interface Target {
  * `close()` (or `using`) destroys it.
  */
 export class RandomGenerator extends StreamBoundResource {
+  /** The cuRAND generator algorithm it runs (the `kind` option; default 'philox4_32_10'). */
   readonly kind: RandomKind;
   /** Dimensions of a quasi generator (1 for pseudo generators): counts must be whole multiples of it. */
   readonly dimensions: number;

@@ -39,6 +39,7 @@ export class SolverError extends CudaError {
 export class NotPositiveDefiniteError extends SolverError {
   /** 0-based row/column where the factorization stopped: the leading minor of order index + 1 is not positive. */
   readonly index: number;
+  /** Made by DenseSolver when potrf reports a positive `info`; `where` is the `DenseSolver.method` called. */
   constructor(where: string, func: string, info: number) {
     super(where, func, info, 'CUSOLVER_INFO_NOT_POSITIVE_DEFINITE', `the matrix is not positive definite: the leading minor of order ${info} (row/column ${info - 1}) is not positive`);
     this.index = info - 1;
@@ -49,6 +50,7 @@ export class NotPositiveDefiniteError extends SolverError {
 export class SingularMatrixError extends SolverError {
   /** 0-based index of the zero diagonal element of U. */
   readonly index: number;
+  /** Made by DenseSolver when getrf reports a positive `info`; `where` is the `DenseSolver.method` called. */
   constructor(where: string, func: string, info: number) {
     super(where, func, info, 'CUSOLVER_INFO_SINGULAR', `the matrix is singular: U[${info - 1}][${info - 1}] is exactly zero`);
     this.index = info - 1;
@@ -59,6 +61,7 @@ export class SingularMatrixError extends SolverError {
 export class ConvergenceError extends SolverError {
   /** Off-diagonal elements (syevd) or superdiagonals (gesvd) that did not converge to zero. */
   readonly unconverged: number;
+  /** Made by DenseSolver when syevd or gesvd reports a positive `info`; `where` is the `DenseSolver.method` called. */
   constructor(where: string, func: string, info: number) {
     super(where, func, info, 'CUSOLVER_INFO_NO_CONVERGENCE', `the decomposition did not converge: ${info} element(s) did not converge to zero`);
     this.unconverged = info;

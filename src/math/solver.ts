@@ -55,6 +55,7 @@ export class LuFactors {
     if (this.ownsPivots) (this.pivots as StridedView).buffer.close();
   }
 
+  /** The same as {@link LuFactors.close}, for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }
@@ -62,8 +63,11 @@ export class LuFactors {
 
 /** Singular values and, unless `vectors: 'none'`, the singular vectors: a = u · diag(s) · vt. */
 export interface SvdResult {
+  /** The min(rows, cols) singular values, largest first, of a's real type (f32 for f32/c64 a, f64 for f64/c128). */
   s: Operand;
+  /** The left singular vectors, in a's layout: rows × rows ('all') or rows × min(rows, cols) ('thin'); absent with 'none'. */
   u?: Operand;
+  /** The right singular vectors transposed (conjugated for complex a), in a's layout: cols × cols ('all') or min(rows, cols) × cols ('thin'); absent with 'none'. */
   vt?: Operand;
 }
 

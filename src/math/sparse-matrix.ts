@@ -30,7 +30,9 @@ export type SparseArray = DeviceBuffer | StridedView;
 
 /** The parts of {@link SparseMatrix.csr}, {@link SparseMatrix.coo} and {@link SparseMatrix.csc}, on the device. */
 export interface SparseParts {
+  /** Number of rows of the matrix. */
   rows: number;
+  /** Number of columns of the matrix. */
   cols: number;
   /** CSR: rows + 1 offsets into colIndices/values. */
   rowOffsets?: SparseArray;
@@ -54,15 +56,23 @@ export interface SparseParts {
 
 /** Host arrays of {@link SparseMatrix.fromHost}: Int32Array/BigInt64Array indices, Float32Array/Float64Array values (complex interleaved). */
 export interface HostSparseParts {
+  /** Number of rows of the matrix. */
   rows: number;
+  /** Number of columns of the matrix. */
   cols: number;
+  /** CSR: rows + 1 offsets into colIndices/values (Int32Array gives an 'i32' matrix, BigInt64Array 'i64'). */
   rowOffsets?: Int32Array | BigInt64Array;
+  /** CSC: cols + 1 offsets into rowIndices/values. */
   colOffsets?: Int32Array | BigInt64Array;
+  /** COO and CSC: the row of each stored element (the same array type as the other index array). */
   rowIndices?: Int32Array | BigInt64Array;
+  /** COO and CSR: the column of each stored element (the same array type as the other index array). */
   colIndices?: Int32Array | BigInt64Array;
+  /** The stored elements; complex ones interleaved re, im (so twice nnz numbers). */
   values: Float32Array | Float64Array;
   /** 'c64'/'c128' for interleaved complex values (default: f32 for Float32Array, f64 for Float64Array). */
   dtype?: SparseValueType;
+  /** 0 (default) or 1: the first row/column index. */
   indexBase?: 0 | 1;
 }
 
@@ -149,13 +159,19 @@ function createDescriptor(format: SparseFormat, p: CheckedParts): cusparse.cuspa
  * ({@link SparseMatrix.fromHost}: uploaded, owned and freed by close).
  */
 export class SparseMatrix extends Resource {
+  /** The storage format: 'csr', 'coo' or 'csc'. */
   readonly format: SparseFormat;
+  /** Number of rows of the matrix. */
   readonly rows: number;
+  /** Number of columns of the matrix. */
   readonly cols: number;
   /** Stored elements. */
   readonly nnz: number;
+  /** The type of the stored values. */
   readonly dtype: SparseValueType;
+  /** The type of the offsets and indices: 'i32' or 'i64'. */
   readonly indexType: SparseIndexType;
+  /** The first row/column index: 0 (C style) or 1 (Fortran style). */
   readonly indexBase: 0 | 1;
   /** The arrays: CSR [rowOffsets, colIndices], COO [rowIndices, colIndices], CSC [colOffsets, rowIndices]; then values. */
   private readonly arrays: readonly [ResolvedOperand, ResolvedOperand, ResolvedOperand];
@@ -318,7 +334,9 @@ export function denseMatrix(where: string, name: string, v: unknown, dtype: DTyp
 
 /** A dense vector descriptor (cusparseCreateDnVec) over a 1-D contiguous operand; kept alive until close. */
 export class DenseVector extends Resource {
+  /** Length of the vector, in elements. */
   readonly size: number;
+  /** The element type. */
   readonly dtype: SparseValueType;
   /** @internal */
   readonly descriptor: cusparse.cusparseDnVecDescr_t;
@@ -348,8 +366,11 @@ export class DenseVector extends Resource {
 
 /** A dense matrix descriptor (cusparseCreateDnMat) over a row- or column-major 2-D view; kept alive until close. */
 export class DenseMatrix extends Resource {
+  /** Number of rows of the matrix. */
   readonly rows: number;
+  /** Number of columns of the matrix. */
   readonly cols: number;
+  /** The element type. */
   readonly dtype: SparseValueType;
   /** 'row' or 'col' (the view's layout). */
   readonly order: 'row' | 'col';

@@ -35,7 +35,9 @@ export interface SpmvOptions {
 }
 /** Options of {@link Sparse.spmm}. */
 export interface SpmmOptions {
+  /** The factor α of op(A)·op(B) (default 1); a complex for complex matrices. */
   alpha?: Scalar;
+  /** The factor β of the old C (default 0: C is then only written). */
   beta?: Scalar;
   /** Operation on A (default 'N'). */
   opA?: SparseOp;
@@ -46,6 +48,7 @@ export interface SpmmOptions {
 }
 /** Options of {@link Sparse.spgemm}. */
 export interface SpgemmOptions {
+  /** The factor α of A·B (default 1); a complex for complex matrices. */
   alpha?: Scalar;
   /** cusparseSpGEMMAlg_t (default CUSPARSE_SPGEMM_DEFAULT, 0). */
   algorithm?: number;
