@@ -37,6 +37,17 @@ export function deviceHandle(ordinal: number): number {
  * Context.current. Methods make it current on the calling thread as needed. After a sticky device error
  * (see STICKY_ERRORS) every call on it throws ContextUnusableError: the process must exit to recover.
  * close() releases a primary context, destroys a created one, and does nothing to a wrapped one.
+ * @example
+ * ```ts
+ * import { Context, DeviceBuffer } from 'cuda-ts/objects';
+ *
+ * // A context of its own on device 0 (most programs use the primary one: Device.get(0).setCurrent()).
+ * using ctx = Context.create(0); // made current on this thread
+ * using scratch = DeviceBuffer.alloc(64 << 20); // allocated in the current context: ctx
+ * const { free, total } = ctx.memoryInfo();
+ * console.log(`${ctx}: ${free >> 20} of ${total >> 20} MiB free, ${scratch.byteLength} bytes held`);
+ * ctx.synchronize();
+ * ```
  */
 export class Context extends Resource { // structurally a drv.Bindable (what the door needs of a context)
   /** The driver handle (CUcontext). */
@@ -59,7 +70,10 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
     drv.remember(this);
   }
 
-  /** The primary context of device `ordinal` (retained once per process, shared). */
+  /**
+   * The primary context of device `ordinal` (retained once per process, shared).
+   * @param ordinal The device's 0-based ordinal; default 0.
+   */
   static primary(ordinal = 0): Context {
     const hit = primaries.get(ordinal);
     if (hit && !hit.closed) return hit;
@@ -92,6 +106,9 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
    * (CU_EXEC_AFFINITY_TYPE_SM_COUNT; the driver may round up). Only where the device supports it
    * (under MPS, see {@link Context.executionAffinitySupported}); elsewhere it throws an Error saying so.
    * Green contexts (GreenContext) partition SMs without MPS.
+   * @param ordinal The device's 0-based ordinal; default 0.
+   * @param flags CUctx_flags bits OR-ed together (a 32-bit unsigned integer), e.g. the scheduling policy; default 0 (the driver's automatic choice).
+   * @param options `smCount`: the most SMs the context's work may use (a positive integer; needs MPS). Default `{}`.
    */
   static create(ordinal = 0, flags = 0, options: { smCount?: number } = {}): Context {
     if (!Number.isInteger(flags) || flags < 0 || flags > 0xffffffff) throw new RangeError(`Context.create: flags must be a 32-bit unsigned integer, got ${String(flags)}`);
@@ -128,7 +145,10 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
     return ctx;
   }
 
-  /** True when contexts of device `ordinal` can be created with an SM-count execution affinity (cuDeviceGetExecAffinitySupport). */
+  /**
+   * True when contexts of device `ordinal` can be created with an SM-count execution affinity (cuDeviceGetExecAffinitySupport).
+   * @param ordinal The device's 0-based ordinal; default 0.
+   */
   static executionAffinitySupported(ordinal = 0): boolean {
     const dev = deviceHandle(ordinal);
     drv.global('cuDeviceGetExecAffinitySupport', drv.out32, drv.CUexecAffinityType.CU_EXEC_AFFINITY_TYPE_SM_COUNT, dev);
@@ -212,7 +232,10 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
     return { free: drv.outNumber(0), total: Number(drv.out64b[0]), cached };
   }
 
-  /** Records a sticky error (marking the context unusable) and returns the error to throw. */
+  /**
+   * Records a sticky error (marking the context unusable) and returns the error to throw.
+   * @param e The error a call in this context threw; a sticky one (STICKY_ERRORS) marks the context unusable.
+   */
   fail(e: unknown): unknown {
     return drv.mark(this, e);
   }

@@ -16,6 +16,16 @@ const devices = new Map<number, Device>();
 /**
  * A CUDA device, by ordinal: one instance per ordinal (Device.get). It holds no state of its own; work
  * goes through its primary context, retained on first use and shared with the runtime API and NCCL.
+ * @example
+ * ```ts
+ * import { Device } from 'cuda-ts/objects';
+ *
+ * console.log(`${Device.count()} device(s)`);
+ * const device = Device.get(0);
+ * device.setCurrent(); // streams, buffers and modules made next live in its primary context
+ * console.log(`${device.name} (${device.arch}), ${device.multiprocessorCount} SMs`);
+ * console.log(`${device.freeMemory >> 20} MiB free of ${device.totalMemory >> 20} MiB`);
+ * ```
  */
 export class Device {
   /** The CUdevice handle (equal to the ordinal on every driver so far, but kept distinct). */
@@ -36,7 +46,10 @@ export class Device {
     return drv.out32[0];
   }
 
-  /** Device `ordinal` (RangeError outside 0..count-1). */
+  /**
+   * Device `ordinal` (RangeError outside 0..count-1).
+   * @param ordinal The device's 0-based ordinal in the driver's enumeration order (as CUDA_VISIBLE_DEVICES leaves it); default 0.
+   */
   static get(ordinal = 0): Device {
     if (typeof ordinal !== 'number') throw new TypeError(`Device.get: ordinal must be a number, got ${describe(ordinal)}`);
     if (!Number.isInteger(ordinal) || ordinal < 0) throw new RangeError(`Device.get: ordinal must be a non-negative integer, got ${describe(ordinal)}`);
@@ -99,6 +112,7 @@ export class Device {
   /**
    * Reads a device attribute (cuDeviceGetAttribute), e.g. `CUdevice_attribute.CU_DEVICE_ATTRIBUTE_WARP_SIZE`:
    * asks the driver on every call (some attributes change while a process runs, e.g. the compute mode).
+   * @param attr Which attribute to read, a `CUdevice_attribute` value (exported by name from cuda-ts/objects).
    */
   attribute(attr: drv.CUdevice_attribute): number {
     if (typeof attr !== 'number' || !Number.isInteger(attr) || attr < 1 || attr >= A.CU_DEVICE_ATTRIBUTE_MAX) throw new RangeError(`Device.attribute: attr must be a CUdevice_attribute, got ${describe(attr)}`);
@@ -200,17 +214,26 @@ export class Device {
     this.primaryContext().synchronize();
   }
 
-  /** True when work on this device can access `other`'s memory directly (always for itself). */
+  /**
+   * True when work on this device can access `other`'s memory directly (always for itself).
+   * @param other The device whose memory this one would read and write.
+   */
   canAccessPeer(other: Device): boolean {
     return canAccessPeer(this, other);
   }
 
-  /** Lets this device's primary context access `other`'s memory; false when it already could. */
+  /**
+   * Lets this device's primary context access `other`'s memory; false when it already could.
+   * @param other The device whose memory this device's kernels and copies may then access.
+   */
   enablePeerAccess(other: Device): boolean {
     return enablePeerAccess(this, other);
   }
 
-  /** Revokes enablePeerAccess(other); false when it was not enabled. */
+  /**
+   * Revokes enablePeerAccess(other); false when it was not enabled.
+   * @param other The device whose access was enabled by enablePeerAccess.
+   */
   disablePeerAccess(other: Device): boolean {
     return disablePeerAccess(this, other);
   }

@@ -44,7 +44,11 @@ export const STICKY_ERRORS: ReadonlySet<number> = new Set([
 export class ContextUnusableError extends CudaError {
   /** The sticky error that made the context unusable. */
   readonly cause: CudaError;
-  /** Made by the objects layer from the sticky error; there is no need to construct it. */
+  /**
+   * Made by the objects layer from the sticky error; there is no need to construct it.
+   * @param cause The sticky error the driver returned.
+   * @param device The ordinal of the context's device, named in the message; omitted when not known.
+   */
   constructor(cause: CudaError, device?: number) {
     super('objects', cause.func, cause.code, cause.name);
     const where = device === undefined ? 'the CUDA context' : `the CUDA context of device ${device}`;

@@ -43,6 +43,22 @@ function flag(name: string, v: unknown): boolean {
 /**
  * A CUDA event (cuEvent*): a marker recorded into a stream, to wait for the work before it or to time
  * the work between two of them. Free with close() or `using`.
+ * @example
+ * ```ts
+ * import { DeviceBuffer, Event, Stream } from 'cuda-ts/objects';
+ *
+ * async function timeUpload(bytes: number): Promise<number> {
+ *   using stream = Stream.create();
+ *   using buf = DeviceBuffer.alloc(bytes);
+ *   using start = Event.create();
+ *   using end = Event.create();
+ *   start.record(stream);
+ *   buf.copyFrom(new Uint8Array(bytes), { stream });
+ *   end.record(stream);
+ *   await end.completed(); // without blocking the event loop
+ *   return end.elapsedSince(start); // milliseconds
+ * }
+ * ```
  */
 export class Event extends Resource {
   /** The driver handle (CUevent). */
@@ -67,6 +83,7 @@ export class Event extends Resource {
 
   /**
    * Creates an event (cuEventCreate) in `options.context`.
+   * @param options `timing` (record timestamps; default true, false is cheaper for pure synchronization), `blocking` (synchronize() sleeps instead of spinning; default false), `interprocess` (shareable with other processes; needs `timing: false`) and `context` (default: the current one, else device 0's primary context).
    * @throws TypeError for a non-boolean flag or `interprocess` without `timing: false`; a CudaError when creation fails
    */
   static create(options: EventOptions = {}): Event {
@@ -85,7 +102,10 @@ export class Event extends Resource {
     return new Event(drv.outNumber() as drv.CUevent, ctx, flags);
   }
 
-  /** Records the event on `stream` (default: the legacy default stream of the event's context). */
+  /**
+   * Records the event on `stream` (default: the legacy default stream of the event's context).
+   * @param stream The stream to record on, a Stream or a stream-protocol object of the event's context (default: the context's legacy default stream).
+   */
   record(stream?: StreamLike): this {
     this.assertOpen();
     const s = toStream(stream, 'Event.record: stream');
@@ -115,13 +135,17 @@ export class Event extends Resource {
    * and without CPU while it waits (see docs/awaiting.md). Rejects with an AbortError when
    * `options.signal` aborts, with a timeout error past `options.timeoutMs`. Re-recording the event
    * while a wait on it is pending moves what that wait waits for (as cuEventQuery would).
+   * @param options `signal` (an AbortSignal: rejects with an AbortError once it aborts), `timeoutMs` (rejects past this many ms; default no limit) and `maxIntervalMs` (the longest sleep between polls, ms; default 1).
    */
   synchronized(options?: PollOptions): Promise<void> {
     this.assertOpen();
     return waitFor({ ctx: this.context, event: this.handle, key: this, what: 'Event.synchronized()', predictKey: this.recordedOn }, options);
   }
 
-  /** Resolves when the event completes (same as {@link Event.synchronized}): `await event.completed()`. */
+  /**
+   * Resolves when the event completes (same as {@link Event.synchronized}): `await event.completed()`.
+   * @param options `signal` (an AbortSignal: rejects with an AbortError once it aborts), `timeoutMs` (rejects past this many ms; default no limit) and `maxIntervalMs` (the longest sleep between polls, ms; default 1).
+   */
   completed(options?: PollOptions): Promise<void> {
     this.assertOpen('Event.completed'); // named here: JavaScriptCore's tail call drops this frame from the stack
     return this.synchronized(options);
@@ -144,6 +168,8 @@ export class Event extends Resource {
    * Opens an event of another process from its IPC handle (cuIpcOpenEventHandle) in `options.context`
    * (default: the current context, else device 0's primary context; it must be on the exporter's device).
    * The result records, waits and queries like any event (no timing); close() releases it here only.
+   * @param handle The 64 bytes the exporting process got from ipcHandle().
+   * @param options `context`: where to open it, on the exporter's device (default: the current context, else device 0's primary context).
    */
   static fromIpcHandle(handle: Uint8Array, options: { context?: Context } = {}): Event {
     if (!(handle instanceof Uint8Array) || handle.byteLength !== 64) throw new TypeError(`Event.fromIpcHandle: handle must be the 64-byte Uint8Array from Event.ipcHandle(), got ${describe(handle)}${handle instanceof Uint8Array ? ` of ${handle.byteLength} bytes` : ''}`);
@@ -169,13 +195,17 @@ export class Event extends Resource {
    * The event of {@link Event.descriptor} in this thread (a worker of the same process), in the
    * device's primary context: it records, waits and queries like the original; close() drops this
    * wrapper only (the original's owner destroys the event).
+   * @param descriptor What Event.descriptor() returned in the thread that owns the event, received through postMessage.
    */
   static fromDescriptor(descriptor: HandleDescriptor): Event {
     const d = checkDescriptor('Event.fromDescriptor', descriptor, 'cuda-ts/event');
     return new Event(d.handle as drv.CUevent, Context.primary(d.device), d.flags ?? 0, false);
   }
 
-  /** Milliseconds from `start` to this event (both recorded with timing, both complete). */
+  /**
+   * Milliseconds from `start` to this event (both recorded with timing, both complete).
+   * @param start An event with timing, recorded and complete before this one.
+   */
   elapsedSince(start: Event): number {
     this.assertOpen();
     if (!(start instanceof Event)) throw new TypeError(`Event.elapsedSince: start must be an Event, got ${describe(start)}`);
@@ -184,7 +214,10 @@ export class Event extends Resource {
     return drv.outF32[0];
   }
 
-  /** Milliseconds from this event to `end`. */
+  /**
+   * Milliseconds from this event to `end`.
+   * @param end An event with timing, recorded and complete after this one.
+   */
   elapsed(end: Event): number {
     if (!(end instanceof Event)) throw new TypeError(`Event.elapsed: end must be an Event, got ${describe(end)}`);
     return end.elapsedSince(this);

@@ -139,7 +139,11 @@ export function toStream(s: unknown, where: string): Stream | undefined {
   return stream;
 }
 
-/** The CUstream handle of a stream argument (0, the legacy default stream, for undefined). */
+/**
+ * The CUstream handle of a stream argument (0, the legacy default stream, for undefined).
+ * @param s A Stream, or an object of another library implementing the stream protocol; undefined gives 0 (the legacy default stream).
+ * @param where The call and argument named in the TypeError for a bad `s`; default 'stream'.
+ */
 export function streamHandle(s: StreamLike | undefined, where = 'stream'): drv.CUstream {
   const st = toStream(s, where);
   return (st === undefined ? 0 : st.handle) as drv.CUstream;
@@ -193,6 +197,19 @@ const CAPTURE_MODES = new Set<number>([0, 1, 2]); // GLOBAL, THREAD_LOCAL, RELAX
  * A CUDA stream (CUstream): work enqueued on it runs in order. Stream.create makes one this object owns
  * (close() destroys it); legacyDefault(), perThread() and wrap() give wrappers that own nothing.
  * Implements the stream protocol ({@link cudaStream}).
+ * @example
+ * ```ts
+ * import { DeviceBuffer, Stream } from 'cuda-ts/objects';
+ *
+ * async function main(): Promise<void> {
+ *   using stream = Stream.create({ nonBlocking: true });
+ *   using buf = DeviceBuffer.alloc(4096, { stream }); // stream-ordered: allocated and freed on `stream`
+ *   buf.memset(0, { stream }); // enqueued; returns at once
+ *   await stream.synchronized(); // the work enqueued so far is done; the event loop ran meanwhile
+ *   console.log(buf.toArray(Uint8Array, { stream })[0]); // 0
+ * }
+ * main().catch(console.error);
+ * ```
  */
 export class Stream extends Resource {
   /** The driver handle (CUstream); CU_STREAM_LEGACY or CU_STREAM_PER_THREAD for the default streams. */
@@ -215,7 +232,10 @@ export class Stream extends Resource {
     this.owned = destroy !== undefined;
   }
 
-  /** Creates a stream (cuStreamCreateWithPriority). */
+  /**
+   * Creates a stream (cuStreamCreateWithPriority).
+   * @param options `nonBlocking` (true: no implicit synchronization with the legacy default stream; default false), `priority` (lower is more urgent, within Stream.priorityRange(); default 0) and `context` (default: the current one, else device 0's primary context).
+   */
   static create(options: StreamOptions = {}): Stream {
     if (typeof options !== 'object' || options === null) throw new TypeError(`Stream.create: options must be an object, got ${describe(options)}`);
     if (options.nonBlocking !== undefined && typeof options.nonBlocking !== 'boolean') throw new TypeError(`Stream.create: nonBlocking must be a boolean, got ${describe(options.nonBlocking)}`);
@@ -242,7 +262,10 @@ export class Stream extends Resource {
     return stream;
   }
 
-  /** `{ leastPriority, greatestPriority }` of `context` (default: the current one). The greatest priority is the numerically lowest. */
+  /**
+   * `{ leastPriority, greatestPriority }` of `context` (default: the current one). The greatest priority is the numerically lowest.
+   * @param context The context to ask (default: the current one, else device 0's primary context).
+   */
   static priorityRange(context?: Context): { leastPriority: number; greatestPriority: number } {
     const ctx = contextOf(context, 'Stream.priorityRange: context');
     const greatest = new Int32Array(1);
@@ -250,17 +273,26 @@ export class Stream extends Resource {
     return { leastPriority: drv.out32[0], greatestPriority: greatest[0] };
   }
 
-  /** The legacy default stream (CU_STREAM_LEGACY) of `context`: synchronizes with every blocking stream. */
+  /**
+   * The legacy default stream (CU_STREAM_LEGACY) of `context`: synchronizes with every blocking stream.
+   * @param context The context whose default stream to take (default: the current one, else device 0's primary context).
+   */
   static legacyDefault(context?: Context): Stream {
     return new Stream(drv.CU_STREAM_LEGACY, contextOf(context, 'Stream.legacyDefault: context'), undefined, 'Stream (legacy default)');
   }
 
-  /** Same as {@link Stream.legacyDefault}. */
+  /**
+   * Same as {@link Stream.legacyDefault}.
+   * @param context The context whose default stream to take (default: the current one, else device 0's primary context).
+   */
   static legacy(context?: Context): Stream {
     return Stream.legacyDefault(context);
   }
 
-  /** The per-thread default stream (CU_STREAM_PER_THREAD) of `context`. */
+  /**
+   * The per-thread default stream (CU_STREAM_PER_THREAD) of `context`.
+   * @param context The context whose default stream to take (default: the current one, else device 0's primary context).
+   */
   static perThread(context?: Context): Stream {
     return new Stream(drv.CU_STREAM_PER_THREAD, contextOf(context, 'Stream.perThread: context'), undefined, 'Stream (per-thread default)');
   }
@@ -272,6 +304,8 @@ export class Stream extends Resource {
    * is the handle of a stream this process destroyed or of another kind of object, when no memory is
    * mapped there, or when the driver says it belongs to another context. A handle that passes is
    * trusted: a stale or forged one that happens to look valid is undefined behaviour in the driver.
+   * @param handle The raw CUstream (a number or bigint address as another library or the typed layer hands it out; 0 or 1: the legacy default stream, 2: the per-thread one).
+   * @param options `context`: the context the stream belongs to (default: the current one, else device 0's primary context).
    */
   static wrap(handle: number | bigint, options: WrapOptions = {}): Stream {
     if ((handle as unknown) instanceof Stream) return handle as unknown as Stream;
@@ -300,6 +334,7 @@ export class Stream extends Resource {
    * The stream of {@link Stream.descriptor} in this thread (a worker of the same process): a wrapper in
    * the device's primary context that owns nothing (close() never destroys it), checked as
    * {@link Stream.wrap} checks a handle.
+   * @param descriptor What Stream.descriptor() returned in the thread that owns the stream, received through postMessage.
    */
   static fromDescriptor(descriptor: HandleDescriptor): Stream {
     const d = checkDescriptor('Stream.fromDescriptor', descriptor, 'cuda-ts/stream');
@@ -370,6 +405,7 @@ export class Stream extends Resource {
    * for), without blocking the event loop and without CPU while it waits (see docs/awaiting.md: a
    * short spin, then a sleeping waiter woken through a host function on a helper stream). Rejects
    * with an AbortError when `options.signal` aborts, with a timeout error past `options.timeoutMs`.
+   * @param options `signal` (an AbortSignal: rejects with an AbortError once it aborts), `timeoutMs` (rejects past this many ms; default no limit) and `maxIntervalMs` (the longest sleep between polls, ms; default 1).
    */
   synchronized(options?: PollOptions): Promise<void> {
     // not async: the waiter's promise itself is returned, one turn of microtasks sooner to resume
@@ -420,6 +456,8 @@ export class Stream extends Resource {
    * call CUDA, blocking waits stay allowed meanwhile (no deadlock), and later work on the stream does
    * not wait for `fn` (make it wait with an event recorded inside `fn` if it must). Takes
    * `{ signal, timeoutMs }`: a cancelled call never runs `fn`.
+   * @param fn The function to run on the event loop (it may call CUDA); its result, awaited when a promise, is what the returned promise resolves with.
+   * @param options `signal` (an AbortSignal: rejects with an AbortError and never runs `fn` once it aborts) and `timeoutMs` (rejects past this many ms; default no limit).
    */
   async enqueueHost<T>(fn: () => T | PromiseLike<T>, options?: WaitOptions): Promise<Awaited<T>> {
     if (typeof fn !== 'function') throw new TypeError(`Stream.enqueueHost: fn must be a function, got ${describe(fn)}`);
@@ -428,7 +466,10 @@ export class Stream extends Resource {
     return await fn();
   }
 
-  /** Makes later work on this stream wait for `event` (cuStreamWaitEvent). */
+  /**
+   * Makes later work on this stream wait for `event` (cuStreamWaitEvent).
+   * @param event An event of this stream's context, recorded (on any stream) before the work that must be waited for.
+   */
   wait(event: Event): this {
     this.check();
     const ev = checkEvent('Stream.wait', event);
@@ -436,7 +477,10 @@ export class Stream extends Resource {
     return this;
   }
 
-  /** Records `event` (or a new default event) on this stream and returns it. */
+  /**
+   * Records `event` (or a new default event) on this stream and returns it.
+   * @param event The event to record (default: a new timing event in this stream's context, returned).
+   */
   record(event?: Event): Event {
     this.check();
     const ev = event === undefined ? makeEvent(this.context) : checkEvent('Stream.record', event);
@@ -448,6 +492,7 @@ export class Stream extends Resource {
    * Enqueues `fn` to run on the JS event loop once prior work on the stream is done. `fn` must not call
    * CUDA (it runs while CUDA's callback thread waits for it); errors it throws are reported by the next
    * call on this stream. Use `await stream.synchronized()` to wait: a blocking wait throws meanwhile.
+   * @param fn The function to run on the JS event loop, with no arguments; it must not call CUDA.
    */
   launchHostFunc(fn: () => void): this {
     if (typeof fn !== 'function') throw new TypeError(`Stream.launchHostFunc: fn must be a function, got ${describe(fn)}`);
@@ -470,6 +515,7 @@ export class Stream extends Resource {
   /**
    * Begins stream capture (see Graph.capture for the scoped form). Until endCaptureHandle(), what work
    * enqueued on the stream uses is registered with the capture, and the graph keeps it alive.
+   * @param mode Which CUDA calls of other threads the capture forbids: a CUstreamCaptureMode (exported by name); default CU_STREAM_CAPTURE_MODE_THREAD_LOCAL (only this thread's).
    */
   beginCapture(mode: drv.CUstreamCaptureMode = drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL): void {
     this.check();

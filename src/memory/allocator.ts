@@ -344,6 +344,7 @@ export const CachingAllocator = {
   /**
    * Turns the cache on or off for later allocations, and sets the limit of bytes in use per context
    * (applied to contexts already seen too). Turning it off returns every cached block (trim()).
+   * @param options `enabled` (true or false: later stream-ordered allocations use the cache or not; unchanged when omitted) and `limit` (bytes in use per context before cached blocks are given back, a non-negative integer or Infinity; unchanged when omitted).
    */
   configure(options: { enabled?: boolean; limit?: number }): void {
     if (typeof options !== 'object' || options === null) throw new TypeError(`CachingAllocator.configure: options must be an object, got ${describe(options)}`);
@@ -363,7 +364,11 @@ export const CachingAllocator = {
     return enabled;
   },
 
-  /** Sets the limit of bytes in use for one context (default: every context). */
+  /**
+   * Sets the limit of bytes in use for one context (default: every context).
+   * @param limit Bytes in use before cached blocks are given back (a non-negative integer, or Infinity: no limit).
+   * @param context The context to apply it to (default: every context).
+   */
   setLimit(limit: number, context?: Context): void {
     const ctx = checkContextArg('CachingAllocator.setLimit', context);
     const v = checkLimit('CachingAllocator.setLimit', limit);
@@ -371,14 +376,20 @@ export const CachingAllocator = {
     else cacheOf(ctx).limit = v;
   },
 
-  /** Returns every cached block of `context` (default: all contexts) to the driver (cuMemFreeAsync on its stream). */
+  /**
+   * Returns every cached block of `context` (default: all contexts) to the driver (cuMemFreeAsync on its stream).
+   * @param context The context whose cached blocks to return (default: every context).
+   */
   trim(context?: Context): void {
     const ctx = checkContextArg('CachingAllocator.trim', context);
     if (ctx === undefined) trimAll();
     else if (ctx.allocCache !== undefined) trimCache(ctx.allocCache as Cache);
   },
 
-  /** Statistics of `context` (default: summed over every context). */
+  /**
+   * Statistics of `context` (default: summed over every context).
+   * @param context The context to report (default: the sum over every context).
+   */
   stats(context?: Context): AllocatorStats {
     const ctx = checkContextArg('CachingAllocator.stats', context);
     const list = ctx === undefined ? [...caches] : ctx.allocCache === undefined ? [] : [ctx.allocCache as Cache];
@@ -393,7 +404,10 @@ export const CachingAllocator = {
     return s;
   },
 
-  /** Starts peak tracking again from the bytes in use now. */
+  /**
+   * Starts peak tracking again from the bytes in use now.
+   * @param context The context to apply it to (default: every context).
+   */
   resetPeak(context?: Context): void {
     const ctx = checkContextArg('CachingAllocator.resetPeak', context);
     for (const c of ctx === undefined ? caches : ctx.allocCache === undefined ? [] : [ctx.allocCache as Cache]) c.peak = c.inUse;

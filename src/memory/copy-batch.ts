@@ -119,6 +119,9 @@ function offsetArg(where: string, v: unknown): number {
  * copyBatch(stream, [{ dst: a, src: hostA }, { dst: b, src: c, bytes: 1024 }]);
  * copyBatch(stream, [{ dst: managed, src: dev, dstLocationHint: 'host', srcAccessOrder: 'any' }]);
  * ```
+ * @param stream A created stream (not the legacy default stream) to enqueue the batch on.
+ * @param copies The copies: each `{ dst, src, bytes?, srcOffset?, dstOffset? }` plus optional per-copy hints; none may depend on another.
+ * @param options `srcAccessOrder` ('stream', the default: sources read in stream order; 'any': at any time) and `preferOverlapWithCompute` (a hint; default false), for every copy that sets none.
  */
 export function copyBatch(stream: StreamLike, copies: readonly BatchCopy[], options: CopyBatchOptions = {}): void {
   const where = 'copyBatch';

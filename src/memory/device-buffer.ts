@@ -75,6 +75,17 @@ export interface WrapBufferOptions {
 /**
  * Device memory of one context: allocated with cuMemAlloc, or stream-ordered (the caching allocator,
  * freed on the same stream) when a stream is given. Free with close() or `using`.
+ * @example
+ * ```ts
+ * import { DeviceBuffer, Stream } from 'cuda-ts/objects';
+ *
+ * using stream = Stream.create();
+ * using x = DeviceBuffer.from(new Float32Array([1, 2, 3, 4])); // allocated and uploaded
+ * using y = DeviceBuffer.alloc(x.byteLength, { stream }); // stream-ordered, freed on `stream`
+ * y.copyFrom(x, { stream }); // device to device, asynchronous
+ * y.memset(0, { stream, width: 4, count: 1 }); // the first float zeroed
+ * console.log(y.toArray(Float32Array, { stream })); // Float32Array [0, 2, 3, 4]
+ * ```
  */
 export class DeviceBuffer extends Resource {
   /** Size in bytes. */
@@ -118,7 +129,11 @@ export class DeviceBuffer extends Resource {
     return new DeviceBuffer('DeviceBuffer', address, byteLength, context, core, stream, pool);
   }
 
-  /** Allocates `byteLength` bytes of device memory (stream-ordered when `stream` is given). */
+  /**
+   * Allocates `byteLength` bytes of device memory (stream-ordered when `stream` is given).
+   * @param byteLength Bytes to allocate (a non-negative integer; 0 gives an empty buffer).
+   * @param options `stream` (allocate stream-ordered on it, through the caching allocator, and free there), `pool` (allocate from this MemoryPool; needs `stream`), `cache` (false: bypass the caching allocator; default true) and `context` (default: the pool's, else the stream's, else the current one). Default: synchronous cuMemAlloc in the current context.
+   */
   static alloc(byteLength: number, options?: AllocOptions): DeviceBuffer {
     // The hot path (a cached stream-ordered block on an open Stream, nothing else asked) first; anything
     // unusual falls through to the checks below, which throw the precise error.
@@ -178,6 +193,9 @@ export class DeviceBuffer extends Resource {
    * A DeviceBuffer over memory allocated elsewhere (another library, the typed layer, a
    * VirtualMemoryResource): it never frees the memory, and keeps `options.owner` alive while it lives.
    * Copies, memsets, views and kernel arguments work as on any DeviceBuffer.
+   * @param pointer The device address of the memory (a number or bigint).
+   * @param byteLength Bytes from `pointer` that the wrapper may touch.
+   * @param options `owner` (kept alive as long as the wrapper: the object or Resource that frees the memory), `context` (the memory's context; default: the current one) and `hostAccessible` (true for pinned or managed memory, enabling array(); default false).
    */
   static wrap(pointer: number | bigint, byteLength: number, options: WrapBufferOptions = {}): DeviceBuffer {
     const address = addressArg('DeviceBuffer.wrap: pointer', pointer);
@@ -210,6 +228,7 @@ export class DeviceBuffer extends Resource {
    * A zero-copy TypedArray over host-accessible memory (see {@link DeviceBuffer.hostAccessible}):
    * synchronize before reading what kernels wrote. Valid until close(): using it after reads freed memory.
    * Device memory throws a TypeError (copy it with toArray()).
+   * @param ctor The element type of the view, a TypedArray class such as Float32Array (default Uint8Array); the byte length must be a multiple of its element size.
    */
   array<T extends ArrayBufferView>(ctor: TypedArrayConstructor<T> = Uint8Array as unknown as TypedArrayConstructor<T>): T {
     this.check();
@@ -230,7 +249,10 @@ export class DeviceBuffer extends Resource {
     return deallocationStreams.get(this) ?? this.stream;
   }
 
-  /** Same as {@link DeviceBuffer.setDeallocationStream}. */
+  /**
+   * Same as {@link DeviceBuffer.setDeallocationStream}.
+   * @param stream The stream to free on, of the buffer's context.
+   */
   set deallocationStream(stream: StreamLike) {
     this.setDeallocationStream(stream);
   }
@@ -242,6 +264,7 @@ export class DeviceBuffer extends Resource {
    * The stream must belong to the buffer's context; it is kept alive until the buffer is freed.
    * Only stream-ordered buffers (allocated with a stream or from a pool) can do this: others are freed
    * synchronously and throw a TypeError.
+   * @param stream The stream to free on, of the buffer's context (a Stream or a stream-protocol object).
    */
   setDeallocationStream(stream: StreamLike): this {
     this.check();
@@ -259,7 +282,11 @@ export class DeviceBuffer extends Resource {
     return this;
   }
 
-  /** Allocates a buffer holding a copy of `data`. */
+  /**
+   * Allocates a buffer holding a copy of `data`.
+   * @param data The bytes to copy: a TypedArray, DataView, Buffer or ArrayBuffer; the buffer gets its byte length.
+   * @param options `stream` (allocate stream-ordered on it, through the caching allocator, and free there), `pool` (allocate from this MemoryPool; needs `stream`), `cache` (false: bypass the caching allocator; default true) and `context` (default: the pool's, else the stream's, else the current one).
+   */
   static from(data: HostData, options?: AllocOptions): DeviceBuffer {
     const { byteLength } = hostBytes('DeviceBuffer.from', data);
     const buf = DeviceBuffer.alloc(byteLength, options);
@@ -291,7 +318,11 @@ export class DeviceBuffer extends Resource {
     return this.address as drv.CUdeviceptr;
   }
 
-  /** A view of bytes [begin, end) sharing this buffer's memory and life (closing the owner closes views). Negative indices count from the end. */
+  /**
+   * A view of bytes [begin, end) sharing this buffer's memory and life (closing the owner closes views). Negative indices count from the end.
+   * @param begin First byte of the view (default 0; negative counts from the end).
+   * @param end Byte after the view's last (default: the buffer's end; negative counts from the end).
+   */
   subarray(begin = 0, end = this.byteLength): DeviceBuffer {
     this.check();
     for (const [name, v] of [['begin', begin], ['end', end]] as const) {
@@ -329,7 +360,11 @@ export class DeviceBuffer extends Resource {
     drv.callOnStream(s.context, s.handle, asyncName, ...args, s.handle);
   }
 
-  /** Copies `src` (host data, a device buffer or a pinned buffer) into this buffer at `offset`. */
+  /**
+   * Copies `src` (host data, a device buffer or a pinned buffer) into this buffer at `offset`.
+   * @param src What to copy: host data (a TypedArray, DataView, Buffer or ArrayBuffer), a DeviceBuffer or a PinnedHostBuffer.
+   * @param options `stream` (run the copy on it, asynchronously; default: the buffer's allocating stream, else synchronous), `offset` (byte offset into this buffer; default 0) and `byteLength` (bytes to copy; default: all of the source).
+   */
   copyFrom(src: HostData | DeviceBuffer | PinnedHostBuffer, options?: CopyOptions): this {
     this.check();
     const o = optionsObject('DeviceBuffer.copyFrom', options);
@@ -362,7 +397,11 @@ export class DeviceBuffer extends Resource {
     return this;
   }
 
-  /** Copies bytes [offset, offset + byteLength) of this buffer into `dst`. */
+  /**
+   * Copies bytes [offset, offset + byteLength) of this buffer into `dst`.
+   * @param dst Where to copy to: host data (a TypedArray, DataView, Buffer or ArrayBuffer), a DeviceBuffer or a PinnedHostBuffer; returned.
+   * @param options `stream` (run the copy on it, asynchronously; default: the buffer's allocating stream, else synchronous), `offset` (byte offset into this buffer to copy from; default 0) and `byteLength` (bytes to copy; default: what is left of this buffer, bounded by `dst`).
+   */
   copyTo<D extends HostData | DeviceBuffer | PinnedHostBuffer>(dst: D, options?: CopyOptions): D {
     this.check();
     const o = optionsObject('DeviceBuffer.copyTo', options);
@@ -397,7 +436,11 @@ export class DeviceBuffer extends Resource {
     return dst;
   }
 
-  /** Copies the whole buffer into a new TypedArray (synchronous with respect to the host). */
+  /**
+   * Copies the whole buffer into a new TypedArray (synchronous with respect to the host).
+   * @param ctor The element type of the result, a TypedArray class such as Float32Array; the byte length must be a multiple of its element size.
+   * @param options `stream`: the stream to copy on, after the work enqueued there; the copy is done when this returns (default: the buffer's allocating stream, else the legacy default stream).
+   */
   toArray<T extends ArrayBufferView>(ctor: TypedArrayConstructor<T>, options?: { stream?: StreamLike }): T {
     this.check();
     const C = elementType<T>('DeviceBuffer.toArray', ctor);
@@ -411,6 +454,8 @@ export class DeviceBuffer extends Resource {
   /**
    * Fills `count` elements of `width` bytes (1, 2 or 4) starting at byte `offset` with `value` (an
    * integer that fits the width, signed or unsigned). Defaults: width 1, the whole buffer.
+   * @param value The element value: an integer that fits `width` bytes, signed or unsigned.
+   * @param options `stream` (run it on this stream; default: the buffer's allocating stream, else synchronous), `width` (element size in bytes: 1, 2 or 4; default 1), `offset` (byte offset of the first element, a multiple of `width`; default 0) and `count` (elements to fill; default: up to the end).
    */
   memset(value: number, options?: MemsetOptions): this {
     this.check();

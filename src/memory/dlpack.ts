@@ -75,6 +75,7 @@ export function dlpackExportsAlive(): number {
  * is kDLCUDA, managed memory kDLCUDAManaged, pinned host memory kDLCUDAHost. The deleter is a JS
  * function behind a C pointer: a consumer on another thread has its call queued to the JS thread,
  * so it must not block that thread waiting for the call to return.
+ * @param view The tensor to export: its buffer stays allocated until the consumer calls the deleter.
  */
 export function toDLPack(view: StridedView): bigint {
   if (!(view instanceof StridedView)) throw new TypeError(`toDLPack: view must be a StridedView, got ${describe(view)}`);
@@ -141,6 +142,8 @@ export interface FromDLPackOptions {
  * over its memory (kDLCUDA, kDLCUDAManaged or kDLCUDAHost) whose buffer calls the producer's deleter
  * exactly once when closed or collected. A tensor it cannot take (another major version, another
  * device type, dtype or lanes) is released at once, as DLPack asks, and the error says why.
+ * @param address The address of a DLManagedTensorVersioned (DLPack 1.x) handed over by its producer; it is owned here from this call.
+ * @param options `context`: the context to wrap device memory in (default: the tensor's device's primary context).
  */
 export function fromDLPack(address: number | bigint, options: FromDLPackOptions = {}): StridedView {
   const where = 'fromDLPack';

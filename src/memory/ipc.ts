@@ -121,7 +121,10 @@ function takeDescriptor(call: string, pid: number, fd: number, reasons: string[]
   throw new ObjectsError(call, OBJECTS_ERROR.unavailable, `cannot take descriptor ${fd} of process ${pid} (${reasons.join('; ')}); start the importer as a child with the descriptor in its stdio and pass { fd }`);
 }
 
-/** Lets `importer` (a pid, or 'any' process of this user) take descriptors from this process under Yama ptrace_scope=1. */
+/**
+ * Lets `importer` (a pid, or 'any' process of this user) take descriptors from this process under Yama ptrace_scope=1.
+ * @param importer The pid of the importing process, or 'any' process of this user.
+ */
 export function allowDescriptorImport(importer: number | 'any'): void {
   const call = 'allowDescriptorImport';
   if (importer !== 'any' && !(Number.isInteger(importer) && importer > 0)) throw new TypeError(`${call}: importer must be a pid or 'any'`);
@@ -206,7 +209,10 @@ export class IpcMemoryPool extends Resource {
   }
   private readonly state: { fd: number; ticket?: DescriptorTicket };
 
-  /** Creates a pool on `device` (default 0) whose allocations can be exported. */
+  /**
+   * Creates a pool on `device` (default 0) whose allocations can be exported.
+   * @param options `device` (the ordinal of the device whose memory it holds; default 0) and `maxSize` (most bytes the pool may reserve; default 0, no limit).
+   */
   static create(options: { device?: number; maxSize?: number } = {}): IpcMemoryPool {
     const call = 'IpcMemoryPool.create';
     const device = options.device ?? 0;
@@ -224,7 +230,11 @@ export class IpcMemoryPool extends Resource {
     return new IpcMemoryPool(pool, ctx, device, { fd: -1 });
   }
 
-  /** Stream-ordered allocation from this pool (cuMemAllocFromPoolAsync), freed on the same stream. */
+  /**
+   * Stream-ordered allocation from this pool (cuMemAllocFromPoolAsync), freed on the same stream.
+   * @param byteLength Bytes to allocate (a non-negative integer).
+   * @param stream The stream the allocation is ordered on and freed on.
+   */
   alloc(byteLength: number, stream: StreamLike): SharedBuffer {
     const call = 'IpcMemoryPool.alloc';
     this.assertOpen();
@@ -240,6 +250,7 @@ export class IpcMemoryPool extends Resource {
   /**
    * Describes this pool for importPool() in another process. `allowImporter` (a pid or 'any') lets
    * that process take the descriptor under Yama ptrace_scope=1 (see the trust boundary above).
+   * @param options `allowImporter`: the pid of the importing process, or 'any' process of this user, allowed to take the pool's descriptor under Yama ptrace_scope=1 (default: none named).
    */
   exportHandle(options: { allowImporter?: number | 'any' } = {}): PoolHandle {
     this.assertOpen();
@@ -253,7 +264,10 @@ export class IpcMemoryPool extends Resource {
     return { kind: 'cuda-ts/pool', pid: process.pid, fd: this.state.fd, device: this.device, ticket: this.state.ticket };
   }
 
-  /** Describes `buf` (allocated from this pool) for ImportedMemoryPool.importBuffer (cuMemPoolExportPointer). */
+  /**
+   * Describes `buf` (allocated from this pool) for ImportedMemoryPool.importBuffer (cuMemPoolExportPointer).
+   * @param buf A buffer allocated from this pool with alloc().
+   */
   exportBuffer(buf: SharedBuffer): BufferHandle {
     const call = 'IpcMemoryPool.exportBuffer';
     this.assertOpen();
@@ -334,6 +348,7 @@ export class ImportedMemoryPool extends Resource {
   /**
    * Maps an exported buffer of this pool (cuMemPoolImportPointer) as a DeviceBuffer; it keeps this
    * pool alive until closed. In the exporting process itself (worker threads), a view of the address.
+   * @param exported What the exporter's IpcMemoryPool.exportBuffer() returned, received as plain data.
    */
   importBuffer(exported: BufferHandle): SharedBuffer {
     const call = 'ImportedMemoryPool.importBuffer';
@@ -368,6 +383,8 @@ export interface ImportPoolOptions {
  * descriptor when this process already holds it (inherited through stdio); otherwise it is received
  * from the exporter's socket (then pidfd_getfd, then /proc for regular files). `device`: where to map
  * it (default: the pool's device). Blocks up to `timeoutMs` while the exporter answers.
+ * @param handle What the exporter's IpcMemoryPool.exportHandle() returned, received as plain data (JSON or postMessage).
+ * @param options `fd` (the pool's descriptor when this process already holds it, e.g. inherited through stdio), `device` (where to map it; default: the pool's device) and `timeoutMs` (how long to wait for the exporter to hand the descriptor over; default 10000).
  */
 export function importPool(handle: PoolHandle, options: ImportPoolOptions = {}): ImportedMemoryPool {
   return ImportedMemoryPool.open(handle, options);
@@ -389,7 +406,10 @@ export interface MemHandle {
   readonly device: number;
 }
 
-/** Exports `buf` (from DeviceBuffer.alloc without a stream, not a view) with cuIpcGetMemHandle. */
+/**
+ * Exports `buf` (from DeviceBuffer.alloc without a stream, not a view) with cuIpcGetMemHandle.
+ * @param buf A whole buffer from DeviceBuffer.alloc without a stream (not a view, not stream-ordered).
+ */
 export function exportMemHandle(buf: DeviceBuffer): MemHandle {
   const call = 'exportMemHandle';
   if (!(buf instanceof DeviceBuffer)) throw new TypeError(`${call}: buf must be a DeviceBuffer`);
@@ -400,7 +420,11 @@ export function exportMemHandle(buf: DeviceBuffer): MemHandle {
   return { kind: 'cuda-ts/ipc-mem', pid: process.pid, handle: toHex(out), byteLength: buf.byteLength, address: ptr, device: buf.context.device };
 }
 
-/** Opens a legacy handle from another process (cuIpcOpenMemHandle); close() unmaps (cuIpcCloseMemHandle). */
+/**
+ * Opens a legacy handle from another process (cuIpcOpenMemHandle); close() unmaps (cuIpcCloseMemHandle).
+ * @param handle What exportMemHandle() returned in the exporting process, received as plain data.
+ * @param options `device`: the ordinal of the device whose context maps it (default: the exporter's device).
+ */
 export function openMemHandle(handle: MemHandle, options: { device?: number } = {}): SharedBuffer {
   const call = 'openMemHandle';
   const h = checkHandle(call, handle, 'cuda-ts/ipc-mem');
@@ -433,7 +457,10 @@ export interface EventHandle {
   readonly event: number;
 }
 
-/** Exports an Event made with { interprocess: true, timing: false }. */
+/**
+ * Exports an Event made with { interprocess: true, timing: false }.
+ * @param event An Event created with `{ interprocess: true, timing: false }`.
+ */
 export function exportEvent(event: Event): EventHandle {
   const call = 'exportEvent';
   if (!(event instanceof Event)) throw new TypeError(`${call}: event must be an Event`);
@@ -472,7 +499,10 @@ export class SharedEvent extends Resource {
     return new SharedEvent(drv.outNumber() as drv.CUevent, ctx);
   }
 
-  /** Records the event on `stream` (default: the legacy default stream). */
+  /**
+   * Records the event on `stream` (default: the legacy default stream).
+   * @param stream The stream to record on (default: the legacy default stream).
+   */
   record(stream?: StreamLike): this {
     this.assertOpen();
     const h = streamHandle(stream);
@@ -480,7 +510,10 @@ export class SharedEvent extends Resource {
     return this;
   }
 
-  /** Makes `stream` wait for the event's last record (cuStreamWaitEvent). */
+  /**
+   * Makes `stream` wait for the event's last record (cuStreamWaitEvent).
+   * @param stream The stream whose later work waits (default: the legacy default stream).
+   */
   waitOn(stream?: StreamLike): this {
     this.assertOpen();
     const h = streamHandle(stream);
@@ -495,14 +528,21 @@ export class SharedEvent extends Resource {
     return drv.query(this.context, 'cuEventQuery', this.handle);
   }
 
-  /** Resolves when the event completes, without blocking the event loop (the waiter: docs/awaiting.md). */
+  /**
+   * Resolves when the event completes, without blocking the event loop (the waiter: docs/awaiting.md).
+   * @param options `signal` (an AbortSignal: rejects with an AbortError once it aborts), `timeoutMs` (rejects past this many ms; default no limit) and `maxIntervalMs` (the longest sleep between polls, ms; default 1).
+   */
   synchronized(options?: PollOptions): Promise<void> {
     this.assertOpen();
     return waitFor({ ctx: this.context, event: this.handle, key: this, what: 'SharedEvent.synchronized()' }, options);
   }
 }
 
-/** Opens an exported event (cuIpcOpenEventHandle) in `device`'s primary context (default: the exporter's device). */
+/**
+ * Opens an exported event (cuIpcOpenEventHandle) in `device`'s primary context (default: the exporter's device).
+ * @param handle What exportEvent() returned in the exporting process, received as plain data.
+ * @param options `device`: the ordinal of the device whose primary context opens it (default: the exporter's device).
+ */
 export function openEvent(handle: EventHandle, options: { device?: number } = {}): SharedEvent {
   return SharedEvent.open(handle, options.device);
 }

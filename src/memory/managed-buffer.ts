@@ -15,6 +15,18 @@ import type { MemoryPool } from './memory-pool';
 /**
  * Unified memory (cuMemAllocManaged): usable from the device and, through `array()`, from the host.
  * close() frees it at once: views made by array() must not be used after close().
+ * @example
+ * ```ts
+ * import { ManagedBuffer, Stream } from 'cuda-ts/objects';
+ *
+ * using stream = Stream.create();
+ * using data = ManagedBuffer.alloc(1 << 20);
+ * data.array(Float32Array).fill(1); // written on the host, no copy
+ * data.advise('readMostly'); // kernels get read-only copies of the pages
+ * data.prefetch('device', stream); // move the pages before kernels touch them
+ * // … launch kernels on `stream` reading `data` …
+ * stream.synchronize();
+ * ```
  */
 export class ManagedBuffer extends DeviceBuffer {
   private constructor(address: number, byteLength: number, context: Context, destroy: (() => void) | Core | undefined, stream?: Stream, pool?: MemoryPool) {
@@ -30,6 +42,8 @@ export class ManagedBuffer extends DeviceBuffer {
    * Allocates `byteLength` bytes of managed memory (cuMemAllocManaged) in `options.context` (default:
    * the current one). It is attached globally, or to the host only with `hostOnlyAttach`. For
    * stream-ordered managed memory, allocate from {@link MemoryPool.managed}.
+   * @param byteLength Bytes to allocate (a non-negative integer).
+   * @param options `context` (default: the current one, else device 0's primary context) and `hostOnlyAttach` (true: attached to the host only, CU_MEM_ATTACH_HOST; default false, attached globally).
    */
   static override alloc(byteLength: number, options: { context?: Context; hostOnlyAttach?: boolean } = {}): ManagedBuffer {
     checkedSize('ManagedBuffer.alloc: byteLength', byteLength);
@@ -70,6 +84,9 @@ export class ManagedBuffer extends DeviceBuffer {
    * (cuMemAdvise): `readMostly` (read-only copies on each accessor), `preferredLocation` (where pages
    * should live), `accessedBy` (keep mapped for `location`), and their `unset…` forms. `location`
    * (default `'device'`: this buffer's device) is ignored by readMostly.
+   * @param advice The hint: 'readMostly', 'preferredLocation', 'accessedBy' or their 'unset…' forms.
+   * @param location The location the hint names: 'device' (this buffer's device, the default), 'host', a device ordinal, `{ device }`, `{ hostNuma }` or 'hostNumaCurrent'; ignored by readMostly.
+   * @param range `offset` and `byteLength`: the bytes of this buffer it applies to (default: the whole buffer).
    */
   advise(advice: ManagedAdvice, location: MemoryLocation | 'device' = 'device', range?: { offset?: number; byteLength?: number }): this {
     this.check();
@@ -86,6 +103,9 @@ export class ManagedBuffer extends DeviceBuffer {
    * Prefetches the memory (or bytes [offset, offset + byteLength) of it) to `to` on `stream` (default:
    * the legacy default stream): `'device'` (this buffer's device), `'host'`, a device ordinal,
    * `{ device }`, `{ hostNuma }` or `'hostNumaCurrent'` (cuMemPrefetchAsync).
+   * @param to Where to move the pages: 'device' (this buffer's device), 'host', a device ordinal, `{ device }`, `{ hostNuma }` or 'hostNumaCurrent'.
+   * @param stream The stream to order the prefetch on (default: the legacy default stream).
+   * @param range `offset` and `byteLength`: the bytes of this buffer it applies to (default: the whole buffer).
    */
   prefetch(to: MemoryLocation | 'device', stream?: StreamLike, range?: { offset?: number; byteLength?: number }): this {
     this.check();

@@ -77,6 +77,19 @@ const ACCESS_FLAGS: Record<PoolAccess, number> = { none: 0, read: 1, readWrite: 
  *   unified memory (CUDA 13 managed pools) — all three owned: close() destroys the pool;
  * - default(): a device's default pool; wrap(): a pool made elsewhere (owned only if asked).
  * A pool lives while buffers allocated from it do (they keep it alive).
+ * @example
+ * ```ts
+ * import { MemoryPool, Stream } from 'cuda-ts/objects';
+ *
+ * using stream = Stream.create();
+ * using pool = MemoryPool.create({ releaseThreshold: 256 << 20 }); // keep up to 256 MiB for reuse
+ * for (let step = 0; step < 3; step++) {
+ *   using scratch = pool.alloc(64 << 20, stream); // stream-ordered: cheap after the first step
+ *   scratch.memset(0, { stream });
+ * } // each scratch returns to the pool on `stream`
+ * stream.synchronize();
+ * console.log(pool.reservedMemory, pool.usedMemory);
+ * ```
  */
 export class MemoryPool extends Resource {
   /** The driver handle (CUmemoryPool). */
@@ -104,7 +117,11 @@ export class MemoryPool extends Resource {
     return device !== undefined ? Context.primary(device as number) : Context.current();
   }
 
-  /** The device's current default pool (not owned: close() does not destroy it). */
+  /**
+   * The device's current default pool (not owned: close() does not destroy it).
+   * @param device The device's ordinal (default: the context's device).
+   * @param context The context to use the pool from (default: `device`'s primary context, else the current one).
+   */
   static default(device?: number, context?: Context): MemoryPool {
     const ctx = MemoryPool.contextFor('MemoryPool.default', device, context);
     drv.call(ctx, 'cuDeviceGet', drv.out32, device ?? ctx.device);
@@ -139,7 +156,10 @@ export class MemoryPool extends Resource {
     return pool;
   }
 
-  /** Creates a pool of device memory on `options.device` (cuMemPoolCreate). */
+  /**
+   * Creates a pool of device memory on `options.device` (cuMemPoolCreate).
+   * @param options `device` (ordinal of the device whose memory it holds; default the context's), `maxSize` (most bytes the pool may reserve; default 0, no limit), `releaseThreshold` (bytes kept reserved at synchronization points; default 0) and `context` (default: `device`'s primary context, else the current one).
+   */
   static create(options: PoolOptions = {}): MemoryPool {
     const o = optionsObject('MemoryPool.create', options) ?? {};
     checkKeys('MemoryPool.create', o, ['device', 'maxSize', 'releaseThreshold', 'context']);
@@ -154,6 +174,7 @@ export class MemoryPool extends Resource {
    * `Device.properties.hostMemoryPoolsSupported`, or `hostNumaMemoryPoolsSupported` with `numaNode`).
    * Its buffers are host-accessible (`array()`) and, once access is granted (`accessFrom`, default the
    * context's device), usable by kernels of those devices.
+   * @param options `numaNode` (the host NUMA node to take memory from; default none in particular), `maxSize` (most bytes the pool may reserve; default 0, no limit), `releaseThreshold` (bytes kept reserved at synchronization points; default 0), `accessFrom` (device ordinals granted read-write access; default the context's device) and `context` (default: the current one).
    */
   static pinned(options: PinnedPoolOptions = {}): MemoryPool {
     const o = optionsObject('MemoryPool.pinned', options) ?? {};
@@ -179,6 +200,7 @@ export class MemoryPool extends Resource {
    * Creates a pool of managed (unified) memory (cuMemPoolCreate with CU_MEM_ALLOCATION_TYPE_MANAGED,
    * CUDA 13 drivers). Its buffers are ManagedBuffers: host-accessible, migrated on demand, advisable
    * and prefetchable.
+   * @param options `preferredLocation` (where the memory prefers to live; default none), `maxSize` (most bytes the pool may reserve; default 0, no limit), `releaseThreshold` (bytes kept reserved at synchronization points; default 0) and `context` (default: the current one).
    */
   static managed(options: ManagedPoolOptions = {}): MemoryPool {
     const o = optionsObject('MemoryPool.managed', options) ?? {};
@@ -193,6 +215,8 @@ export class MemoryPool extends Resource {
   /**
    * Wraps a CUmemoryPool made elsewhere (another library, the typed layer). Not owned by default:
    * close() then only ends this wrapper. With `owned: true`, close() destroys the pool.
+   * @param handle The raw CUmemoryPool (a number or bigint).
+   * @param options `owned` (true: close() destroys the pool; default false), `memoryType` ('device', 'pinned' or 'managed': what alloc() returns; default 'device') and `context` (default: the current one).
    */
   static wrap(handle: number | bigint, options: WrapPoolOptions = {}): MemoryPool {
     const o = optionsObject('MemoryPool.wrap', options) ?? {};
@@ -207,7 +231,11 @@ export class MemoryPool extends Resource {
     return new MemoryPool(h as drv.CUmemoryPool, ctx, o.owned === true, type, o.owned ? 'MemoryPool (wrapped, owned)' : 'MemoryPool (wrapped)');
   }
 
-  /** Grants `device` access to the pool's memory (cuMemPoolSetAccess): 'readWrite', 'read' or 'none'. */
+  /**
+   * Grants `device` access to the pool's memory (cuMemPoolSetAccess): 'readWrite', 'read' or 'none'.
+   * @param device The ordinal of the device to grant (or revoke) access.
+   * @param access 'readWrite' (the default), 'read' or 'none'.
+   */
   setAccess(device: number, access: PoolAccess = 'readWrite'): this {
     this.assertOpen();
     const loc = encodeLocation('MemoryPool.setAccess: device', device);
@@ -220,7 +248,10 @@ export class MemoryPool extends Resource {
     return this;
   }
 
-  /** The access `device` has to the pool's memory (cuMemPoolGetAccess). */
+  /**
+   * The access `device` has to the pool's memory (cuMemPoolGetAccess).
+   * @param device The ordinal of the device to ask about.
+   */
   accessFrom(device: number): PoolAccess {
     this.assertOpen();
     const loc = encodeLocation('MemoryPool.accessFrom: device', device);
@@ -241,7 +272,10 @@ export class MemoryPool extends Resource {
     return this.attr(drv.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD);
   }
 
-  /** Sets the release threshold in bytes; `Infinity` keeps everything reserved. */
+  /**
+   * Sets the release threshold in bytes; `Infinity` keeps everything reserved.
+   * @param bytes Bytes to keep reserved at synchronization points (a non-negative integer, or Infinity: keep everything).
+   */
   set releaseThreshold(bytes: number) {
     this.assertOpen();
     u64[0] = BigInt(checkedSize('MemoryPool.releaseThreshold', bytes === Infinity ? Number.MAX_SAFE_INTEGER : bytes));
@@ -262,6 +296,7 @@ export class MemoryPool extends Resource {
    * Releases reserved memory above `minBytesToKeep`. For the pool stream-ordered allocations come from
    * (the device's current pool, by default its default pool), the blocks the caching allocator keeps
    * from it are given back first (their frees waited for), so that they are released too.
+   * @param minBytesToKeep Bytes of reserved memory to keep (default 0: release all that is unused).
    */
   trim(minBytesToKeep = 0): void {
     this.assertOpen();
@@ -274,6 +309,8 @@ export class MemoryPool extends Resource {
    * Stream-ordered allocation from this pool: a DeviceBuffer (host-accessible through `array()` for a
    * pinned-host pool), or a ManagedBuffer for a managed pool. Freed on `stream` unless its
    * deallocation stream is changed.
+   * @param byteLength Bytes to allocate (a non-negative integer).
+   * @param stream The stream the allocation is ordered on and, by default, freed on.
    */
   alloc(byteLength: number, stream: StreamLike): DeviceBuffer {
     if (stream === undefined) throw new TypeError('MemoryPool.alloc: stream is required');

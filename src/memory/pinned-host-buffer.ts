@@ -24,6 +24,20 @@ export interface PinnedOptions {
  * Page-locked host memory mapped into the device address space; `array()` is a zero-copy view.
  * close() frees the memory at once (so a create/close loop keeps RSS flat): views made by array()
  * must not be used after close() — V8 cannot detach them, and reading one reads freed memory.
+ * @example
+ * ```ts
+ * import { DeviceBuffer, PinnedHostBuffer, Stream } from 'cuda-ts/objects';
+ *
+ * async function main(): Promise<void> {
+ *   using stream = Stream.create();
+ *   using host = PinnedHostBuffer.alloc(1024 * 4);
+ *   host.array(Float32Array).fill(1.5); // write straight into page-locked memory
+ *   using dev = DeviceBuffer.alloc(host.byteLength);
+ *   dev.copyFrom(host, { stream }); // a truly asynchronous upload
+ *   await stream.synchronized(); // `host` may be reused after this
+ * }
+ * main().catch(console.error);
+ * ```
  */
 export class PinnedHostBuffer extends Resource {
   /** Size in bytes. */
@@ -41,7 +55,11 @@ export class PinnedHostBuffer extends Resource {
     pinnedHostBufferBrand.mark(this);
   }
 
-  /** Allocates `byteLength` bytes of page-locked host memory (cuMemHostAlloc, portable and device-mapped). */
+  /**
+   * Allocates `byteLength` bytes of page-locked host memory (cuMemHostAlloc, portable and device-mapped).
+   * @param byteLength Bytes to allocate (a non-negative integer).
+   * @param options `writeCombined` (true: fast host-to-device, slow host reads; default false) and `context` (default: the current one, else device 0's primary context).
+   */
   static alloc(byteLength: number, options: PinnedOptions = {}): PinnedHostBuffer {
     checkedSize('PinnedHostBuffer.alloc: byteLength', byteLength);
     const o = optionsObject('PinnedHostBuffer.alloc', options) ?? {};
@@ -59,7 +77,11 @@ export class PinnedHostBuffer extends Resource {
     return new PinnedHostBuffer(ptr, byteLength, ctx);
   }
 
-  /** Allocates pinned memory holding a copy of `data`. */
+  /**
+   * Allocates pinned memory holding a copy of `data`.
+   * @param data The bytes to copy: a TypedArray, DataView, Buffer or ArrayBuffer; the buffer gets its byte length.
+   * @param options `writeCombined` (true: fast host-to-device, slow host reads; default false) and `context` (default: the current one, else device 0's primary context).
+   */
   static from(data: HostData, options: PinnedOptions = {}): PinnedHostBuffer {
     const { byteLength } = hostBytes('PinnedHostBuffer.from', data);
     const buf = PinnedHostBuffer.alloc(byteLength, options);
@@ -85,7 +107,10 @@ export class PinnedHostBuffer extends Resource {
     return this.device;
   }
 
-  /** A zero-copy TypedArray over the pinned memory, valid until close() (do not use it after). */
+  /**
+   * A zero-copy TypedArray over the pinned memory, valid until close() (do not use it after).
+   * @param ctor The element type of the view, a TypedArray class such as Float32Array (default Uint8Array); the byte length must be a multiple of its element size.
+   */
   array<T extends ArrayBufferView>(ctor: TypedArrayConstructor<T> = Uint8Array as unknown as TypedArrayConstructor<T>): T {
     this.assertOpen();
     const C = elementType<T>('PinnedHostBuffer.array', ctor);
@@ -103,6 +128,8 @@ export class PinnedHostBuffer extends Resource {
    * the copy runs on `options.stream` when given (asynchronous: synchronize before reading), else
    * synchronously; from host data (a TypedArray, ArrayBuffer, …) it is a plain host copy, made at once
    * (a stream is refused: nothing would order it).
+   * @param src What to copy: host data (a TypedArray, DataView, Buffer or ArrayBuffer), a DeviceBuffer or another PinnedHostBuffer.
+   * @param options `stream` (device or pinned sources only: run the copy on it; default synchronous), `offset` (byte offset into this buffer; default 0) and `byteLength` (bytes to copy; default: all of the source).
    */
   copyFrom(src: HostData | DeviceBuffer | PinnedHostBuffer, options?: CopyOptions): this {
     this.assertOpen();
@@ -155,6 +182,8 @@ export class PinnedHostBuffer extends Resource {
    * Copies bytes [offset, offset + byteLength) of this buffer into `dst` (default length: what fits).
    * Into a DeviceBuffer or another PinnedHostBuffer the copy runs on `options.stream` when given, else
    * synchronously; into host data it is a plain host copy made at once (a stream is refused).
+   * @param dst Where to copy to: host data, a DeviceBuffer or another PinnedHostBuffer; returned.
+   * @param options `stream` (device or pinned destinations only: run the copy on it; default synchronous), `offset` (byte offset into this buffer to copy from; default 0) and `byteLength` (bytes to copy; default: what fits).
    */
   copyTo<D extends HostData | DeviceBuffer | PinnedHostBuffer>(dst: D, options?: CopyOptions): D {
     this.assertOpen();
@@ -203,6 +232,8 @@ export class PinnedHostBuffer extends Resource {
    * Fills `count` elements of `width` bytes (1, 2 or 4) from byte `offset` with `value` (defaults: width
    * 1, to the end). On `options.stream` it is a stream-ordered memset of the mapped memory
    * (cuMemsetD8/16/32Async); without one, a host fill made at once.
+   * @param value The element value: an integer that fits `width` bytes, signed or unsigned.
+   * @param options `stream` (a stream-ordered memset on it; default: a host fill made at once), `width` (1, 2 or 4 bytes; default 1), `offset` (byte offset of the first element, a multiple of `width`; default 0) and `count` (elements; default: to the end).
    */
   fill(value: number, options?: MemsetOptions): this {
     this.assertOpen();

@@ -102,6 +102,7 @@ function kind(memoryType: number, managed: boolean): PointerMemoryType {
  * ```ts
  * const info = pointerInfo(buf); // { memoryType: 'device', device: 0, deviceAccessible: true, range: { start, size }, … }
  * ```
+ * @param target What to ask about: a DeviceBuffer, ManagedBuffer or PinnedHostBuffer, host data (a TypedArray, DataView or ArrayBuffer) or an address (number or bigint).
  */
 export function pointerInfo(target: DeviceBuffer | PinnedHostBuffer | ArrayBufferView | ArrayBuffer | number | bigint): PointerInfo {
   const address = addressOf('pointerInfo: target', target);

@@ -98,7 +98,11 @@ export class StridedView {
     this.readOnly = readOnly;
   }
 
-  /** A view of `buffer` with `options`' dtype, shape, strides and offset; RangeError when it would reach outside the buffer. */
+  /**
+   * A view of `buffer` with `options`' dtype, shape, strides and offset; RangeError when it would reach outside the buffer.
+   * @param buffer The memory the elements live in: a DeviceBuffer (or ManagedBuffer, view, …) or a PinnedHostBuffer.
+   * @param options `dtype` (element type), `shape` (extent of each dimension), `strides` (step of each dimension in elements, may be negative; default C order), `byteOffset` (of element [0, …]; default 0) and `readOnly` (a flag for consumers; default false).
+   */
   static of(buffer: StridedViewBuffer, options: StridedViewOptions): StridedView {
     const where = 'StridedView.of';
     if (!(buffer instanceof DeviceBuffer) && !(buffer instanceof PinnedHostBuffer)) throw new TypeError(`${where}: buffer must be a DeviceBuffer, ManagedBuffer or PinnedHostBuffer, got ${describe(buffer)}`);
@@ -157,7 +161,10 @@ export class StridedView {
     return (this.buffer instanceof PinnedHostBuffer ? this.buffer.hostAddress : this.buffer.ptr) + this.byteOffset;
   }
 
-  /** The same elements with dimensions reordered (default: reversed, a matrix transpose). No copy. */
+  /**
+   * The same elements with dimensions reordered (default: reversed, a matrix transpose). No copy.
+   * @param axes The new order of the dimensions, a permutation of 0..ndim-1 (default: reversed).
+   */
   transpose(axes?: readonly number[]): StridedView {
     const n = this.ndim;
     const order = axes === undefined ? Array.from({ length: n }, (_, i) => n - 1 - i) : integers('StridedView.transpose: axes', axes, 0);

@@ -140,6 +140,8 @@ export class PhysicalMemory extends Resource {
   /**
    * The allocation granularity for memory like `options` describes (size is not needed): 'minimum'
    * (default: what sizes and offsets must be multiples of) or 'recommended' (faster).
+   * @param options `location` (a device ordinal, `{ device }` or `{ hostNuma }`; default the context's device), `type` ('pinned', the default, or 'managed'), `handleTypes`, `compression`, `gpuDirectRdma`, `usage` and `context`, as for create().
+   * @param which 'minimum' (the default: what sizes and offsets must be multiples of) or 'recommended' (faster).
    */
   static granularity(options: Omit<PhysicalMemoryOptions, 'size'> = {}, which: 'minimum' | 'recommended' = 'minimum'): number {
     const where = 'PhysicalMemory.granularity';
@@ -151,7 +153,10 @@ export class PhysicalMemory extends Resource {
     return granularityOf(ctx, prop, which);
   }
 
-  /** Allocates `size` bytes of physical memory (cuMemCreate) with the given location, type and properties. */
+  /**
+   * Allocates `size` bytes of physical memory (cuMemCreate) with the given location, type and properties.
+   * @param options `size` (bytes, a multiple of the granularity), `location` (a device ordinal, `{ device }` or `{ hostNuma }`; default the context's device), `type` ('pinned' or 'managed'), `handleTypes` (export handle kinds: 'posixFd', 'fabric'), `compression`, `gpuDirectRdma`, `usage` and `context`.
+   */
   static create(options: PhysicalMemoryOptions): PhysicalMemory {
     const where = 'PhysicalMemory.create';
     const o = optionsArg(where, options, PROP_KEYS);
@@ -253,7 +258,10 @@ export class VirtualAddressRange extends Resource {
     this.state = state;
   }
 
-  /** Reserves `size` bytes of virtual address space, aligned to `alignment` when given. */
+  /**
+   * Reserves `size` bytes of virtual address space, aligned to `alignment` when given.
+   * @param options `size` (bytes of address space), `alignment` (of the start in bytes, a power of two; default the driver's choice), `address` (a hint where; default anywhere) and `context` (default: the current one).
+   */
   static reserve(options: ReserveOptions): VirtualAddressRange {
     const where = 'VirtualAddressRange.reserve';
     const o = optionsArg(where, options, ['size', 'alignment', 'address', 'context']);
@@ -283,6 +291,9 @@ export class VirtualAddressRange extends Resource {
    * read-write access (cuMemSetAccess; default: the device the memory lives on, or the context's for
    * host memory). The offset must be a multiple of the memory's granularity and the mapping must fit
    * and overlap no other. The range keeps `memory` alive.
+   * @param offset Byte offset into the range, a multiple of the memory's granularity.
+   * @param memory The allocation to map, all of it; the range keeps it alive.
+   * @param options `accessFrom`: device ordinals given read-write access (default: the device the memory lives on, or the context's for host memory).
    */
   map(offset: number, memory: PhysicalMemory, options: { accessFrom?: readonly number[] } = {}): Mapping {
     const where = 'VirtualAddressRange.map';
@@ -311,7 +322,12 @@ export class VirtualAddressRange extends Resource {
     return m;
   }
 
-  /** Gives `accessFrom` devices read-write access to bytes [offset, offset + size) (mapped memory only). */
+  /**
+   * Gives `accessFrom` devices read-write access to bytes [offset, offset + size) (mapped memory only).
+   * @param offset Byte offset into the range of the first byte.
+   * @param size Bytes, mapped throughout.
+   * @param accessFrom Ordinals of the devices given read-write access.
+   */
   setAccess(offset: number, size: number, accessFrom: readonly number[]): void {
     const where = 'VirtualAddressRange.setAccess';
     this.assertOpen();
@@ -322,7 +338,10 @@ export class VirtualAddressRange extends Resource {
     drv.call(this.context, 'cuMemSetAccess', this.state.va + off, n, access, access.byteLength / 12);
   }
 
-  /** Unmaps the mapping that starts at `offset` (cuMemUnmap). */
+  /**
+   * Unmaps the mapping that starts at `offset` (cuMemUnmap).
+   * @param offset The byte offset a mapping starts at (as passed to map()).
+   */
   unmap(offset: number): void {
     const where = 'VirtualAddressRange.unmap';
     this.assertOpen();
@@ -337,6 +356,8 @@ export class VirtualAddressRange extends Resource {
   /**
    * A DeviceBuffer over bytes [offset, offset + byteLength) (default: the whole range), which must be
    * mapped throughout. It keeps the range alive.
+   * @param offset Byte offset into the range (default 0).
+   * @param byteLength Bytes of the view (default: the rest of the range), mapped throughout.
    */
   buffer(offset = 0, byteLength?: number): DeviceBuffer {
     const where = 'VirtualAddressRange.buffer';

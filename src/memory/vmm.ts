@@ -103,7 +103,10 @@ export class VirtualMemoryResource extends Resource {
     this.accessFrom = Object.freeze(accessFrom.slice());
   }
 
-  /** Reserves `maxSize` bytes of address space on a device, mapping `initialSize` bytes of it. */
+  /**
+   * Reserves `maxSize` bytes of address space on a device, mapping `initialSize` bytes of it.
+   * @param options `maxSize` (bytes of address space to reserve: the most it can grow to), `initialSize` (bytes to map at once; default 0), `device` (whose memory backs it; default the context's), `accessFrom` (device ordinals given read-write access; default `[device]`), `granularity` ('recommended', the default, or 'minimum'), `alignment` (of the start in bytes, a power of two; default the driver's choice) and `context`.
+   */
   static create(options: VirtualMemoryOptions): VirtualMemoryResource {
     const where = 'VirtualMemoryResource.create';
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object with maxSize, got ${describe(options)}`);
@@ -175,6 +178,7 @@ export class VirtualMemoryResource extends Resource {
    * Backs `bytes` more of the region with physical memory (rounded up to {@link granularity}): one
    * chunk created, mapped after the mapped part and made accessible. Returns the new mapped size.
    * RangeError when the region would pass its reserved size.
+   * @param bytes Bytes to add to the mapped part (rounded up to the granularity; 0 adds nothing).
    */
   grow(bytes: number): number {
     this.assertOpen();
@@ -208,7 +212,10 @@ export class VirtualMemoryResource extends Resource {
     return st.mapped;
   }
 
-  /** Grows the mapped part to at least `totalBytes` (nothing when it already is). Returns the mapped size. */
+  /**
+   * Grows the mapped part to at least `totalBytes` (nothing when it already is). Returns the mapped size.
+   * @param totalBytes The mapped size wanted, in bytes from the region's start.
+   */
   ensure(totalBytes: number): number {
     this.assertOpen();
     const total = positive('VirtualMemoryResource.ensure: totalBytes', totalBytes);
@@ -218,6 +225,8 @@ export class VirtualMemoryResource extends Resource {
   /**
    * A DeviceBuffer over bytes [offset, offset + byteLength) of the mapped part (default: all of it).
    * It never frees anything and keeps this region alive until it is closed.
+   * @param offset Byte offset into the region (default 0).
+   * @param byteLength Bytes of the view (default: the rest of the mapped part).
    */
   buffer(offset = 0, byteLength?: number): DeviceBuffer {
     this.assertOpen();
