@@ -17,7 +17,7 @@ import * as net from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StoreServer, TcpStore } from '../src/distributed/store';
-import { NONCE_BYTES, Op, frame, proof } from '../src/distributed/store-wire';
+import { BUSY, NONCE_BYTES, Op, frame, proof } from '../src/distributed/store-wire';
 
 /** What a stress run does. */
 export interface StressOptions {
@@ -49,6 +49,10 @@ export interface StressReport {
   wrongChallenged: number;
   /** Wrong-token attempts that were told "wrong token" (each one a proof the server read and checked). */
   wrongRefused: number;
+  /** Wrong-token attempts told "busy" instead: refused at the door, or evicted in a flood before their proof was read. */
+  wrongBusy: number;
+  /** Wrong-token attempts closed with no reason at all (must be 0). */
+  wrongSilent: number;
   authFailures: number;
   /**
    * The server's time listening until authFailures was read. Longer than `seconds`, which ends when the
@@ -169,6 +173,8 @@ function wrongAttempt(port: number, wrong: string, stats: Record<string, number>
     s.on('close', () => {
       stats[answered ? 'evaluated' : 'unanswered']++;
       if (got.includes('wrong token')) stats.refusedWrong++;
+      else if (got.includes(BUSY)) stats.refusedBusy++;
+      else stats.silent++;
       resolve();
     });
     setTimeout(() => s.destroy(), 5000).unref();
@@ -176,7 +182,7 @@ function wrongAttempt(port: number, wrong: string, stats: Record<string, number>
 }
 
 async function attackWorker(cfg: WorkerConfig, send: (m: WorkerMessage) => void, stop: () => boolean): Promise<void> {
-  const stats: Record<string, number> = { opened: 0, closed: 0, attempts: 0, evaluated: 0, unanswered: 0, refusedWrong: 0, welcomed: 0 };
+  const stats: Record<string, number> = { opened: 0, closed: 0, attempts: 0, evaluated: 0, unanswered: 0, refusedWrong: 0, refusedBusy: 0, silent: 0, welcomed: 0 };
   const wrong = randomBytes(32).toString('hex');
   const target = cfg.role === 'idle' ? cfg.options.idle : cfg.options.wrong;
   const count = (): number => (cfg.role === 'idle' ? stats.opened : stats.attempts);
@@ -348,6 +354,8 @@ function buildReport(o: StressOptions, server: StoreServer, m: Measured): Stress
     wrongAttempts: m.wrong.stats.attempts ?? 0,
     wrongChallenged: m.wrong.stats.evaluated ?? 0,
     wrongRefused: m.wrong.stats.refusedWrong ?? 0,
+    wrongBusy: m.wrong.stats.refusedBusy ?? 0,
+    wrongSilent: m.wrong.stats.silent ?? 0,
     authFailures: server.authFailures,
     serverSeconds: Number(((performance.now() - m.listening) / 1000).toFixed(1)),
     refused: server.refused,
@@ -374,7 +382,7 @@ async function main(): Promise<void> {
   const r = await runStress(o, (line) => void process.stderr.write(`store-stress: ${line}\n`));
   process.stdout.write(`${JSON.stringify(r)}\n`);
   process.stdout.write(`${o.ranks} ranks: ${o.barriers} barriers and ${o.setget} set/get each in ${r.workSeconds} s, ${r.seconds} s in all (${r.barriersPerSecond} barriers/s; the slowest process's ranks connected in ${r.connectSeconds} s under attack)\n`);
-  process.stdout.write(`attack: ${r.idleOpened} unauthenticated connections, ${r.wrongAttempts} wrong-token attempts (${r.wrongChallenged} answered the challenge, ${r.wrongRefused} were told "wrong token"); the server refused ${r.refused} connections and evaluated ${r.authFailures} wrong proofs\n`);
+  process.stdout.write(`attack: ${r.idleOpened} unauthenticated connections, ${r.wrongAttempts} wrong-token attempts (${r.wrongChallenged} answered the challenge, ${r.wrongRefused} were told "wrong token", ${r.wrongBusy} "busy", ${r.wrongSilent} nothing); the server refused ${r.refused} connections and evaluated ${r.authFailures} wrong proofs\n`);
   process.stdout.write(`server memory (heap + external): ${r.memory.baselineMiB} MiB at start, peak ${r.memory.peakMiB} MiB, growth judged on the ${r.memory.judged} +${r.memory.growthMiB} MiB; peak rss ${r.memory.peakRssMiB} MiB; ${r.serverKeysAtEnd} keys at the end\n`);
   if (r.failures.length) {
     process.stdout.write(`FAILED:\n${r.failures.map((f) => `  ${f}`).join('\n')}\n`);

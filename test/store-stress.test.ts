@@ -8,15 +8,20 @@ test('ranks rendezvous and finish their work while hostile clients knock; the se
   const r = await runStress({ ranks: 8, barriers: 200, setget: 20, idle: 200, wrong: 100, processes: 2, maxServerMiB: 64 });
   // the whole report where anything below fails (Bun's Jest prints a failed matcher's stack, not its message)
   const countedExactly = r.authFailures >= r.wrongRefused && r.authFailures <= r.wrongChallenged;
-  if (r.failures.length || r.idleOpened < 200 || r.wrongAttempts < 100 || !countedExactly || r.wrongRefused < 100 || r.memory.growthMiB >= 64 || r.serverKeysAtEnd > 9) {
+  const toldWhy = r.wrongSilent === 0 && r.wrongRefused + r.wrongBusy === r.wrongAttempts;
+  if (r.failures.length || r.idleOpened < 200 || r.wrongAttempts < 100 || !countedExactly || !toldWhy || r.wrongRefused === 0 || r.memory.growthMiB >= 64 || r.serverKeysAtEnd > 9) {
     console.error(`store-stress report: ${JSON.stringify(r)}`);
   }
   expect(r.failures).toEqual([]);
   expect(r.idleOpened).toBeGreaterThanOrEqual(200);
   expect(r.wrongAttempts).toBeGreaterThanOrEqual(100);
-  // every wrong proof was read and counted (from the ranks' own address, which nobody shuts out any
-  // more): at least every attempt told "wrong token", at most every attempt that answered the challenge
-  expect(r.wrongRefused).toBeGreaterThanOrEqual(100);
+  // every wrong attempt is told why: "wrong token" once its proof was read (the ranks' own address is shut
+  // out by nobody), or "busy" when the flood took its place before its answer was read — under Bun and
+  // Deno a loop busy accepting the flood reads a slow answer after its chance (30-90 of 100 measured)
+  expect(r.wrongSilent).toBe(0);
+  expect(r.wrongRefused + r.wrongBusy).toBe(r.wrongAttempts);
+  expect(r.wrongRefused).toBeGreaterThan(0);
+  // every proof the server read was counted once: at least every "wrong token", at most every answer
   expect(r.authFailures).toBeGreaterThanOrEqual(r.wrongRefused);
   expect(r.authFailures).toBeLessThanOrEqual(r.wrongChallenged);
   expect(r.memory.growthMiB).toBeLessThan(64);
