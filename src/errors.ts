@@ -36,7 +36,13 @@ export const OBJECTS_ERROR = {
  * (`StoreTimeoutError`, …), `module` is `objects` and `func` the `Class.method` that threw.
  */
 export class ObjectsError extends CudaError {
-  /** `where` is the calling `Class.method`; `message` is prefixed with it unless it already starts so. */
+  /**
+   * `where` is the calling `Class.method`; `message` is prefixed with it unless it already starts so.
+   * @param where The `Class.method` that throws; it starts the message.
+   * @param code One of OBJECTS_ERROR's codes.
+   * @param message What went wrong.
+   * @param options `cause`: the underlying error, if any.
+   */
   constructor(where: string, code: number, message: string, options?: { cause?: unknown }) {
     super('objects', where, code, new.target.name, undefined, message.startsWith(`${where}:`) ? message : `${where}: ${message}`);
     if (options && 'cause' in options) (this as { cause?: unknown }).cause = options.cause;
@@ -58,6 +64,8 @@ export class ClosedObjectError extends ObjectsError {
   /**
    * `where` is the `Class.method` called (when not given: found on the stack, see `callerName`);
    * `kind` the closed object's kind.
+   * @param where The `Class.method` called (undefined: found on the stack).
+   * @param kind The closed object's kind (`Stream`, `DeviceBuffer`, …).
    */
   constructor(where: string | undefined, kind: string) {
     const at = where ?? callerName(CHECK_HELPERS, kind) ?? className(kind);
@@ -147,7 +155,15 @@ export function callerName(skip: ReadonlySet<string>, kind?: string): string | u
 export class BuildError extends CudaError {
   /** The compiler's, linker's or JIT's log ('' when there is none). */
   readonly log: string;
-  /** `status`: the failing library status when there is one (code and name), else the objects' own. */
+  /**
+   * `status`: the failing library status when there is one (code and name), else the objects' own.
+   * @param module The failing tool's module ('nvrtc', 'nvJitLink', 'driver').
+   * @param where The `Class.method` that failed.
+   * @param message What failed; the log is appended.
+   * @param log The tool's full log ('' when there is none).
+   * @param status The failing library status (`code` and `name`); default the objects layer's own build code.
+   * @param cause The underlying library error, if any.
+   */
   constructor(
     module: string, where: string, message: string, log: string,
     status: { code: number; name: string } = { code: OBJECTS_ERROR.build, name: 'CUDA_TS_BUILD_FAILED' },

@@ -117,7 +117,11 @@ export const arg = {
   f32: typed('f32'),
   /** A 64-bit float. */
   f64: typed('f64'),
-  /** A struct passed by value: its bytes, aligned to `align` bytes (default 8). */
+  /**
+   * A struct passed by value: its bytes, aligned to `align` bytes (default 8).
+   * @param bytes The struct's bytes as the kernel lays it out (a TypedArray, DataView or ArrayBuffer).
+   * @param align The struct's alignment in bytes (default 8).
+   */
   struct: (bytes: ArrayBufferView | ArrayBuffer, align = 8): TypedArg => {
     if (!isArrayBuffer(bytes) && !ArrayBuffer.isView(bytes)) throw new TypeError(`arg.struct: bytes must be a TypedArray, DataView or ArrayBuffer, got ${describe(bytes)}`);
     const t = { struct: bytes.byteLength, align };
@@ -190,6 +194,7 @@ export class ArgPack {
   /**
    * Lays out `types` (scalars at their natural alignment, structs at their `align`) and fills the
    * kernelParams table.
+   * @param types The kernel's parameter types in order: scalar names (`'ptr'`, `'f32'`, `'u32'`, …) or `{ struct, align }` for a struct by value.
    * @throws TypeError for an invalid signature
    */
   constructor(types: readonly ArgType[]) {

@@ -97,6 +97,16 @@ const LA = drv.CUlaunchAttributeID;
  * Grid, block, shared memory and launch attributes (cluster, cooperative, programmatic dependent
  * launch, priority, memory-sync domain), validated and encoded once. A launch is one cuLaunchKernelEx
  * with the CUlaunchConfig encoded here.
+ * @example
+ * ```ts
+ * import { LaunchConfig } from 'cuda-ts/objects';
+ *
+ * const n = 1 << 20;
+ * const flat = LaunchConfig.linear(n); // ceil(n / 256) blocks of 256 threads
+ * const tiles = new LaunchConfig({ grid: [64, 64], block: [16, 16], sharedMemBytes: 2 * 16 * 16 * 4 });
+ * const clustered = new LaunchConfig({ grid: 8, block: 128, cluster: 2 }); // sm_90+: 4 clusters of 2 blocks
+ * console.log(flat.gx, tiles.blockThreads, clustered.cluster); // 4096 256 [2, 1, 1]
+ * ```
  */
 export class LaunchConfig {
   /** Grid size in x (blocks). */
@@ -138,6 +148,7 @@ export class LaunchConfig {
 
   /**
    * Validates and encodes `init`; the result is frozen.
+   * @param init `grid` (blocks, a Dim3) and `block` (threads per block), required; `sharedMemBytes` (dynamic shared memory per block; default 0), `cluster`, `cooperative`, `programmaticDependentLaunch`, `priority`, `memSyncDomain` and `memSyncDomainMap` optional (see LaunchConfigInit).
    * @throws TypeError when `init` is not an object; RangeError for a dimension or `sharedMemBytes` out
    * of range, or a grid that is not a multiple of the cluster
    */
@@ -202,7 +213,12 @@ export class LaunchConfig {
     return this.bx * this.by * this.bz;
   }
 
-  /** A 1-D config covering `n` items with `blockSize` threads per block. */
+  /**
+   * A 1-D config covering `n` items with `blockSize` threads per block.
+   * @param n Items to cover, one thread each (the grid is ceil(n / blockSize) blocks).
+   * @param blockSize Threads per block (default 256).
+   * @param sharedMemBytes Dynamic shared memory per block, in bytes (default 0).
+   */
   static linear(n: number, blockSize = 256, sharedMemBytes = 0): LaunchConfig {
     for (const [name, v, max] of [['n', n, Number.MAX_SAFE_INTEGER], ['blockSize', blockSize, 1024]] as const) {
       if (typeof v !== 'number') throw new TypeError(`LaunchConfig.linear: ${name} must be a number, got ${describe(v)}`);

@@ -27,6 +27,11 @@ const bindHinted = drv.bindHinted;
 /**
  * Launches `kernel` on `stream` with `args` (the hot path: validates, writes, one FFI call). `stream`
  * is a Stream or a stream-protocol object; undefined launches on the legacy default stream.
+ * @param stream The stream to launch on, a Stream or a stream-protocol object (undefined: the legacy default stream).
+ * @param config Grid, block, shared memory and launch attributes: a LaunchConfig, or the object one is made from (encoded on each call).
+ * @param kernel The kernel to launch.
+ * @param args The kernel's arguments in an array (or array-like): DeviceBuffers or addresses for pointers, numbers or bigints for scalars, `arg.*` values without a signature.
+ * @param from Index in `args` of the first kernel argument (default 0).
  */
 export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, args: ArrayLike<unknown>, from = 0): void {
   const s = launchStream(stream, kernel);
@@ -160,6 +165,25 @@ function enqueue(cfg: LaunchConfig, kernel: Kernel, h: number, pack: ArgPack): n
  * `launch(stream, config, kernel, ...args)`: arguments typed by the kernel's signature or with `arg.*`.
  * For a kernel declared with a literal signature (`module.kernel('saxpy', ['ptr', 'f32', 'u32'])`) the
  * arguments are also checked by the compiler: a string where a pointer goes does not type-check.
+ * @param stream The stream to launch on, a Stream or a stream-protocol object (undefined: the legacy default stream).
+ * @param config Grid, block, shared memory and launch attributes: a LaunchConfig, or the object one is made from (encoded on each call).
+ * @param kernel The kernel to launch (from Module.kernel).
+ * @param args The kernel's arguments, in order: DeviceBuffers or addresses for pointers, numbers (or bigints for 64-bit integers) for scalars; `arg.f32(x)` and friends give the type of each when the kernel has no declared signature.
+ * @example
+ * ```ts
+ * import { DeviceBuffer, LaunchConfig, Program, Stream, launch } from 'cuda-ts/objects';
+ *
+ * const source = 'extern "C" __global__ void axpy(float a, const float* x, float* y, unsigned n) {' +
+ *   ' unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i]; }';
+ * using program = new Program(source).compile();
+ * using module = program.load();
+ * using axpy = module.kernel('axpy', ['f32', 'ptr', 'ptr', 'u32']);
+ * using stream = Stream.create();
+ * using x = DeviceBuffer.from(new Float32Array([1, 2, 3]));
+ * using y = DeviceBuffer.from(new Float32Array([10, 20, 30]));
+ * launch(stream, LaunchConfig.linear(3), axpy, 2, x, y, 3); // enqueued on `stream`
+ * console.log(y.toArray(Float32Array, { stream })); // Float32Array [12, 24, 36]
+ * ```
  */
 export function launch<A extends readonly unknown[]>(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel<A>, ...args: NoInfer<A>): void;
 // Up to four arguments arrive as parameters, counted by `arguments.length`: a rest parameter would be

@@ -22,7 +22,10 @@ const deferred: unknown[] = [];
 export class DeferredFreeError extends ObjectsError {
   /** The errors the earlier frees raised, oldest first. */
   readonly errors: unknown[];
-  /** Made by the objects layer from the queued errors; there is no need to construct it. */
+  /**
+   * Made by the objects layer from the queued errors; there is no need to construct it.
+   * @param errors The errors the earlier frees raised, oldest first.
+   */
   constructor(errors: unknown[]) {
     super(
       callerName(CHECK_HELPERS) ?? 'cuda-ts', OBJECTS_ERROR.deferredFree,

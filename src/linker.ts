@@ -28,6 +28,10 @@ export class LinkError extends BuildError {
   /**
    * Made by {@link Linker}; `log` is appended to the message, `cause` is the underlying error, `where`
    * the `Linker.method` that failed (it starts the message).
+   * @param message What failed.
+   * @param log The linker's error log ('' when there is none).
+   * @param cause The underlying library error, if any.
+   * @param where The `Linker.method` that failed (default 'Linker').
    */
   constructor(message: string, log: string, cause?: unknown, where = 'Linker') {
     const status = cause instanceof CudaError ? cause : undefined;
@@ -89,6 +93,18 @@ function bytesOf(data: string | Uint8Array | ArrayBuffer): Uint8Array {
  * Links device code into one CUBIN: nvJitLink (PTX, CUBIN, LTO-IR, fatbin, objects, libraries), or the
  * driver linker (cuLink*, no LTO-IR) where libnvJitLink cannot be loaded or `driver: true` asks for it.
  * Add inputs, then complete() or load(). Free with close() or `using`.
+ * @example
+ * ```ts
+ * import { Linker, Program } from 'cuda-ts/objects';
+ *
+ * // two translation units compiled to LTO-IR, linked with link-time optimization into one CUBIN
+ * using lib = new Program('extern "C" __device__ float twice(float v) { return 2 * v; }').compile({ lto: true, options: ['-rdc=true'] });
+ * using main = new Program('extern "C" __device__ float twice(float); extern "C" __global__ void k(float* x) { x[0] = twice(x[0]); }')
+ *   .compile({ lto: true, options: ['-rdc=true'] });
+ * using linker = new Linker({ lto: true }).add('ltoir', lib.ltoir, 'lib').add('ltoir', main.ltoir, 'main');
+ * using module = linker.load(); // or linker.complete(): the CUBIN bytes
+ * using k = module.kernel('k', ['ptr']);
+ * ```
  */
 export class Linker extends Resource {
   /** Which linker is in use. */
@@ -110,6 +126,7 @@ export class Linker extends Resource {
 
   /**
    * Creates the linker (nvJitLinkCreate, else cuLinkCreate).
+   * @param options `arch` (target `sm_XY`; default the current device's), `lto` (link-time optimization, needed for LTO-IR inputs; default false), `options` (further nvJitLink options such as `-O3`), `driver` (force the driver linker; default false), `context` (the driver linker's; default the current one) and `cache` (use the on-disk kernel cache; default true).
    * @throws TypeError for an `arch` that is not `sm_XY`; {@link LinkError} when `lto` is asked and
    * nvJitLink is unavailable; a CudaError when creation fails
    */
@@ -191,6 +208,9 @@ export class Linker extends Resource {
 
   /**
    * Adds an input (`ptx` text, or bytes); `name` appears in the linker's messages.
+   * @param kind What the input is: 'ptx', 'cubin', 'ltoir', 'fatbin', 'object' or 'library'.
+   * @param data The input: PTX text, or the bytes of the others.
+   * @param name The input's name in the linker's messages (default `input.<kind>`).
    * @throws {@link LinkError} when the input is rejected (with the linker's log), or when the driver
    * linker is given LTO-IR; Error after complete()
    */
@@ -216,7 +236,11 @@ export class Linker extends Resource {
     return this;
   }
 
-  /** Adds a file; the kind comes from the extension unless given. */
+  /**
+   * Adds a file; the kind comes from the extension unless given.
+   * @param path Path of the input file.
+   * @param kind What the file is (default: from its extension: .ptx, .cubin, .ltoir, .fatbin, .o, .a).
+   */
   addFile(path: string, kind?: LinkInput): this {
     const ext = path.split('.').pop() ?? '';
     const k = kind ?? ({ ptx: 'ptx', cubin: 'cubin', ltoir: 'ltoir', fatbin: 'fatbin', o: 'object', a: 'library' } as Record<string, LinkInput>)[ext];
@@ -257,7 +281,10 @@ export class Linker extends Resource {
     return this.result;
   }
 
-  /** Links and loads the result. */
+  /**
+   * Links and loads the result.
+   * @param options `context`: the context to load into (default: the current one, else device 0's primary context).
+   */
   load(options?: ModuleOptions): Module {
     return Module.load(this.complete(), options);
   }

@@ -20,7 +20,11 @@ const FA = drv.CUfunction_attribute;
  * also appended to the message.
  */
 export class ModuleLoadError extends BuildError {
-  /** Made by {@link Module.load} from the cuModuleLoadDataEx status and the JIT log. */
+  /**
+   * Made by {@link Module.load} from the cuModuleLoadDataEx status and the JIT log.
+   * @param code The CUresult cuModuleLoadDataEx returned.
+   * @param log The JIT error log ('' when there is none).
+   */
   constructor(code: number, log: string) {
     const status = new drv.DriverError('cuModuleLoadDataEx', code);
     super('driver', 'cuModuleLoadDataEx', `Module.load: ${status.message}${log ? `\n${log}` : ''}`, log, status, status);
@@ -42,6 +46,16 @@ export interface ModuleOptions {
 /**
  * A loaded module (cuModuleLoadDataEx): device code from PTX, CUBIN or a fatbin, and the kernels and
  * `__device__` variables in it. Free with close() or `using`; kernels keep it loaded while they live.
+ * @example
+ * ```ts
+ * import { Module } from 'cuda-ts/objects';
+ *
+ * // a CUBIN, fatbin or PTX file built ahead of time with nvcc (a Program loads its own: program.load())
+ * using module = Module.fromFile('kernels.cubin');
+ * using scale = module.kernel('scale', ['ptr', 'f32', 'u32']); // extern "C" name, declared signature
+ * const counter = module.global('counter'); // a __device__ variable: its address and size
+ * console.log(scale.maxThreadsPerBlock, counter.bytes);
+ * ```
  */
 export class Module extends Resource {
   /** The driver handle (CUmodule). */
@@ -59,7 +73,11 @@ export class Module extends Resource {
     drv.noteHandle(handle, 'CUmodule');
   }
 
-  /** Loads a PTX, CUBIN or fatbin image (strings are PTX). JIT errors carry the JIT log. */
+  /**
+   * Loads a PTX, CUBIN or fatbin image (strings are PTX). JIT errors carry the JIT log.
+   * @param image The device code: PTX text (a string), or CUBIN or fatbin bytes.
+   * @param options `context`: the context to load into (default: the current one, else device 0's primary context).
+   */
   static load(image: string | Uint8Array | ArrayBuffer, options: ModuleOptions = {}): Module {
     if (typeof options !== 'object' || options === null) throw new TypeError(`Module.load: options must be an object, got ${describe(options)}`);
     const data = typeof image === 'string' ? nulTerminated(image) : isArrayBuffer(image) ? new Uint8Array(image) : image;
@@ -80,23 +98,39 @@ export class Module extends Resource {
     return new Module(Number(out[0]) as drv.CUmodule, ctx);
   }
 
-  /** Loads PTX text (JIT-compiled for the context's device). */
+  /**
+   * Loads PTX text (JIT-compiled for the context's device).
+   * @param ptx PTX text, JIT-compiled for the context's device.
+   * @param options `context`: the context to load into (default: the current one, else device 0's primary context).
+   */
   static fromPTX(ptx: string, options?: ModuleOptions): Module {
     if (typeof ptx !== 'string') throw new TypeError(`Module.fromPTX: ptx must be PTX text, got ${describe(ptx)}`);
     return Module.load(ptx, options);
   }
 
-  /** Loads CUBIN bytes. */
+  /**
+   * Loads CUBIN bytes.
+   * @param cubin CUBIN bytes for the context's device architecture.
+   * @param options `context`: the context to load into (default: the current one, else device 0's primary context).
+   */
   static fromCubin(cubin: Uint8Array | ArrayBuffer, options?: ModuleOptions): Module {
     return Module.load(cubin, options);
   }
 
-  /** Loads a fatbin (the driver picks the image for the device). */
+  /**
+   * Loads a fatbin (the driver picks the image for the device).
+   * @param fatbin Fatbin bytes; the driver picks the image for the device.
+   * @param options `context`: the context to load into (default: the current one, else device 0's primary context).
+   */
   static fromFatbin(fatbin: Uint8Array | ArrayBuffer, options?: ModuleOptions): Module {
     return Module.load(fatbin, options);
   }
 
-  /** Loads a .ptx, .cubin or .fatbin file. */
+  /**
+   * Loads a .ptx, .cubin or .fatbin file.
+   * @param path Path of a .ptx, .cubin or .fatbin file (the extension says which).
+   * @param options `context`: the context to load into (default: the current one, else device 0's primary context).
+   */
   static fromFile(path: string, options?: ModuleOptions): Module {
     if (typeof path !== 'string') throw new TypeError(`Module.fromFile: path must be a string, got ${describe(path)}`);
     const bytes = readFileSync(path);
@@ -116,6 +150,8 @@ export class Module extends Resource {
    * `module.kernel('saxpy', ['ptr', 'f32', 'u32'])` is a `Kernel<[DevicePointer, number, number]>`, so
    * `launch(s, cfg, k, 'x', 1, 2)` does not type-check. The argument tuple can also be given explicitly:
    * `module.kernel<[DevicePointer, number, number]>('saxpy', ['ptr', 'f32', 'u32'])`.
+   * @param name The kernel's name in the module: the `extern "C"` name, or the lowered name of a C++ kernel (Program.loweredName).
+   * @param signature The kernel's parameter types in order (`'ptr'`, `'f32'`, `'u32'`, …, or `{ struct, align }` for a struct by value); default none: launches are checked against the driver's parameter sizes.
    */
   kernel<A extends readonly unknown[] = never, const S extends readonly ArgType[] = readonly ArgType[]>(name: string, signature?: S): Kernel<[A] extends [never] ? KernelArgs<S> : A> {
     this.check();
@@ -124,7 +160,10 @@ export class Module extends Resource {
     return new Kernel(this, drv.outNumber() as drv.CUfunction, name, signature);
   }
 
-  /** A module-scope `__device__` variable: its address and size. */
+  /**
+   * A module-scope `__device__` variable: its address and size.
+   * @param name The variable's name in the module (its lowered name for a C++ variable).
+   */
   global(name: string): { ptr: drv.CUdeviceptr; bytes: number } {
     this.check();
     checkName('Module.global', name);
@@ -196,6 +235,19 @@ const KERNEL_ATTRIBUTES: readonly (readonly [keyof KernelAttributes, drv.CUfunct
  * A kernel of a {@link Module} (from {@link Module.kernel}): its attributes, occupancy, and launch().
  * It keeps its module loaded while it lives. `A` is the tuple of launch arguments (see
  * {@link Module.kernel}); `unknown[]` for a kernel declared without a literal signature.
+ * @example
+ * ```ts
+ * import { DeviceBuffer, LaunchConfig, Program, Stream } from 'cuda-ts/objects';
+ *
+ * using program = new Program('extern "C" __global__ void inc(int* x) { x[threadIdx.x] += 1; }').compile();
+ * using module = program.load();
+ * using inc = module.kernel('inc', ['ptr']); // a Kernel<[DevicePointer]>
+ * const { blockSize } = inc.maxPotentialBlockSize(); // the occupancy-maximizing block size
+ * using stream = Stream.create();
+ * using x = DeviceBuffer.from(new Int32Array(blockSize));
+ * inc.launch(stream, new LaunchConfig({ grid: 1, block: blockSize }), x);
+ * stream.synchronize();
+ * ```
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-unused-vars -- the interface Kernel<A> below types launch(), which the static block installs; A is used there
 export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
@@ -286,7 +338,10 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
     return this.module.check();
   }
 
-  /** Reads a kernel attribute (cuFuncGetAttribute). */
+  /**
+   * Reads a kernel attribute (cuFuncGetAttribute).
+   * @param attr Which attribute to read, a `CUfunction_attribute` value (exported by name from cuda-ts/objects).
+   */
   attribute(attr: drv.CUfunction_attribute): number {
     const ctx = this.check();
     if (!Number.isInteger(attr) || attr < 0 || attr >= FA.CU_FUNC_ATTRIBUTE_MAX) throw new RangeError(`Kernel.attribute: attr must be a CUfunction_attribute, got ${describe(attr)}`);
@@ -294,7 +349,11 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
     return drv.out32[0];
   }
 
-  /** Sets a kernel attribute (cuFuncSetAttribute). */
+  /**
+   * Sets a kernel attribute (cuFuncSetAttribute).
+   * @param attr A settable `CUfunction_attribute`, e.g. CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+   * @param value The value, in the attribute's unit (bytes, percent, blocks).
+   */
   setAttribute(attr: drv.CUfunction_attribute, value: number): void {
     const ctx = this.check();
     if (!Number.isInteger(attr) || attr < 0 || attr >= FA.CU_FUNC_ATTRIBUTE_MAX) throw new RangeError(`Kernel.setAttribute: attr must be a CUfunction_attribute, got ${describe(attr)}`);
@@ -325,13 +384,20 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
   get localBytes(): number {
     return this.attribute(FA.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
   }
-  /** Allows up to `bytes` of dynamic shared memory (above the 48 KiB default). */
+  /**
+   * Allows up to `bytes` of dynamic shared memory (above the 48 KiB default).
+   * @param bytes Dynamic shared memory per block, in bytes (up to the device's opt-in limit).
+   */
   set maxDynamicSharedBytes(bytes: number) {
     positive('Kernel.maxDynamicSharedBytes', bytes, 0);
     this.setAttribute(FA.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
   }
 
-  /** Resident blocks per multiprocessor at `blockSize` threads and `dynamicSharedBytes`. */
+  /**
+   * Resident blocks per multiprocessor at `blockSize` threads and `dynamicSharedBytes`.
+   * @param blockSize Threads per block.
+   * @param dynamicSharedBytes Dynamic shared memory per block, in bytes (default 0).
+   */
   maxActiveBlocksPerMultiprocessor(blockSize: number, dynamicSharedBytes = 0): number {
     const ctx = this.check();
     positive('Kernel.maxActiveBlocksPerMultiprocessor: blockSize', blockSize, 1);
@@ -340,7 +406,11 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
     return drv.out32[0];
   }
 
-  /** The block size that maximizes occupancy, and the smallest grid that fills the device with it. */
+  /**
+   * The block size that maximizes occupancy, and the smallest grid that fills the device with it.
+   * @param dynamicSharedBytes Dynamic shared memory per block, in bytes (default 0).
+   * @param blockSizeLimit The largest block size to consider (default 0: no limit but the kernel's).
+   */
   maxPotentialBlockSize(dynamicSharedBytes = 0, blockSizeLimit = 0): { minGridSize: number; blockSize: number } {
     const ctx = this.check();
     positive('Kernel.maxPotentialBlockSize: dynamicSharedBytes', dynamicSharedBytes, 0);
@@ -354,6 +424,7 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
    * The most clusters of `config.cluster` blocks that can be co-resident on the device at once
    * (cuOccupancyMaxActiveClusters), for launches of this kernel with `config` (which must set `cluster`,
    * unless the kernel was compiled with a required cluster size).
+   * @param config The launch configuration, with `cluster` set (unless the kernel was compiled with a required cluster size).
    */
   maxActiveClusters(config: LaunchConfig | LaunchConfigInit): number {
     const ctx = this.check();
@@ -367,7 +438,12 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
 // the class's static block) takes up to four arguments as parameters, which a method of this type cannot
 // declare (a rest parameter would be an array made per launch; see launch() in launch.ts).
 export interface Kernel<A extends readonly unknown[] = unknown[]> {
-  /** `kernel.launch(stream, config, ...args)` — same as `launch(stream, config, kernel, ...args)`. */
+  /**
+   * `kernel.launch(stream, config, ...args)` — same as `launch(stream, config, kernel, ...args)`.
+   * @param stream The stream to launch on (undefined: the legacy default stream).
+   * @param config Grid, block, shared memory and launch attributes: a LaunchConfig or the object one is made from.
+   * @param args The kernel's arguments, in order: DeviceBuffers (or addresses) for pointers, numbers or bigints for scalars.
+   */
   launch(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, ...args: A): void;
 }
 // held in a module constant: an imported name is read off its module object at each use (a getter call

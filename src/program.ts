@@ -21,7 +21,13 @@ export class CompileError extends BuildError {
   readonly programName: string;
   /** The options the compilation was given, including the added `--gpu-architecture`/`-dlto`. */
   readonly options: readonly string[];
-  /** Made by {@link Program.compile}; `cause` is the NVRTC error. */
+  /**
+   * Made by {@link Program.compile}; `cause` is the NVRTC error.
+   * @param programName The program's name (ProgramOptions.name).
+   * @param log NVRTC's full compile log.
+   * @param options The NVRTC options the compilation was given.
+   * @param cause The NVRTC error of nvrtcCompileProgram.
+   */
   constructor(programName: string, log: string, options: readonly string[], cause: unknown) {
     super(
       'nvrtc', 'Program.compile', `Program.compile: compiling ${programName} failed:\n${log.trim() || (cause as Error)?.message || 'no log'}`, log,
@@ -120,6 +126,17 @@ function currentArch(): string | undefined {
 /**
  * An NVRTC program: CUDA C++ source compiled at run time to CUBIN, PTX or LTO-IR, then loaded as a
  * {@link Module} or linked with a {@link Linker}. Free with close() or `using`.
+ * @example
+ * ```ts
+ * import { Program } from 'cuda-ts/objects';
+ *
+ * const source = 'extern "C" __global__ void fill(float* x, float v, unsigned n) {' +
+ *   ' unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = v; }';
+ * using program = new Program(source, { name: 'fill.cu' }).compile({ options: ['-lineinfo'] });
+ * if (program.log) console.warn(program.log); // warnings, if any
+ * using module = program.load(); // CUBIN for this device, loaded in the current context
+ * using fill = module.kernel('fill', ['ptr', 'f32', 'u32']);
+ * ```
  */
 export class Program extends Resource {
   /** The NVRTC program once made (see {@link handle}); the destroy function reads it from here. */
@@ -146,6 +163,7 @@ export class Program extends Resource {
    * Makes the program; NVRTC is not called (nor libnvrtc loaded) until compile() misses the kernel
    * cache or {@link handle} is read, so a cache hit needs no NVRTC at all.
    * @param source CUDA C++ source text
+   * @param options `name` (file name in messages and `#line`; default 'program.cu'), `headers` (header text by include name, e.g. `{ 'util.h': '…' }`) and `nameExpressions` (C++ names such as `saxpy<float>` whose lowered names loweredName() returns).
    * @throws TypeError when `source`, a header or a name expression is not a string
    */
   constructor(source: string, options: ProgramOptions = {}) {
@@ -189,7 +207,10 @@ export class Program extends Resource {
     return this.made.program;
   }
 
-  /** Registers a name expression (before compile) whose lowered (mangled) name loweredName() returns. */
+  /**
+   * Registers a name expression (before compile) whose lowered (mangled) name loweredName() returns.
+   * @param expression A C++ name expression as written in the source, e.g. `saxpy<float>` or `&ns::kernel`.
+   */
   addNameExpression(expression: string): this {
     this.assertOpen();
     if (typeof expression !== 'string' || expression.includes('\0')) throw new TypeError(`Program.addNameExpression: expression must be a string without NUL characters, got ${describe(expression)}`);
@@ -199,7 +220,10 @@ export class Program extends Resource {
     return this;
   }
 
-  /** Compiles; throws CompileError with the full log on failure. Returns this. */
+  /**
+   * Compiles; throws CompileError with the full log on failure. Returns this.
+   * @param options `arch` (the target: `sm_90` for CUBIN, the default being the current device's sm_XY; `compute_90` for PTX only), `lto` (emit LTO-IR for a Linker; default false), `options` (further NVRTC options such as `-std=c++17` or `-DNAME=1`) and `cache` (use the on-disk kernel cache; default true).
+   */
   compile(options: CompileOptions = {}): this {
     this.assertOpen();
     const opts = nvrtcOptions(options);
@@ -326,7 +350,10 @@ export class Program extends Resource {
     return buf;
   }
 
-  /** The mangled name of a registered name expression, e.g. for Module.kernel(). */
+  /**
+   * The mangled name of a registered name expression, e.g. for Module.kernel().
+   * @param expression A name expression registered before compile() (constructor option or addNameExpression).
+   */
   loweredName(expression: string): string {
     this.assertCompiled('loweredName');
     if (!this.expressions.includes(expression)) throw new ObjectsError('Program.loweredName', OBJECTS_ERROR.state, `'${expression}' was not registered with addNameExpression()`);
@@ -335,7 +362,10 @@ export class Program extends Resource {
     return name;
   }
 
-  /** Loads the compiled program: CUBIN when there is one, else PTX. */
+  /**
+   * Loads the compiled program: CUBIN when there is one, else PTX.
+   * @param options `context`: the context to load into (default: the current one, else device 0's primary context).
+   */
   load(options?: ModuleOptions): Module {
     this.assertCompiled('load');
     let cubinSize = 0;
@@ -357,6 +387,8 @@ export class Program extends Resource {
  * Compiles `source` and loads it: the short path for examples and tests. Returns the program (close it
  * when done) and its module. On failure the program is closed and the error (a {@link CompileError}
  * for a compile error) rethrown.
+ * @param source CUDA C++ source text.
+ * @param options The Program constructor's options (`name`, `headers`, `nameExpressions`), compile()'s (`arch`, `lto`, `options`, `cache`) and load()'s (`context`), in one object.
  */
 export function compile(source: string, options: ProgramOptions & CompileOptions & ModuleOptions = {}): { program: Program; module: Module } {
   if (typeof options !== 'object' || options === null) throw new TypeError(`compile: options must be an object, got ${describe(options)}`);
