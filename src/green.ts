@@ -42,7 +42,10 @@ export class SmResource {
     return new DataView(this.bytes.buffer, this.bytes.byteOffset).getUint32(SM_OFFSET + 8, true);
   }
 
-  /** All SMs of device `ordinal` (cuDeviceGetDevResource, CU_DEV_RESOURCE_TYPE_SM). */
+  /**
+   * All SMs of device `ordinal` (cuDeviceGetDevResource, CU_DEV_RESOURCE_TYPE_SM).
+   * @param ordinal The device's 0-based ordinal; default 0.
+   */
   static ofDevice(ordinal = 0): SmResource {
     const dev = deviceHandle(ordinal);
     const bytes = new Uint8Array(RESOURCE_BYTES);
@@ -54,6 +57,7 @@ export class SmResource {
    * Splits this set into up to `groups` groups of at least `minSmCount` SMs each (rounded up to the
    * device's partition size and alignment) and what is left (cuDevSmResourceSplitByCount). Fewer groups
    * come back when the SMs do not suffice. `ignoreCoscheduling` lowers the minimum size and alignment.
+   * @param options `groups` (how many groups at most), `minSmCount` (the fewest SMs per group, rounded up to the device's partition size) and `ignoreCoscheduling` (true: lower the minimum size and alignment, giving up co-scheduling guarantees; default false).
    */
   split(options: { groups: number; minSmCount: number; ignoreCoscheduling?: boolean }): { groups: SmResource[]; remaining: SmResource } {
     const where = 'SmResource.split';
@@ -105,6 +109,7 @@ export class GreenContext extends Resource {
   /**
    * Creates a green context on the SMs of `resources` (one SmResource, or several of one device, e.g.
    * groups of {@link SmResource.split}) through cuDevResourceGenerateDesc and cuGreenCtxCreate.
+   * @param resources The SMs to run on: one SmResource, or several of one device (e.g. groups of SmResource.split).
    */
   static create(resources: SmResource | readonly SmResource[]): GreenContext {
     const where = 'GreenContext.create';
@@ -138,6 +143,7 @@ export class GreenContext extends Resource {
   /**
    * Splits device `device`'s SMs into `groups` green contexts of at least `minSmCount` SMs each (fewer
    * when the SMs do not suffice): SmResource.ofDevice(device).split(…), then one create() per group.
+   * @param options `device` (ordinal; default 0), `groups` (how many green contexts at most), `minSmCount` (the fewest SMs each, rounded up to the partition size) and `ignoreCoscheduling` (lower the minimum size and alignment; default false).
    */
   static split(options: { device?: number; groups: number; minSmCount: number; ignoreCoscheduling?: boolean }): GreenContext[] {
     if (typeof options !== 'object' || options === null) throw new TypeError(`GreenContext.split: options must be { device?, groups, minSmCount, ignoreCoscheduling? }, got ${describe(options)}`);
@@ -182,6 +188,7 @@ export class GreenContext extends Resource {
   /**
    * A new stream of this green context (cuGreenCtxStreamCreate; always non-blocking with respect to
    * the legacy default stream). Work launched on it runs on this green context's SMs only.
+   * @param options `priority`: lower numbers are more urgent, within Stream.priorityRange() (default 0).
    */
   createStream(options: GreenStreamOptions = {}): Stream {
     this.check();
@@ -193,7 +200,10 @@ export class GreenContext extends Resource {
     return Stream.adoptCreated(drv.outNumber() as drv.CUstream, this.context);
   }
 
-  /** Records `event` on all work submitted to this green context so far (cuGreenCtxRecordEvent). */
+  /**
+   * Records `event` on all work submitted to this green context so far (cuGreenCtxRecordEvent).
+   * @param event An event of this green context's context (GreenContext.context).
+   */
   recordEvent(event: Event): void {
     this.check();
     if (!(event instanceof Event)) throw new TypeError(`GreenContext.recordEvent: event must be an Event, got ${describe(event)}`);
@@ -201,7 +211,10 @@ export class GreenContext extends Resource {
     drv.call(this.context, 'cuGreenCtxRecordEvent', this.handle, event.handle);
   }
 
-  /** Makes later work submitted to this green context wait for `event` (cuGreenCtxWaitEvent). */
+  /**
+   * Makes later work submitted to this green context wait for `event` (cuGreenCtxWaitEvent).
+   * @param event The event to wait for, recorded before the work that must finish first.
+   */
   waitEvent(event: Event): void {
     this.check();
     if (!(event instanceof Event)) throw new TypeError(`GreenContext.waitEvent: event must be an Event, got ${describe(event)}`);

@@ -25,6 +25,8 @@ function checkDevice(call: string, name: string, d: unknown): Device {
 /**
  * True when work on device `a` can access memory of device `b` directly (cuDeviceCanAccessPeer).
  * A device always reaches its own memory: `canAccessPeer(d, d)` is true.
+ * @param a The device whose work would do the access.
+ * @param b The device whose memory would be accessed.
  */
 export function canAccessPeer(a: Device, b: Device): boolean {
   checkDevice('canAccessPeer', 'a', a);
@@ -38,6 +40,8 @@ export function canAccessPeer(a: Device, b: Device): boolean {
  * Lets work in `a`'s primary context access `b`'s memory (cuCtxEnablePeerAccess; one direction).
  * Idempotent: returns true when this call enabled it, false when it already was (or `a` is `b`).
  * Throws CUDA_ERROR_PEER_ACCESS_UNSUPPORTED where canAccessPeer(a, b) is false.
+ * @param a The device whose primary context gains access.
+ * @param b The device whose memory becomes accessible.
  */
 export function enablePeerAccess(a: Device, b: Device): boolean {
   checkDevice('enablePeerAccess', 'a', a);
@@ -58,6 +62,8 @@ export function enablePeerAccess(a: Device, b: Device): boolean {
 /**
  * Revokes what enablePeerAccess(a, b) granted (cuCtxDisablePeerAccess). Idempotent: returns true when
  * this call disabled it, false when it was not enabled (or `a` is `b`).
+ * @param a The device whose primary context loses access.
+ * @param b The device whose memory it could access.
  */
 export function disablePeerAccess(a: Device, b: Device): boolean {
   checkDevice('disablePeerAccess', 'a', a);
@@ -79,6 +85,8 @@ export function disablePeerAccess(a: Device, b: Device): boolean {
  * Runs `fn` with `device`'s primary context current on this thread, then restores the context that was
  * current before. Objects created inside without an explicit context (buffers, streams, events) belong
  * to `device`. `fn` must be synchronous: the previous context is back once it returns.
+ * @param device The device whose primary context is current while `fn` runs.
+ * @param fn A synchronous function; what it returns is onDevice's result.
  */
 export function onDevice<T>(device: Device, fn: () => T): T {
   checkDevice('onDevice', 'device', device);
@@ -117,6 +125,9 @@ function bounds(what: string, offset: number, bytes: number, capacity: number): 
  * cuMemcpyPeer, or cuMemcpyPeerAsync on `options.stream`. Bounds are checked (RangeError) before the
  * driver is called. The stream's context is made current for an async copy; the source's context for a
  * synchronous one.
+ * @param dst The buffer to copy into (on any device or context).
+ * @param src The buffer to copy from.
+ * @param options `stream` (copy asynchronously on it; default synchronous), `bytes` (default: the source from `srcOffset` to its end), `srcOffset` and `dstOffset` (byte offsets; default 0).
  */
 export function copyPeer(dst: DeviceBuffer, src: DeviceBuffer, options: PeerCopyOptions = {}): DeviceBuffer {
   if (!(dst instanceof DeviceBuffer)) throw new TypeError(`copyPeer: dst must be a DeviceBuffer, got ${describe(dst)}`);

@@ -11,7 +11,10 @@ export class ProfilerScope {
   private stopped = false;
   private constructor(private readonly context: Context) {}
 
-  /** Starts profiler collection; stop() or leaving the `using` scope stops it. */
+  /**
+   * Starts profiler collection; stop() or leaving the `using` scope stops it.
+   * @param context The context to make current for the profiler calls (default: the current one, else device 0's primary context).
+   */
   static start(context?: Context): ProfilerScope {
     const ctx = contextOf(context, 'ProfilerScope.start: context');
     drv.call(ctx, 'cuProfilerStart');
@@ -36,7 +39,10 @@ export class ProfilerScope {
   }
 }
 
-/** `using _ = profile();` — profiles until the end of the scope. */
+/**
+ * `using _ = profile();` — profiles until the end of the scope.
+ * @param context The context to make current for the profiler calls (default: the current one, else device 0's primary context).
+ */
 export function profile(context?: Context): ProfilerScope {
   return ProfilerScope.start(context);
 }

@@ -219,6 +219,7 @@ export class TensorMap extends Resource {
    * A tiled tensor map (cuTensorMapEncodeTiled): each TMA operation moves one `box` of the tensor.
    * Checks the arguments (rank 1–5, box entries 1–256, stride and address alignment, the tensor within
    * the buffer) before the driver, which checks the rest.
+   * @param options `buffer` (the tensor's memory, 16-byte aligned), `dtype`, `shape` (elements per dimension, innermost first), `strides` (byte strides of dimensions 1 … rank−1; default packed), `elementStrides`, `interleave`, `swizzle`, `l2Promotion`, `oobFill` and `box` (the tile one TMA operation moves: elements per dimension, each 1 to 256).
    */
   static tiled(options: TiledTensorMapOptions): TensorMap {
     const where = 'TensorMap.tiled';
@@ -239,6 +240,7 @@ export class TensorMap extends Resource {
    * An im2col tensor map (cuTensorMapEncodeIm2col) for convolutions: each TMA operation gathers
    * `pixelsPerColumn` pixels of `channelsPerPixel` channels from the bounding box the corners define.
    * The tensor is rank 3 to 5 (channels innermost, then the spatial dimensions, then the batch).
+   * @param options `buffer` (the tensor's memory, 16-byte aligned), `dtype`, `shape` (elements per dimension, innermost first), `strides` (byte strides of dimensions 1 … rank−1; default packed), `elementStrides`, `interleave`, `swizzle`, `l2Promotion`, `oobFill`, `pixelBoxLowerCorner` and `pixelBoxUpperCorner` (the bounding box per spatial dimension), `channelsPerPixel` and `pixelsPerColumn`.
    */
   static im2col(options: Im2colTensorMapOptions): TensorMap {
     const where = 'TensorMap.im2col';
@@ -279,6 +281,7 @@ export class TensorMap extends Resource {
   /**
    * Points the map at `buffer` (cuTensorMapReplaceAddress), keeping everything else: the new buffer
    * must hold the same tensor. The map then keeps `buffer` alive instead of the old one.
+   * @param buffer The buffer to describe instead, holding a tensor of the same shape, type and strides (same alignment rules).
    */
   replaceAddress(buffer: DeviceBuffer): this {
     this.assertOpen();

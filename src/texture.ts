@@ -116,7 +116,10 @@ export class CudaArray extends Resource {
     this.elementBytes = elementBytes;
   }
 
-  /** Allocates an array (cuArray3DCreate). */
+  /**
+   * Allocates an array (cuArray3DCreate).
+   * @param options `width`, `height` and `depth` in elements (height and depth default 0: fewer dimensions), `format` (the channel type), `channels` (1, 2 or 4; default 1), `layered` (depth counts layers), `surface` (writable through a SurfaceObject) and `context` (default: the current one).
+   */
   static create(options: CudaArrayOptions): CudaArray {
     const where = 'CudaArray.create';
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object with width and format, got ${describe(options)}`);
@@ -214,14 +217,22 @@ export class CudaArray extends Resource {
     void c.keep;
   }
 
-  /** Fills the whole array from `src` (its first byteLength bytes, rows packed), on `options.stream` or synchronously. */
+  /**
+   * Fills the whole array from `src` (its first byteLength bytes, rows packed), on `options.stream` or synchronously.
+   * @param src The elements, rows packed: host data, a DeviceBuffer or a PinnedHostBuffer of at least the array's byte size.
+   * @param options `stream`: copy on it (DeviceBuffer or PinnedHostBuffer sources only; default synchronous).
+   */
   copyFrom(src: HostData | DeviceBuffer | PinnedHostBuffer, options: ArrayCopyOptions = {}): this {
     const o = keysOf('CudaArray.copyFrom', options, ['stream']);
     this.run('CudaArray.copyFrom', this.memcpy3d('CudaArray.copyFrom', src, true, o.stream));
     return this;
   }
 
-  /** Copies the whole array into `dst` (rows packed), on `options.stream` or synchronously. */
+  /**
+   * Copies the whole array into `dst` (rows packed), on `options.stream` or synchronously.
+   * @param dst Where to copy to, rows packed: host data, a DeviceBuffer or a PinnedHostBuffer of at least the array's byte size; returned.
+   * @param options `stream`: copy on it (DeviceBuffer or PinnedHostBuffer destinations only; default synchronous).
+   */
   copyTo<D extends HostData | DeviceBuffer | PinnedHostBuffer>(dst: D, options: ArrayCopyOptions = {}): D {
     const o = keysOf('CudaArray.copyTo', options, ['stream']);
     this.run('CudaArray.copyTo', this.memcpy3d('CudaArray.copyTo', dst, false, o.stream));
@@ -398,7 +409,11 @@ export class TextureObject extends Resource {
     this.source = source;
   }
 
-  /** Creates a texture over `source` with `options` (sampling, addressing, read mode). */
+  /**
+   * Creates a texture over `source` with `options` (sampling, addressing, read mode).
+   * @param source What to sample: a CudaArray, `{ buffer, format, channels?, byteLength? }` (linear memory) or `{ buffer, format, channels?, width, height, pitch }` (pitched 2-D memory).
+   * @param options `addressMode` (default 'clamp'), `filterMode` ('point', the default, or 'linear'), `normalizedCoordinates`, `readMode`, `sRGB` and `borderColor` (see TextureOptions).
+   */
   static create(source: TextureSource, options: TextureOptions = {}): TextureObject {
     const where = 'TextureObject.create';
     const r = resourceDesc(where, source, false);
@@ -434,7 +449,10 @@ export class SurfaceObject extends Resource {
     this.array = array;
   }
 
-  /** Creates a surface over `array` (which must have been created with `surface: true`). */
+  /**
+   * Creates a surface over `array` (which must have been created with `surface: true`).
+   * @param array An array created with `surface: true`; the surface keeps it alive.
+   */
   static create(array: CudaArray): SurfaceObject {
     const r = resourceDesc('SurfaceObject.create', array, true);
     drv.call(r.ctx, 'cuSurfObjectCreate', drv.out64, r.desc);

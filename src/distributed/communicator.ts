@@ -84,7 +84,11 @@ export function ncclRedOp(op: unknown, call = 'ncclRedOp'): nccl.ncclRedOp_t {
 
 /** NCCL (libnccl.so.2) could not be loaded. `tried` lists every path searched. */
 export class NcclUnavailableError extends CudaLibraryError {
-  /** Made by the objects layer: `call` names the call that needed NCCL, `cause` is the loader's error. */
+  /**
+   * Made by the objects layer: `call` names the call that needed NCCL, `cause` is the loader's error.
+   * @param call The call that needed NCCL, named in the message.
+   * @param cause The loader's error, with the paths it tried.
+   */
   constructor(call: string, cause: CudaLibraryError) {
     super('nccl', 'NCCL is not installed or not found', cause.tried);
     this.message =

@@ -28,7 +28,11 @@ function int(env: NodeJS.ProcessEnv, name: string, call: string, fallback?: numb
   return Number(v);
 }
 
-/** Reads the torchrun variables from `env` (default process.env); TypeError/RangeError naming `call` when missing or wrong. */
+/**
+ * Reads the torchrun variables from `env` (default process.env); TypeError/RangeError naming `call` when missing or wrong.
+ * @param call The call named in the TypeError or RangeError for a missing or wrong variable (default 'distributedEnvironment').
+ * @param env The environment to read RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT, … from (default process.env).
+ */
 export function distributedEnvironment(call = 'distributedEnvironment', env: NodeJS.ProcessEnv = process.env): DistributedEnvironment {
   const size = int(env, 'WORLD_SIZE', call);
   if (size < 1) throw new RangeError(`${call}: WORLD_SIZE must be at least 1, got ${size}`);
@@ -47,7 +51,11 @@ export function distributedEnvironment(call = 'distributedEnvironment', env: Nod
 /** The environment variable holding the shared token (set by cuda-ts-run, or by you on every node). */
 export const STORE_TOKEN_ENV = 'CUDA_TS_STORE_TOKEN';
 
-/** Splits `host:port` / `[v6]:port`; RangeError naming `call` otherwise. */
+/**
+ * Splits `host:port` / `[v6]:port`; RangeError naming `call` otherwise.
+ * @param address `host:port` or `[ipv6]:port`, the port in [1, 65535].
+ * @param call The call named in the error for a bad address.
+ */
 export function parseAddress(address: unknown, call: string): { host: string; port: number } {
   if (typeof address !== 'string') throw new TypeError(`${call}: address must be a "host:port" string`);
   const m = /^\[([^\]]+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
