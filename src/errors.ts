@@ -93,9 +93,21 @@ const LAYER_DIR = __dirname;
 /**
  * JavaScriptCore (Bun) names a method's frame by the method alone (`at completed (…/event.ts:…)`, where V8
  * writes `Event.completed`): there a bare name in the kind's own file (event.ts for Event,
- * memory-pool.ts for MemoryPool) takes the kind's class; other bare names stay functions (`launch`).
+ * memory-pool.ts for MemoryPool), or in the file of a class made before (blas.ts for Blas), takes that
+ * class; other bare names stay functions (`launch`).
  */
 const BARE_FRAMES = typeof process !== 'undefined' && process.versions?.bun !== undefined;
+
+/** Under Bun: the class of each kind constructed so far, by its file's stem (`blas` → `Blas`). */
+const bareFrameClasses = new Map<string, string>();
+
+/** Notes `kind`'s class for bare frames in its own file (called as each resource is made; no-op outside Bun). @internal */
+export function noteFrameClass(kind: string): void {
+  if (!BARE_FRAMES) return;
+  const cls = className(kind);
+  const stem = kebab(cls);
+  if (!bareFrameClasses.has(stem)) bareFrameClasses.set(stem, cls);
+}
 
 /** `event` of `/…/src/event.ts:12:5`. */
 function fileStem(location: string): string {
@@ -106,6 +118,12 @@ function fileStem(location: string): string {
 /** `memory-pool` of `MemoryPool`. */
 function kebab(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+/** A bare Bun frame `name` in file `stem`: `Class.name` when a class lives there (the kind's, or one made before). */
+function bareFrameName(name: string, stem: string, kind: string | undefined): string {
+  const cls = kind !== undefined && stem === kebab(className(kind)) ? className(kind) : bareFrameClasses.get(stem);
+  return cls === undefined ? name : `${cls}.${name}`;
 }
 
 /** `Class.method` of one stack frame's function name (getters as `Class.name`), or undefined. */
@@ -141,7 +159,7 @@ export function callerName(skip: ReadonlySet<string>, kind?: string): string | u
     }
     let name = frameName(m[1], kind);
     if (name === undefined) continue;
-    if (BARE_FRAMES && kind !== undefined && !name.includes('.') && fileStem(file) === kebab(className(kind))) name = `${className(kind)}.${name}`;
+    if (BARE_FRAMES && !name.includes('.')) name = bareFrameName(name, fileStem(file), kind);
     if (!skip.has(name.slice(name.lastIndexOf('.') + 1))) outermost = name;
   }
   return outermost;

@@ -9,7 +9,7 @@
 // Errors raised while freeing where nobody can catch them (finalizers, deferred destroys) are queued
 // and thrown by the next call into the objects layer (`throwDeferred`), never lost.
 import { CudaError, hostCallbacks, onCallbacksDrained } from '../support';
-import { CHECK_HELPERS, ClosedObjectError, OBJECTS_ERROR, ObjectsError, callerName } from './errors';
+import { CHECK_HELPERS, ClosedObjectError, OBJECTS_ERROR, ObjectsError, callerName, noteFrameClass } from './errors';
 import { invalidate } from './validity';
 
 /** Errors from frees nobody could catch; thrown at the next call. */
@@ -249,6 +249,7 @@ export abstract class Resource {
     // A Core subclass may come instead of a destroy function (it frees in destroyNative: one object
     // instead of a core and a closure, for the hottest objects).
     const core = destroy instanceof Core ? destroy : new Core(kind, destroy);
+    noteFrameClass(kind);
     if (parents !== undefined) {
       for (let i = 0; i < parents.length; i++) {
         const p = parents[i];

@@ -120,6 +120,7 @@ function hostileChild(body: string): { status: number | null; signal: NodeJS.Sig
     function flakyProxy(keys) { const n = {}; return new Proxy({}, {
       ownKeys: () => keys, getOwnPropertyDescriptor: () => ({ value: 1, enumerable: true, configurable: true }),
       get: (_t, k) => (keys.includes(k) ? ((n[k] = (n[k] || 0) + 1) === 1 ? 1 : 'boom') : undefined) }); }
+    const fromRoot = (p) => require(require('node:path').join(${JSON.stringify(ROOT)}, p)); // the snippet may run from a temporary file (Bun, Deno)
     try { ${body} } catch (e) { console.log('threw ' + e.constructor.name + ': ' + e.message); }`;
   const r = runScript(code, { cwd: ROOT });
   return { status: r.status, signal: r.signal, out: `${r.stdout}${r.stderr}` };
@@ -127,20 +128,20 @@ function hostileChild(body: string): { status: number | null; signal: NodeJS.Sig
 
 (cudart ? describe : describe.skip)('getters and Proxies answering differently the second time do not abort the process (child processes)', () => {
   test('raw cudaLaunchKernel with a dim3 getter: the call runs with the first answer', () => {
-    const r = hostileChild(`const raw = require('./generated/13.0/runtime/raw'); console.log('status ' + raw.cudaLaunchKernel(0, flaky(), flakyProxy(['x', 'y', 'z']), null, 0, 0));`);
+    const r = hostileChild(`const raw = fromRoot('generated/13.0/runtime/raw'); console.log('status ' + raw.cudaLaunchKernel(0, flaky(), flakyProxy(['x', 'y', 'z']), null, 0, 0));`);
     expect({ status: r.status, signal: r.signal }).toEqual({ status: 0, signal: null });
     expect(r.out).toMatch(/^status \d+$/m); // libcudart's status without a GPU: the arguments were encoded
   });
 
   test('typed cudaChooseDevice with a Proxy cudaDeviceProp: CUDA answers (no device here), koffi never sees the Proxy', () => {
-    const r = hostileChild(`const rt = require('./generated/13.0/runtime'); console.log('device ' + rt.cudaChooseDevice(flakyProxy(['major', 'minor'])));`);
+    const r = hostileChild(`const rt = fromRoot('generated/13.0/runtime'); console.log('device ' + rt.cudaChooseDevice(flakyProxy(['major', 'minor'])));`);
     expect({ status: r.status, signal: r.signal }).toEqual({ status: 0, signal: null });
     expect(r.out).toMatch(/^(device \d+|threw RuntimeError: cudaChooseDevice failed.*)$/m);
   });
 
   test('typed cudaLaunchKernel with a getter dim3 and encodeRecord with a Proxy', () => {
     const r = hostileChild(`
-      const rt = require('./generated/13.0/runtime'); const { encodeRecord } = require('./support');
+      const rt = fromRoot('generated/13.0/runtime'); const { encodeRecord } = fromRoot('support');
       console.log('bytes ' + [...encodeRecord(rt.records.dim3(), flakyProxy(['x', 'y', 'z']))].join(','));
       try { rt.cudaLaunchKernel(0, flaky(), flaky(), null, 0, 0); } catch (e) { console.log('threw ' + e.constructor.name); }`);
     expect({ status: r.status, signal: r.signal }).toEqual({ status: 0, signal: null });
@@ -150,7 +151,7 @@ function hostileChild(body: string): { status: number | null; signal: NodeJS.Sig
 
   test('a nested record field answering a string the second time (recordArrayArg, encodeRecord)', () => {
     const r = hostileChild(`
-      const { encodeRecord, recordArrayArg, koffi } = require('./support');
+      const { encodeRecord, recordArrayArg, koffi } = fromRoot('support');
       const inner = koffi.struct({ a: 'int' }); const outer = koffi.struct({ i: inner, v: koffi.array('int', 2) });
       let n = 0; const arr = new Proxy([0, 0], { get: (t, k, r) => (k === '0' ? (n++ === 0 ? 7 : 'boom') : Reflect.get(t, k, r)) });
       console.log('bytes ' + [...encodeRecord(outer, { i: flakyProxy(['a']), v: arr })].join(','));
