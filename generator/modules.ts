@@ -470,22 +470,77 @@ export function specForRelease(spec: ModuleSpec, release: string): ModuleSpec {
 }
 
 /**
- * How NVIDIA's online reference addresses each module (addresses only, never NVIDIA text): its page,
- * whether it has one Doxygen page per group (`group__CUDA__MEM.html` for the driver's CUDA_MEM), and
- * the page and anchor of one function where each function has its own section. `archived`: the CUDA
- * toolkit's documentation keeps each release (`/cuda/archive/12.6.0/…`), so every stored release links
- * its own pages (groups a later release removed stay reachable); the others publish one current page.
+ * How NVIDIA's online reference addresses each module (addresses only, never NVIDIA text). Each scheme was
+ * checked against real docs.nvidia.com addresses; where a library publishes no page per release, or its
+ * anchors are Doxygen hashes (NVRTC, cuRAND) or sections shared by several functions (cuFFT, cuSPARSE,
+ * cuSOLVER), the table stops at the page rather than guess.
+ * - `archived`: the CUDA toolkit's documentation keeps each release (`/cuda/archive/12.6.0/…`).
+ * - `versioned`: the library keeps each of its own versions, named by the version its headers declare
+ *   (the IR's `versionNumber`): cuDNN (`/cudnn/backend/v9.6.0/`), NCCL (`/nccl/archives/nccl_2289/`),
+ *   CUPTI (`/cupti/13.0.0/`, one folder per CUDA release from 13.0; older releases have none we confirmed).
+ * - neither: one current page, linked only from the newest stored release (and any newer one): an older
+ *   tree links nothing rather than a page that may describe another version (NVML, whose archives go by
+ *   driver branch, which no header states; cuFile).
  */
 export interface ReferenceScheme {
   /** The module's page, relative to the toolkit docs' root when `archived`, else absolute. */
   page: string;
   archived?: boolean;
+  /** The page of a release, from the CUDA release and the library version its headers declare;
+   *  undefined where no page of that version is known. */
+  versioned?: (release: string, version: number) => string | undefined;
   groups?: boolean;
-  /** A function's page (relative to `page`'s folder) and anchor, from its name and header. */
-  fn?: (name: string, header: string) => string;
+  /** A function's page (relative to `page`'s folder) and anchor, from its name, header and the module's
+   *  other function names; undefined where the function has no section of its own we can address. */
+  fn?: (name: string, header: string, release: string, names: ReadonlySet<string>) => string | undefined;
 }
 
 const CUDNN_PAGES: Readonly<Record<string, string>> = { 'cudnn_ops.h': 'ops', 'cudnn_cnn.h': 'cnn', 'cudnn_adv.h': 'adv', 'cudnn_graph.h': 'graph' };
+
+/** "major.minor.patch" of a `major*10000 + minor*100 + patch` version code (CUDNN_VERSION ≥ 9,
+ *  NCCL_VERSION_CODE ≥ 2.9); undefined for a code of another shape. */
+function tripleOf(code: number, minMajor: number): [number, number, number] | undefined {
+  const t: [number, number, number] = [Math.floor(code / 10000), Math.floor(code / 100) % 100, code % 100];
+  return t[0] >= minMajor && code < 1_000_000 ? t : undefined;
+}
+
+// cuBLAS's reference (Sphinx since CUDA 12: checked on the 12.2, 12.6, 12.8, 12.9 and 13.1 archives) gives
+// one section per function or per type family: `cublas<t>gemm()` → `#cublas-t-gemm` (cublasSgemm, …Zgemm,
+// Hgemm and the `_v2`/`_64` forms), `cublasI<t>amax()` → `#cublasi-t-amax`, `cublasGemmEx()` → `#cublasgemmex`,
+// `cublasLtMatmul()` → `#cublasltmatmul`. 11.8's pages use other anchors (`#cublas-GemmEx`): no anchor there.
+const BLAS_TYPE_CODES = ['Sc', 'Dz', 'Cs', 'Zd', 'S', 'D', 'C', 'Z', 'H'];
+/** Functions a family section documents under another operation's name (`cublasCdotu` in `<t>dot`). */
+const BLAS_SAME_SECTION: Readonly<Record<string, string>> = { dotu: 'dot', dotc: 'dot', geru: 'ger', gerc: 'ger' };
+/** Functions with no section we could confirm (not a family, no own heading seen): the page alone. */
+const BLAS_UNADDRESSED = /^cublas(Cgemm3mBatched|Cgemm3mStridedBatched|Uint8gemmBias|Xerbla|[HT][SH][HS]gemv\w*|Lt\w*_internal)(_64)?$/;
+
+/** The name a section documents: without the `_v2` and `_64` ABI suffixes (`cublasSgemm_v2_64`). */
+const blasBase = (name: string) => name.replace(/(_v2)?(_64)?$/, '');
+
+/** The index prefix and operation of a `cublas<t>op` family member, else undefined: a family has members
+ *  of two type codes or more, so `cublasCreate` is no `C` + "reate" and `cublasCsymm` is `C` + "symm". */
+function blasFamily(name: string, names: ReadonlySet<string>): { i: string; op: string } | undefined {
+  const rest = blasBase(name).replace(/^cublas/, '');
+  // the index functions spell their type in lower case (`cublasIsamax`)
+  for (const [i, codes] of rest.startsWith('I') ? [['I', ['s', 'd', 'c', 'z']], ['', BLAS_TYPE_CODES]] as const : [['', BLAS_TYPE_CODES]] as const) {
+    for (const code of codes) {
+      const raw = rest.slice(i.length);
+      if (!raw.startsWith(code) || !/^[a-z]/.test(raw.slice(code.length))) continue;
+      const op = BLAS_SAME_SECTION[raw.slice(code.length)] ?? raw.slice(code.length);
+      const forms = [op, ...Object.keys(BLAS_SAME_SECTION).filter((k) => BLAS_SAME_SECTION[k] === op)];
+      const members = codes.filter((t) => forms.some((o) => names.has(`cublas${i}${t}${o}`) || names.has(`cublas${i}${t}${o}_v2`)));
+      if (members.length >= 2) return { i, op };
+    }
+  }
+  return undefined;
+}
+
+/** A cuBLAS or cuBLASLt function's anchor on the cuBLAS page (CUDA 12 and later). */
+export function cublasAnchor(name: string, release: string, names: ReadonlySet<string>): string | undefined {
+  if (releaseNumber(release) < 12000 || BLAS_UNADDRESSED.test(name)) return undefined;
+  const family = name.startsWith('cublasLt') ? undefined : blasFamily(name, names);
+  return family ? `index.html#cublas${family.i.toLowerCase()}-t-${family.op.toLowerCase()}` : `index.html#${blasBase(name).toLowerCase()}`;
+}
 
 export const REFERENCE: Readonly<Record<string, ReferenceScheme>> = {
   driver: { page: 'cuda-driver-api/index.html', archived: true, groups: true },
@@ -493,21 +548,38 @@ export const REFERENCE: Readonly<Record<string, ReferenceScheme>> = {
   nvrtc: { page: 'nvrtc/index.html', archived: true },
   nvjitlink: { page: 'nvjitlink/index.html', archived: true },
   nvfatbin: { page: 'nvfatbin/index.html', archived: true },
-  cublas: { page: 'cublas/index.html', archived: true },
-  cublaslt: { page: 'cublas/index.html', archived: true },
+  cublas: { page: 'cublas/index.html', archived: true, fn: (name, _h, release, names) => cublasAnchor(name, release, names) },
+  cublaslt: { page: 'cublas/index.html', archived: true, fn: (name, _h, release, names) => cublasAnchor(name, release, names) },
   cufft: { page: 'cufft/index.html', archived: true },
   curand: { page: 'curand/index.html', archived: true },
   cusolver: { page: 'cusolver/index.html', archived: true },
   cusparse: { page: 'cusparse/index.html', archived: true },
   nvml: { page: 'https://docs.nvidia.com/deploy/nvml-api/index.html', groups: true },
-  cupti: { page: 'https://docs.nvidia.com/cupti/api/index.html', groups: true },
+  // CUPTI 13: one folder per CUDA release (`/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html`)
+  cupti: {
+    page: 'https://docs.nvidia.com/cupti/api/index.html',
+    groups: true,
+    versioned: (release) => (releaseNumber(release) >= 13000 ? `https://docs.nvidia.com/cupti/${release}.0/api/index.html` : undefined),
+  },
   cufile: { page: 'https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html' },
-  // cuDNN 9: one page per sub-library, one section per function (`#cudnnsettensornddescriptor`)
+  // cuDNN 9: one folder per version (`/backend/v9.17.1/`), one page per sub-library, one section per
+  // function (`#cudnnsettensornddescriptor`)
   cudnn: {
     page: 'https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/overview.html',
+    versioned: (_release, version) => {
+      const t = tripleOf(version, 9);
+      return t ? `https://docs.nvidia.com/deeplearning/cudnn/backend/v${t.join('.')}/api/overview.html` : undefined;
+    },
     fn: (name, header) => (CUDNN_PAGES[header] ? `cudnn-${CUDNN_PAGES[header]}-library.html#${name.toLowerCase()}` : 'overview.html'),
   },
-  nccl: { page: 'https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html' },
+  // NCCL: one folder per version (`/archives/nccl_2183/` for 2.18.3)
+  nccl: {
+    page: 'https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html',
+    versioned: (_release, version) => {
+      const t = tripleOf(version, 2);
+      return t ? `https://docs.nvidia.com/deeplearning/nccl/archives/nccl_${t.join('')}/user-guide/docs/api.html` : undefined;
+    },
+  },
 };
 
 /** The root of a CUDA release's archived toolkit documentation ("12.6" → …/cuda/archive/12.6.0/). */

@@ -10,7 +10,7 @@ import type { FunctionDecl, Param } from '../ir/schema';
 import { formatCType } from '../parse/ctype';
 import { elemText, type Elem, type FunctionSem, type ParamSem, type Sem } from '../semantics';
 import { MIN_DRIVER, versionString } from '../../support/versions';
-import { functionPage, groupPage, modulePage } from './docs-links';
+import { functionPage, groupPage, isCurrentPage, modulePage } from './docs-links';
 import { OBJECTS_MODULE, objectsWrapper } from './docs-objects';
 import type { HeaderDoc } from './docs-header';
 
@@ -23,6 +23,11 @@ export interface DocFacts {
   added: ReadonlyMap<string, { after: string; in: string }>;
   /** The oldest stored release: what a name without an `added` entry is at least as old as. */
   oldest: string;
+  /** The library version the release's headers declare (the IR's `versionNumber`): which pages of a
+   *  library documented per version to link. Unknown: no such page is linked. */
+  version?: number;
+  /** The module's function names (cuBLAS anchors tell a type family from a single function by them). */
+  names?: ReadonlySet<string>;
   /** The headers' own documentation by exported symbol: only under `cuda-ts-gen --docs`. */
   headerDocs?: ReadonlyMap<string, HeaderDoc>;
 }
@@ -186,16 +191,18 @@ function releaseFacts(f: DocFacts, fn: FunctionDecl): string | undefined {
   return bounds ? addedBounds(bounds).replace(/^a/, 'A') : undefined;
 }
 
-/** NVIDIA's reference for the function: its group's page (Doxygen modules), its own section (cuDNN),
- *  else its module's page, each for the release the bindings come from. */
+/** NVIDIA's reference for the function: its group's page (Doxygen modules), its own section (cuBLAS,
+ *  cuDNN), else its module's page, each for the release (or library version) the bindings come from; a
+ *  library's one current page says so. Nothing but the group where no page of that release is known. */
 function referenceFact(f: DocFacts, fn: FunctionDecl): string | undefined {
-  const group = fn.group ? groupPage(f.module, f.release, fn.group) : undefined;
-  if (group) return `[NVIDIA group \`${fn.group}\`](${group})`;
-  const own = functionPage(f.module, f.release, fn.name, fn.header);
+  const current = isCurrentPage(f) ? ' (current version)' : '';
+  const group = fn.group ? groupPage(f, fn.group) : undefined;
+  if (group) return `[NVIDIA group \`${fn.group}\`${current}](${group})`;
+  const own = functionPage(f, fn.name, fn.header);
   if (own) return `[NVIDIA reference](${own})`;
-  const page = modulePage(f.module, f.release);
+  const page = modulePage(f);
   const label = fn.group ? `Group \`${fn.group}\` · ` : '';
-  return page ? `${label}[NVIDIA reference](${page})` : fn.group ? `Group \`${fn.group}\`` : undefined;
+  return page ? `${label}[NVIDIA reference${current}](${page})` : fn.group ? `Group \`${fn.group}\`` : undefined;
 }
 
 /** What the headers' deprecation marker says, as a fact: that it is there, and the release it names. */

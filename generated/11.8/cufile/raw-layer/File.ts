@@ -9,8 +9,7 @@ void [callbackArg, checkRecord, cstringArg, hostByteLength, rawCovers];
 let cuFileBatchIOCancel$: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 11.8
  * @param batch_idp `CUfileBatchHandle_t`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileBatchIOCancel(batch_idp: T.Pointer): T.CUfileError {
   if (!ArrayBuffer.isView(batch_idp) && !(typeof batch_idp === 'number' && batch_idp >= 0 && Number.isSafeInteger(batch_idp)) && batch_idp !== null) rawCovers('cuFileBatchIOCancel', 'batch_idp', batch_idp, 0, 1);
   return (cuFileBatchIOCancel$ ??= binder.native('cuFileBatchIOCancel'))(batch_idp);
@@ -18,8 +17,7 @@ export function cuFileBatchIOCancel(batch_idp: T.Pointer): T.CUfileError {
 let cuFileBatchIODestroy$: NativeFunction | undefined;
 /** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 11.8
  * @param batch_idp `CUfileBatchHandle_t`
- * @returns nothing (`void`).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns nothing (`void`). */
 export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
   if (!ArrayBuffer.isView(batch_idp) && !(typeof batch_idp === 'number' && batch_idp >= 0 && Number.isSafeInteger(batch_idp)) && batch_idp !== null) rawCovers('cuFileBatchIODestroy', 'batch_idp', batch_idp, 0, 1);
   return (cuFileBatchIODestroy$ ??= binder.native('cuFileBatchIODestroy'))(batch_idp);
@@ -31,8 +29,7 @@ let cuFileBatchIOGetStatus$: NativeFunction | undefined;
  * @param nr `unsigned int *`, out: a typed array of one element
  * @param iocbp `CUfileIOEvents_t *`, out: bytes of a `CUfileIOEvents`
  * @param timeout `struct timespec *`, out: bytes of a `timespec`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number, nr: T.Pointer, iocbp: T.Pointer, timeout: T.Pointer): T.CUfileError {
   if (!ArrayBuffer.isView(batch_idp) && !(typeof batch_idp === 'number' && batch_idp >= 0 && Number.isSafeInteger(batch_idp)) && batch_idp !== null) rawCovers('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, 0, 1);
   if (!(ArrayBuffer.isView(nr) && hostByteLength(nr)! >= 4 && (((nr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nr === 'number' && nr >= 0 && Number.isSafeInteger(nr)) && nr !== null) rawCovers('cuFileBatchIOGetStatus', 'nr', nr, 4, 4);
@@ -44,8 +41,7 @@ let cuFileBatchIOSetUp$: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 11.8
  * @param batch_idp `CUfileBatchHandle_t *`, out: a typed array of one element
  * @param nr `unsigned int`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileBatchIOSetUp(batch_idp: T.Pointer, nr: number): T.CUfileError {
   if (!(ArrayBuffer.isView(batch_idp) && hostByteLength(batch_idp)! >= 8 && (((batch_idp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (batch_idp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof batch_idp === 'number' && batch_idp >= 0 && Number.isSafeInteger(batch_idp)) && batch_idp !== null) rawCovers('cuFileBatchIOSetUp', 'batch_idp', batch_idp, 8, 8);
   return (cuFileBatchIOSetUp$ ??= binder.native('cuFileBatchIOSetUp'))(batch_idp, nr);
@@ -56,8 +52,7 @@ let cuFileBatchIOSubmit$: NativeFunction | undefined;
  * @param nr `unsigned int`, length of `iocbp`
  * @param iocbp `CUfileIOParams_t *`, array, `nr` long
  * @param flags `unsigned int`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, nr: number, iocbp: T.Pointer, flags: number): T.CUfileError {
   if (!ArrayBuffer.isView(batch_idp) && !(typeof batch_idp === 'number' && batch_idp >= 0 && Number.isSafeInteger(batch_idp)) && batch_idp !== null) rawCovers('cuFileBatchIOSubmit', 'batch_idp', batch_idp, 0, 1);
   if (!(ArrayBuffer.isView(iocbp) && hostByteLength(iocbp)! >= 64) && !(typeof iocbp === 'number' && iocbp >= 0 && Number.isSafeInteger(iocbp)) && iocbp !== null) rawCovers('cuFileBatchIOSubmit', 'iocbp', iocbp, 64, 1);
@@ -66,8 +61,7 @@ export function cuFileBatchIOSubmit(batch_idp: T.Pointer, nr: number, iocbp: T.P
 let cuFileBufDeregister$: NativeFunction | undefined;
 /** `CUfileError_t cuFileBufDeregister(const void *devPtr_base)` · cufile.h · CUDA 11.8
  * @param devPtr_base `const void *`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileBufDeregister(devPtr_base: T.Pointer): T.CUfileError {
   if (!ArrayBuffer.isView(devPtr_base) && !(typeof devPtr_base === 'number' && devPtr_base >= 0 && Number.isSafeInteger(devPtr_base)) && devPtr_base !== null) rawCovers('cuFileBufDeregister', 'devPtr_base', devPtr_base, 0, 1);
   return (cuFileBufDeregister$ ??= binder.native('cuFileBufDeregister'))(devPtr_base);
@@ -77,56 +71,49 @@ let cuFileBufRegister$: NativeFunction | undefined;
  * @param devPtr_base `const void *`
  * @param length `size_t`
  * @param flags `int`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileBufRegister(devPtr_base: T.Pointer, length: T.Int64, flags: number): T.CUfileError {
   if (!ArrayBuffer.isView(devPtr_base) && !(typeof devPtr_base === 'number' && devPtr_base >= 0 && Number.isSafeInteger(devPtr_base)) && devPtr_base !== null) rawCovers('cuFileBufRegister', 'devPtr_base', devPtr_base, 0, 1);
   return (cuFileBufRegister$ ??= binder.native('cuFileBufRegister'))(devPtr_base, length, flags);
 }
 let cuFileDriverClose$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverClose_v2(void)` · cufile.h · CUDA 11.8
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileDriverClose(): T.CUfileError {
   return (cuFileDriverClose$ ??= binder.native('cuFileDriverClose'))();
 }
 let cuFileDriverGetProperties$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 11.8
  * @param props `CUfileDrvProps_t *`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileDriverGetProperties(props: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(props) && hostByteLength(props)! >= 56) && !(typeof props === 'number' && props >= 0 && Number.isSafeInteger(props)) && props !== null) rawCovers('cuFileDriverGetProperties', 'props', props, 56, 1);
   return (cuFileDriverGetProperties$ ??= binder.native('cuFileDriverGetProperties'))(props);
 }
 let cuFileDriverOpen$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverOpen(void)` · cufile.h · CUDA 11.8
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileDriverOpen(): T.CUfileError {
   return (cuFileDriverOpen$ ??= binder.native('cuFileDriverOpen'))();
 }
 let cuFileDriverSetMaxCacheSize$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 11.8
  * @param max_cache_size `size_t`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): T.CUfileError {
   return (cuFileDriverSetMaxCacheSize$ ??= binder.native('cuFileDriverSetMaxCacheSize'))(max_cache_size);
 }
 let cuFileDriverSetMaxDirectIOSize$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 11.8
  * @param max_direct_io_size `size_t`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): T.CUfileError {
   return (cuFileDriverSetMaxDirectIOSize$ ??= binder.native('cuFileDriverSetMaxDirectIOSize'))(max_direct_io_size);
 }
 let cuFileDriverSetMaxPinnedMemSize$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 11.8
  * @param max_pinned_size `size_t`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): T.CUfileError {
   return (cuFileDriverSetMaxPinnedMemSize$ ??= binder.native('cuFileDriverSetMaxPinnedMemSize'))(max_pinned_size);
 }
@@ -134,16 +121,14 @@ let cuFileDriverSetPollMode$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 11.8
  * @param poll `_Bool`
  * @param poll_threshold_size `size_t`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.Int64): T.CUfileError {
   return (cuFileDriverSetPollMode$ ??= binder.native('cuFileDriverSetPollMode'))(poll, poll_threshold_size);
 }
 let cuFileHandleDeregister$: NativeFunction | undefined;
 /** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 11.8
  * @param fh `CUfileHandle_t`
- * @returns nothing (`void`).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns nothing (`void`). */
 export function cuFileHandleDeregister(fh: T.Pointer): void {
   if (!ArrayBuffer.isView(fh) && !(typeof fh === 'number' && fh >= 0 && Number.isSafeInteger(fh)) && fh !== null) rawCovers('cuFileHandleDeregister', 'fh', fh, 0, 1);
   return (cuFileHandleDeregister$ ??= binder.native('cuFileHandleDeregister'))(fh);
@@ -152,8 +137,7 @@ let cuFileHandleRegister$: NativeFunction | undefined;
 /** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 11.8
  * @param fh `CUfileHandle_t *`, out: a typed array of one element
  * @param descr `CUfileDescr_t *`
- * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the `CUfileError_t` status, as C returns it. */
 export function cuFileHandleRegister(fh: T.Pointer, descr: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(fh) && hostByteLength(fh)! >= 8 && (((fh as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (fh as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof fh === 'number' && fh >= 0 && Number.isSafeInteger(fh)) && fh !== null) rawCovers('cuFileHandleRegister', 'fh', fh, 8, 8);
   if (!(ArrayBuffer.isView(descr) && hostByteLength(descr)! >= 24) && !(typeof descr === 'number' && descr >= 0 && Number.isSafeInteger(descr)) && descr !== null) rawCovers('cuFileHandleRegister', 'descr', descr, 24, 1);
@@ -166,8 +150,7 @@ let cuFileRead$: NativeFunction | undefined;
  * @param size `size_t`
  * @param file_offset `off_t`
  * @param devPtr_offset `off_t`
- * @returns `ssize_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns `ssize_t`, as C returns it. */
 export function cuFileRead(fh: T.Pointer, devPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, devPtr_offset: T.Int64): number | bigint {
   if (!ArrayBuffer.isView(fh) && !(typeof fh === 'number' && fh >= 0 && Number.isSafeInteger(fh)) && fh !== null) rawCovers('cuFileRead', 'fh', fh, 0, 1);
   if (!ArrayBuffer.isView(devPtr_base) && !(typeof devPtr_base === 'number' && devPtr_base >= 0 && Number.isSafeInteger(devPtr_base)) && devPtr_base !== null) rawCovers('cuFileRead', 'devPtr_base', devPtr_base, 0, 1);
@@ -175,8 +158,7 @@ export function cuFileRead(fh: T.Pointer, devPtr_base: T.Pointer, size: T.Int64,
 }
 let cuFileUseCount$: NativeFunction | undefined;
 /** `long cuFileUseCount(void)` · cufile.h · CUDA 11.8
- * @returns `long`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns `long`, as C returns it. */
 export function cuFileUseCount(): number | bigint {
   return (cuFileUseCount$ ??= binder.native('cuFileUseCount'))();
 }
@@ -187,8 +169,7 @@ let cuFileWrite$: NativeFunction | undefined;
  * @param size `size_t`
  * @param file_offset `off_t`
  * @param devPtr_offset `off_t`
- * @returns `ssize_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns `ssize_t`, as C returns it. */
 export function cuFileWrite(fh: T.Pointer, devPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, devPtr_offset: T.Int64): number | bigint {
   if (!ArrayBuffer.isView(fh) && !(typeof fh === 'number' && fh >= 0 && Number.isSafeInteger(fh)) && fh !== null) rawCovers('cuFileWrite', 'fh', fh, 0, 1);
   if (!ArrayBuffer.isView(devPtr_base) && !(typeof devPtr_base === 'number' && devPtr_base >= 0 && Number.isSafeInteger(devPtr_base)) && devPtr_base !== null) rawCovers('cuFileWrite', 'devPtr_base', devPtr_base, 0, 1);

@@ -11,7 +11,7 @@ let cuptiActivityConfigurePCSampling$: NativeFunction | undefined;
  * @param ctx `CUcontext`
  * @param config `CUpti_ActivityPCSamplingConfig *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext, config: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(config) && hostByteLength(config)! >= 16) && !(typeof config === 'number' && config >= 0 && Number.isSafeInteger(config)) && config !== null) rawCovers('cuptiActivityConfigurePCSampling', 'config', config, 16, 1);
   return (cuptiActivityConfigurePCSampling$ ??= binder.native('cuptiActivityConfigurePCSampling'))(ctx, config);
@@ -21,7 +21,7 @@ let cuptiActivityConfigureUnifiedMemoryCounter$: NativeFunction | undefined;
  * @param config `CUpti_ActivityUnifiedMemoryCounterConfig *`, out: bytes of a `CUpti_ActivityUnifiedMemoryCounterConfig`
  * @param count `uint32_t`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityConfigureUnifiedMemoryCounter(config: T.Pointer, count: number): T.CUptiResult {
   if (!(ArrayBuffer.isView(config) && hostByteLength(config)! >= 16) && !(typeof config === 'number' && config >= 0 && Number.isSafeInteger(config)) && config !== null) rawCovers('cuptiActivityConfigureUnifiedMemoryCounter', 'config', config, 16, 1);
   return (cuptiActivityConfigureUnifiedMemoryCounter$ ??= binder.native('cuptiActivityConfigureUnifiedMemoryCounter'))(config, count);
@@ -30,7 +30,7 @@ let cuptiActivityDisable$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8
  * @param kind `CUpti_ActivityKind`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityDisable(kind: T.CUpti_ActivityKind): T.CUptiResult {
   return (cuptiActivityDisable$ ??= binder.native('cuptiActivityDisable'))(kind);
 }
@@ -39,7 +39,7 @@ let cuptiActivityDisableContext$: NativeFunction | undefined;
  * @param context `CUcontext`
  * @param kind `CUpti_ActivityKind`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityDisableContext(context: T.CUcontext, kind: T.CUpti_ActivityKind): T.CUptiResult {
   return (cuptiActivityDisableContext$ ??= binder.native('cuptiActivityDisableContext'))(context, kind);
 }
@@ -47,7 +47,7 @@ let cuptiActivityEnable$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8
  * @param kind `CUpti_ActivityKind`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): T.CUptiResult {
   return (cuptiActivityEnable$ ??= binder.native('cuptiActivityEnable'))(kind);
 }
@@ -55,7 +55,7 @@ let cuptiActivityEnableAndDump$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8
  * @param kind `CUpti_ActivityKind`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableAndDump(kind: T.CUpti_ActivityKind): T.CUptiResult {
   return (cuptiActivityEnableAndDump$ ??= binder.native('cuptiActivityEnableAndDump'))(kind);
 }
@@ -64,7 +64,7 @@ let cuptiActivityEnableContext$: NativeFunction | undefined;
  * @param context `CUcontext`
  * @param kind `CUpti_ActivityKind`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableContext(context: T.CUcontext, kind: T.CUpti_ActivityKind): T.CUptiResult {
   return (cuptiActivityEnableContext$ ??= binder.native('cuptiActivityEnableContext'))(context, kind);
 }
@@ -72,7 +72,7 @@ let cuptiActivityEnableLatencyTimestamps$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 11.8
  * @param enable `uint8_t`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableLatencyTimestamps(enable: number): T.CUptiResult {
   return (cuptiActivityEnableLatencyTimestamps$ ??= binder.native('cuptiActivityEnableLatencyTimestamps'))(enable);
 }
@@ -80,7 +80,7 @@ let cuptiActivityEnableLaunchAttributes$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 11.8
  * @param enable `uint8_t`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableLaunchAttributes(enable: number): T.CUptiResult {
   return (cuptiActivityEnableLaunchAttributes$ ??= binder.native('cuptiActivityEnableLaunchAttributes'))(enable);
 }
@@ -90,7 +90,7 @@ let cuptiActivityFlush$: NativeFunction | undefined;
  * @param streamId `uint32_t`
  * @param flag `uint32_t`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityFlush(context: T.CUcontext, streamId: number, flag: number): T.CUptiResult {
   return (cuptiActivityFlush$ ??= binder.native('cuptiActivityFlush'))(context, streamId, flag);
 }
@@ -98,7 +98,7 @@ let cuptiActivityFlushAll$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 11.8
  * @param flag `uint32_t`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityFlushAll(flag: number): T.CUptiResult {
   return (cuptiActivityFlushAll$ ??= binder.native('cuptiActivityFlushAll'))(flag);
 }
@@ -106,7 +106,7 @@ let cuptiActivityFlushPeriod$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 11.8
  * @param time `uint32_t`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityFlushPeriod(time: number): T.CUptiResult {
   return (cuptiActivityFlushPeriod$ ??= binder.native('cuptiActivityFlushPeriod'))(time);
 }
@@ -116,7 +116,7 @@ let cuptiActivityGetAttribute$: NativeFunction | undefined;
  * @param valueSize `size_t *`, in/out: a typed array of one element
  * @param value `void *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(valueSize) && hostByteLength(valueSize)! >= 8 && (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof valueSize === 'number' && valueSize >= 0 && Number.isSafeInteger(valueSize)) && valueSize !== null) rawCovers('cuptiActivityGetAttribute', 'valueSize', valueSize, 8, 8);
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuptiActivityGetAttribute', 'value', value, 0, 1);
@@ -128,7 +128,7 @@ let cuptiActivityGetNextRecord$: NativeFunction | undefined;
  * @param validBufferSizeBytes `size_t`
  * @param record `CUpti_Activity **`, in/out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityGetNextRecord(buffer: T.Pointer, validBufferSizeBytes: T.Int64, record: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(buffer) && hostByteLength(buffer)! >= 1) && !(typeof buffer === 'number' && buffer >= 0 && Number.isSafeInteger(buffer)) && buffer !== null) rawCovers('cuptiActivityGetNextRecord', 'buffer', buffer, 1, 1);
   if (!(ArrayBuffer.isView(record) && hostByteLength(record)! >= 8 && (((record as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (record as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof record === 'number' && record >= 0 && Number.isSafeInteger(record)) && record !== null) rawCovers('cuptiActivityGetNextRecord', 'record', record, 8, 8);
@@ -140,7 +140,7 @@ let cuptiActivityGetNumDroppedRecords$: NativeFunction | undefined;
  * @param streamId `uint32_t`
  * @param dropped `size_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext, streamId: number, dropped: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(dropped) && hostByteLength(dropped)! >= 8 && (((dropped as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dropped as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dropped === 'number' && dropped >= 0 && Number.isSafeInteger(dropped)) && dropped !== null) rawCovers('cuptiActivityGetNumDroppedRecords', 'dropped', dropped, 8, 8);
   return (cuptiActivityGetNumDroppedRecords$ ??= binder.native('cuptiActivityGetNumDroppedRecords'))(context, streamId, dropped);
@@ -150,7 +150,7 @@ let cuptiActivityPopExternalCorrelationId$: NativeFunction | undefined;
  * @param kind `CUpti_ExternalCorrelationKind`
  * @param lastId `uint64_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind, lastId: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(lastId) && hostByteLength(lastId)! >= 8 && (((lastId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lastId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof lastId === 'number' && lastId >= 0 && Number.isSafeInteger(lastId)) && lastId !== null) rawCovers('cuptiActivityPopExternalCorrelationId', 'lastId', lastId, 8, 8);
   return (cuptiActivityPopExternalCorrelationId$ ??= binder.native('cuptiActivityPopExternalCorrelationId'))(kind, lastId);
@@ -160,7 +160,7 @@ let cuptiActivityPushExternalCorrelationId$: NativeFunction | undefined;
  * @param kind `CUpti_ExternalCorrelationKind`
  * @param id `uint64_t`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityPushExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind, id: T.Int64): T.CUptiResult {
   return (cuptiActivityPushExternalCorrelationId$ ??= binder.native('cuptiActivityPushExternalCorrelationId'))(kind, id);
 }
@@ -169,7 +169,7 @@ let cuptiActivityRegisterCallbacks$: NativeFunction | undefined;
  * @param funcBufferRequested `CUpti_BuffersCallbackRequestFunc`
  * @param funcBufferCompleted `CUpti_BuffersCallbackCompleteFunc`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityRegisterCallbacks(funcBufferRequested: T.Pointer, funcBufferCompleted: T.Pointer): T.CUptiResult {
   if (funcBufferRequested !== null && typeof funcBufferRequested !== 'bigint') callbackArg('cuptiActivityRegisterCallbacks', 'funcBufferRequested', funcBufferRequested, true);
   if (funcBufferCompleted !== null && typeof funcBufferCompleted !== 'bigint') callbackArg('cuptiActivityRegisterCallbacks', 'funcBufferCompleted', funcBufferCompleted, true);
@@ -179,7 +179,7 @@ let cuptiActivityRegisterTimestampCallback$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)` · cupti_activity.h · CUDA 11.8 Takes a C callback `funcTimestamp` (callbacks.CUpti_TimestampCallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @param funcTimestamp `CUpti_TimestampCallbackFunc`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer): T.CUptiResult {
   if (funcTimestamp !== null && typeof funcTimestamp !== 'bigint') callbackArg('cuptiActivityRegisterTimestampCallback', 'funcTimestamp', funcTimestamp, true);
   return (cuptiActivityRegisterTimestampCallback$ ??= binder.native('cuptiActivityRegisterTimestampCallback'))(funcTimestamp);
@@ -190,7 +190,7 @@ let cuptiActivitySetAttribute$: NativeFunction | undefined;
  * @param valueSize `size_t *`, in/out: a typed array of one element
  * @param value `void *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(valueSize) && hostByteLength(valueSize)! >= 8 && (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof valueSize === 'number' && valueSize >= 0 && Number.isSafeInteger(valueSize)) && valueSize !== null) rawCovers('cuptiActivitySetAttribute', 'valueSize', valueSize, 8, 8);
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuptiActivitySetAttribute', 'value', value, 0, 1);

@@ -12,7 +12,7 @@ let cuptiComputeCapabilitySupported$: NativeFunction | undefined;
  * @param minor `int`
  * @param support `int *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiComputeCapabilitySupported(major: number, minor: number, support: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(support) && hostByteLength(support)! >= 4 && (((support as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (support as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof support === 'number' && support >= 0 && Number.isSafeInteger(support)) && support !== null) rawCovers('cuptiComputeCapabilitySupported', 'support', support, 4, 4);
   return (cuptiComputeCapabilitySupported$ ??= binder.native('cuptiComputeCapabilitySupported'))(major, minor, support);
@@ -23,7 +23,7 @@ let cuptiDeviceEnumEventDomains$: NativeFunction | undefined;
  * @param arraySizeBytes `size_t *`, in/out: a typed array of one element
  * @param domainArray `CUpti_EventDomainID *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiDeviceEnumEventDomains(device: number, arraySizeBytes: T.Pointer, domainArray: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(arraySizeBytes) && hostByteLength(arraySizeBytes)! >= 8 && (((arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof arraySizeBytes === 'number' && arraySizeBytes >= 0 && Number.isSafeInteger(arraySizeBytes)) && arraySizeBytes !== null) rawCovers('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, 8, 8);
   if (!(ArrayBuffer.isView(domainArray) && hostByteLength(domainArray)! >= 4 && (((domainArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (domainArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof domainArray === 'number' && domainArray >= 0 && Number.isSafeInteger(domainArray)) && domainArray !== null) rawCovers('cuptiDeviceEnumEventDomains', 'domainArray', domainArray, 4, 4);
@@ -35,7 +35,7 @@ let cuptiDeviceEnumMetrics$: NativeFunction | undefined;
  * @param arraySizeBytes `size_t *`, in/out: capacity of `metricArray` in, count out
  * @param metricArray `CUpti_MetricID *`, out: an array of `*arraySizeBytes` elements (capacity/count pair)
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiDeviceEnumMetrics(device: number, arraySizeBytes: T.Pointer, metricArray: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(arraySizeBytes) && hostByteLength(arraySizeBytes)! >= 8 && (((arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof arraySizeBytes === 'number' && arraySizeBytes >= 0 && Number.isSafeInteger(arraySizeBytes)) && arraySizeBytes !== null) rawCovers('cuptiDeviceEnumMetrics', 'arraySizeBytes', arraySizeBytes, 8, 8);
   if (!(ArrayBuffer.isView(metricArray) && hostByteLength(metricArray)! >= 4 && (((metricArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (metricArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof metricArray === 'number' && metricArray >= 0 && Number.isSafeInteger(metricArray)) && metricArray !== null) rawCovers('cuptiDeviceEnumMetrics', 'metricArray', metricArray, 4, 4);
@@ -48,7 +48,7 @@ let cuptiDeviceGetAttribute$: NativeFunction | undefined;
  * @param valueSize `size_t *`, out: a typed array of one element
  * @param value `void *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiDeviceGetAttribute(device: number, attrib: T.CUpti_DeviceAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(valueSize) && hostByteLength(valueSize)! >= 8 && (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof valueSize === 'number' && valueSize >= 0 && Number.isSafeInteger(valueSize)) && valueSize !== null) rawCovers('cuptiDeviceGetAttribute', 'valueSize', valueSize, 8, 8);
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuptiDeviceGetAttribute', 'value', value, 0, 1);
@@ -62,7 +62,7 @@ let cuptiDeviceGetEventDomainAttribute$: NativeFunction | undefined;
  * @param valueSize `size_t *`, out: a typed array of one element
  * @param value `void *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiDeviceGetEventDomainAttribute(device: number, eventDomain: number, attrib: T.CUpti_EventDomainAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(valueSize) && hostByteLength(valueSize)! >= 8 && (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof valueSize === 'number' && valueSize >= 0 && Number.isSafeInteger(valueSize)) && valueSize !== null) rawCovers('cuptiDeviceGetEventDomainAttribute', 'valueSize', valueSize, 8, 8);
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuptiDeviceGetEventDomainAttribute', 'value', value, 0, 1);
@@ -73,7 +73,7 @@ let cuptiDeviceGetNumEventDomains$: NativeFunction | undefined;
  * @param device `CUdevice`
  * @param numDomains `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiDeviceGetNumEventDomains(device: number, numDomains: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(numDomains) && hostByteLength(numDomains)! >= 4 && (((numDomains as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numDomains as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numDomains === 'number' && numDomains >= 0 && Number.isSafeInteger(numDomains)) && numDomains !== null) rawCovers('cuptiDeviceGetNumEventDomains', 'numDomains', numDomains, 4, 4);
   return (cuptiDeviceGetNumEventDomains$ ??= binder.native('cuptiDeviceGetNumEventDomains'))(device, numDomains);
@@ -83,7 +83,7 @@ let cuptiDeviceGetNumMetrics$: NativeFunction | undefined;
  * @param device `CUdevice`
  * @param numMetrics `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiDeviceGetNumMetrics(device: number, numMetrics: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(numMetrics) && hostByteLength(numMetrics)! >= 4 && (((numMetrics as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numMetrics as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numMetrics === 'number' && numMetrics >= 0 && Number.isSafeInteger(numMetrics)) && numMetrics !== null) rawCovers('cuptiDeviceGetNumMetrics', 'numMetrics', numMetrics, 4, 4);
   return (cuptiDeviceGetNumMetrics$ ??= binder.native('cuptiDeviceGetNumMetrics'))(device, numMetrics);
@@ -93,7 +93,7 @@ let cuptiDeviceGetTimestamp$: NativeFunction | undefined;
  * @param context `CUcontext`
  * @param timestamp `uint64_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiDeviceGetTimestamp(context: T.CUcontext, timestamp: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(timestamp) && hostByteLength(timestamp)! >= 8 && (((timestamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (timestamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof timestamp === 'number' && timestamp >= 0 && Number.isSafeInteger(timestamp)) && timestamp !== null) rawCovers('cuptiDeviceGetTimestamp', 'timestamp', timestamp, 8, 8);
   return (cuptiDeviceGetTimestamp$ ??= binder.native('cuptiDeviceGetTimestamp'))(context, timestamp);
@@ -103,7 +103,7 @@ let cuptiDeviceSupported$: NativeFunction | undefined;
  * @param dev `CUdevice`
  * @param support `int *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiDeviceSupported(dev: number, support: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(support) && hostByteLength(support)! >= 4 && (((support as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (support as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof support === 'number' && support >= 0 && Number.isSafeInteger(support)) && support !== null) rawCovers('cuptiDeviceSupported', 'support', support, 4, 4);
   return (cuptiDeviceSupported$ ??= binder.native('cuptiDeviceSupported'))(dev, support);
@@ -113,7 +113,7 @@ let cuptiDeviceVirtualizationMode$: NativeFunction | undefined;
  * @param dev `CUdevice`
  * @param mode `CUpti_DeviceVirtualizationMode *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiDeviceVirtualizationMode(dev: number, mode: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cuptiDeviceVirtualizationMode', 'mode', mode, 4, 4);
   return (cuptiDeviceVirtualizationMode$ ??= binder.native('cuptiDeviceVirtualizationMode'))(dev, mode);

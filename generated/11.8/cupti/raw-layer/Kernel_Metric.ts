@@ -11,7 +11,7 @@ let cuptiKernelReplaySubscribeUpdate$: NativeFunction | undefined;
  * @param updateFunc `CUpti_KernelReplayUpdateFunc`
  * @param customData `void *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiKernelReplaySubscribeUpdate(updateFunc: T.Pointer, customData: T.Pointer): T.CUptiResult {
   if (updateFunc !== null && typeof updateFunc !== 'bigint') callbackArg('cuptiKernelReplaySubscribeUpdate', 'updateFunc', updateFunc, true);
   if (!ArrayBuffer.isView(customData) && !(typeof customData === 'number' && customData >= 0 && Number.isSafeInteger(customData)) && customData !== null) rawCovers('cuptiKernelReplaySubscribeUpdate', 'customData', customData, 0, 1);
@@ -24,7 +24,7 @@ let cuptiMetricCreateEventGroupSets$: NativeFunction | undefined;
  * @param metricIdArray `CUpti_MetricID *`
  * @param eventGroupPasses `CUpti_EventGroupSets **`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricCreateEventGroupSets(context: T.CUcontext, metricIdArraySizeBytes: T.Int64, metricIdArray: T.Pointer, eventGroupPasses: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(metricIdArray) && hostByteLength(metricIdArray)! >= 4 && (((metricIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (metricIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof metricIdArray === 'number' && metricIdArray >= 0 && Number.isSafeInteger(metricIdArray)) && metricIdArray !== null) rawCovers('cuptiMetricCreateEventGroupSets', 'metricIdArray', metricIdArray, 4, 4);
   if (!(ArrayBuffer.isView(eventGroupPasses) && hostByteLength(eventGroupPasses)! >= 8 && (((eventGroupPasses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventGroupPasses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eventGroupPasses === 'number' && eventGroupPasses >= 0 && Number.isSafeInteger(eventGroupPasses)) && eventGroupPasses !== null) rawCovers('cuptiMetricCreateEventGroupSets', 'eventGroupPasses', eventGroupPasses, 8, 8);
@@ -36,7 +36,7 @@ let cuptiMetricEnumEvents$: NativeFunction | undefined;
  * @param eventIdArraySizeBytes `size_t *`, in/out: capacity of `eventIdArray` in, count out
  * @param eventIdArray `CUpti_EventID *`, out: an array of `*eventIdArraySizeBytes` elements (capacity/count pair)
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricEnumEvents(metric: number, eventIdArraySizeBytes: T.Pointer, eventIdArray: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(eventIdArraySizeBytes) && hostByteLength(eventIdArraySizeBytes)! >= 8 && (((eventIdArraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventIdArraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eventIdArraySizeBytes === 'number' && eventIdArraySizeBytes >= 0 && Number.isSafeInteger(eventIdArraySizeBytes)) && eventIdArraySizeBytes !== null) rawCovers('cuptiMetricEnumEvents', 'eventIdArraySizeBytes', eventIdArraySizeBytes, 8, 8);
   if (!(ArrayBuffer.isView(eventIdArray) && hostByteLength(eventIdArray)! >= 4 && (((eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof eventIdArray === 'number' && eventIdArray >= 0 && Number.isSafeInteger(eventIdArray)) && eventIdArray !== null) rawCovers('cuptiMetricEnumEvents', 'eventIdArray', eventIdArray, 4, 4);
@@ -48,7 +48,7 @@ let cuptiMetricEnumProperties$: NativeFunction | undefined;
  * @param propIdArraySizeBytes `size_t *`, in/out: capacity of `propIdArray` in, count out
  * @param propIdArray `CUpti_MetricPropertyID *`, out: an array of `*propIdArraySizeBytes` elements (capacity/count pair)
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricEnumProperties(metric: number, propIdArraySizeBytes: T.Pointer, propIdArray: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(propIdArraySizeBytes) && hostByteLength(propIdArraySizeBytes)! >= 8 && (((propIdArraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (propIdArraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof propIdArraySizeBytes === 'number' && propIdArraySizeBytes >= 0 && Number.isSafeInteger(propIdArraySizeBytes)) && propIdArraySizeBytes !== null) rawCovers('cuptiMetricEnumProperties', 'propIdArraySizeBytes', propIdArraySizeBytes, 8, 8);
   if (!(ArrayBuffer.isView(propIdArray) && hostByteLength(propIdArray)! >= 4 && (((propIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (propIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof propIdArray === 'number' && propIdArray >= 0 && Number.isSafeInteger(propIdArray)) && propIdArray !== null) rawCovers('cuptiMetricEnumProperties', 'propIdArray', propIdArray, 4, 4);
@@ -61,7 +61,7 @@ let cuptiMetricGetAttribute$: NativeFunction | undefined;
  * @param valueSize `size_t *`, out: a typed array of one element
  * @param value `void *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetAttribute(metric: number, attrib: T.CUpti_MetricAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(valueSize) && hostByteLength(valueSize)! >= 8 && (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof valueSize === 'number' && valueSize >= 0 && Number.isSafeInteger(valueSize)) && valueSize !== null) rawCovers('cuptiMetricGetAttribute', 'valueSize', valueSize, 8, 8);
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuptiMetricGetAttribute', 'value', value, 0, 1);
@@ -73,7 +73,7 @@ let cuptiMetricGetIdFromName$: NativeFunction | undefined;
  * @param metricName `const char *`
  * @param metric `CUpti_MetricID *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetIdFromName(device: number, metricName: string | T.Pointer, metric: T.Pointer): T.CUptiResult {
   if (typeof metricName === 'string' && metricName.includes('\0')) cstringArg('cuptiMetricGetIdFromName', 'metricName', metricName, true);
   if (!(ArrayBuffer.isView(metric) && hostByteLength(metric)! >= 4 && (((metric as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (metric as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof metric === 'number' && metric >= 0 && Number.isSafeInteger(metric)) && metric !== null) rawCovers('cuptiMetricGetIdFromName', 'metric', metric, 4, 4);
@@ -84,7 +84,7 @@ let cuptiMetricGetNumEvents$: NativeFunction | undefined;
  * @param metric `CUpti_MetricID`
  * @param numEvents `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetNumEvents(metric: number, numEvents: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(numEvents) && hostByteLength(numEvents)! >= 4 && (((numEvents as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numEvents as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numEvents === 'number' && numEvents >= 0 && Number.isSafeInteger(numEvents)) && numEvents !== null) rawCovers('cuptiMetricGetNumEvents', 'numEvents', numEvents, 4, 4);
   return (cuptiMetricGetNumEvents$ ??= binder.native('cuptiMetricGetNumEvents'))(metric, numEvents);
@@ -94,7 +94,7 @@ let cuptiMetricGetNumProperties$: NativeFunction | undefined;
  * @param metric `CUpti_MetricID`
  * @param numProp `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetNumProperties(metric: number, numProp: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(numProp) && hostByteLength(numProp)! >= 4 && (((numProp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numProp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numProp === 'number' && numProp >= 0 && Number.isSafeInteger(numProp)) && numProp !== null) rawCovers('cuptiMetricGetNumProperties', 'numProp', numProp, 4, 4);
   return (cuptiMetricGetNumProperties$ ??= binder.native('cuptiMetricGetNumProperties'))(metric, numProp);
@@ -105,7 +105,7 @@ let cuptiMetricGetRequiredEventGroupSets$: NativeFunction | undefined;
  * @param metric `CUpti_MetricID`
  * @param eventGroupSets `CUpti_EventGroupSets **`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext, metric: number, eventGroupSets: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(eventGroupSets) && hostByteLength(eventGroupSets)! >= 8 && (((eventGroupSets as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventGroupSets as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eventGroupSets === 'number' && eventGroupSets >= 0 && Number.isSafeInteger(eventGroupSets)) && eventGroupSets !== null) rawCovers('cuptiMetricGetRequiredEventGroupSets', 'eventGroupSets', eventGroupSets, 8, 8);
   return (cuptiMetricGetRequiredEventGroupSets$ ??= binder.native('cuptiMetricGetRequiredEventGroupSets'))(context, metric, eventGroupSets);
@@ -121,7 +121,7 @@ let cuptiMetricGetValue$: NativeFunction | undefined;
  * @param timeDuration `uint64_t`
  * @param metricValue `CUpti_MetricValue *`, out: bytes of a `CUpti_MetricValue`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetValue(device: number, metric: number, eventIdArraySizeBytes: T.Int64, eventIdArray: T.Pointer, eventValueArraySizeBytes: T.Int64, eventValueArray: T.Pointer, timeDuration: T.Int64, metricValue: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(eventIdArray) && hostByteLength(eventIdArray)! >= 4 && (((eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof eventIdArray === 'number' && eventIdArray >= 0 && Number.isSafeInteger(eventIdArray)) && eventIdArray !== null) rawCovers('cuptiMetricGetValue', 'eventIdArray', eventIdArray, 4, 4);
   if (!(ArrayBuffer.isView(eventValueArray) && hostByteLength(eventValueArray)! >= 8 && (((eventValueArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventValueArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eventValueArray === 'number' && eventValueArray >= 0 && Number.isSafeInteger(eventValueArray)) && eventValueArray !== null) rawCovers('cuptiMetricGetValue', 'eventValueArray', eventValueArray, 8, 8);
@@ -141,7 +141,7 @@ let cuptiMetricGetValue2$: NativeFunction | undefined;
  * @param propValueArray `uint64_t *`, out: a typed array of one element
  * @param metricValue `CUpti_MetricValue *`, out: bytes of a `CUpti_MetricValue`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetValue2(metric: number, eventIdArraySizeBytes: T.Int64, eventIdArray: T.Pointer, eventValueArraySizeBytes: T.Int64, eventValueArray: T.Pointer, propIdArraySizeBytes: T.Int64, propIdArray: T.Pointer, propValueArraySizeBytes: T.Int64, propValueArray: T.Pointer, metricValue: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(eventIdArray) && hostByteLength(eventIdArray)! >= 4 && (((eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof eventIdArray === 'number' && eventIdArray >= 0 && Number.isSafeInteger(eventIdArray)) && eventIdArray !== null) rawCovers('cuptiMetricGetValue2', 'eventIdArray', eventIdArray, 4, 4);
   if (!(ArrayBuffer.isView(eventValueArray) && hostByteLength(eventValueArray)! >= 8 && (((eventValueArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventValueArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eventValueArray === 'number' && eventValueArray >= 0 && Number.isSafeInteger(eventValueArray)) && eventValueArray !== null) rawCovers('cuptiMetricGetValue2', 'eventValueArray', eventValueArray, 8, 8);

@@ -12,7 +12,7 @@ let cuptiActivityConfigurePCSampling$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
  * @param config in `CUpti_ActivityPCSamplingConfig *`: a `CUpti_ActivityPCSamplingConfig` object or its bytes.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext | null, config: T.CUpti_ActivityPCSamplingConfig | Uint8Array): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuptiActivityConfigurePCSampling', 'ctx', ctx, true) as typeof ctx;
   const config$ = recordArg('cuptiActivityConfigurePCSampling', 'config', records.CUpti_ActivityPCSamplingConfig(), config, false);
@@ -23,7 +23,7 @@ let cuptiActivityConfigureUnifiedMemoryCounter$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param count in `uint32_t`.
  * @returns the value of `config`: out `CUpti_ActivityUnifiedMemoryCounterConfig`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUpti_ActivityUnifiedMemoryCounterConfig {
   const config$ = new Uint8Array(16);
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuptiActivityConfigureUnifiedMemoryCounter', 'count', 'u32', count);
@@ -34,7 +34,7 @@ export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUp
 let cuptiActivityDisable$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ActivityKind`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityDisable(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityDisable', 'kind', 'i32', kind);
   const status = (cuptiActivityDisable$c ??= binder.native('cuptiActivityDisable'))(kind);
@@ -44,7 +44,7 @@ let cuptiActivityDisableContext$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param kind in `CUpti_ActivityKind`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityDisableContext', 'context', context, true) as typeof context;
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityDisableContext', 'kind', 'i32', kind);
@@ -54,7 +54,7 @@ export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T
 let cuptiActivityEnable$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ActivityKind`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnable', 'kind', 'i32', kind);
   const status = (cuptiActivityEnable$c ??= binder.native('cuptiActivityEnable'))(kind);
@@ -63,7 +63,7 @@ export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): void {
 let cuptiActivityEnableAndDump$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ActivityKind`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableAndDump(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnableAndDump', 'kind', 'i32', kind);
   const status = (cuptiActivityEnableAndDump$c ??= binder.native('cuptiActivityEnableAndDump'))(kind);
@@ -73,7 +73,7 @@ let cuptiActivityEnableContext$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param kind in `CUpti_ActivityKind`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityEnableContext', 'context', context, true) as typeof context;
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnableContext', 'kind', 'i32', kind);
@@ -83,7 +83,7 @@ export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.
 let cuptiActivityEnableLatencyTimestamps$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableLatencyTimestamps(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableLatencyTimestamps', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableLatencyTimestamps$c ??= binder.native('cuptiActivityEnableLatencyTimestamps'))(enable);
@@ -92,7 +92,7 @@ export function cuptiActivityEnableLatencyTimestamps(enable: number): void {
 let cuptiActivityEnableLaunchAttributes$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityEnableLaunchAttributes(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableLaunchAttributes', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableLaunchAttributes$c ??= binder.native('cuptiActivityEnableLaunchAttributes'))(enable);
@@ -103,7 +103,7 @@ let cuptiActivityFlush$c: NativeFunction | undefined;
  * @param context in `CUcontext`.
  * @param streamId in `uint32_t`.
  * @param flag in `uint32_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number, flag: number): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityFlush', 'context', context, true) as typeof context;
   if (typeof streamId !== 'number' || (streamId >>> 0) !== streamId) throw intError('cuptiActivityFlush', 'streamId', 'u32', streamId);
@@ -114,7 +114,7 @@ export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number
 let cuptiActivityFlushAll$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param flag in `uint32_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityFlushAll(flag: number): void {
   if (typeof flag !== 'number' || (flag >>> 0) !== flag) throw intError('cuptiActivityFlushAll', 'flag', 'u32', flag);
   const status = (cuptiActivityFlushAll$c ??= binder.native('cuptiActivityFlushAll'))(flag);
@@ -123,7 +123,7 @@ export function cuptiActivityFlushAll(flag: number): void {
 let cuptiActivityFlushPeriod$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param time in `uint32_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityFlushPeriod(time: number): void {
   if (typeof time !== 'number' || (time >>> 0) !== time) throw intError('cuptiActivityFlushPeriod', 'time', 'u32', time);
   const status = (cuptiActivityFlushPeriod$c ??= binder.native('cuptiActivityFlushPeriod'))(time);
@@ -135,7 +135,7 @@ let cuptiActivityGetAttribute$: typeof cuptiActivityGetAttribute | undefined;
  * @param valueSize in/out `size_t *`: this value in, the call's value returned.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
   return (cuptiActivityGetAttribute$ ??= bind$cuptiActivityGetAttribute())(attr, valueSize, value);
 }
@@ -165,7 +165,7 @@ let cuptiActivityGetNextRecord$: typeof cuptiActivityGetNextRecord | undefined;
  * @param validBufferSizeBytes in `size_t`.
  * @param record in/out `CUpti_Activity **`: this value in, the call's value returned.
  * @returns the value of `record`: in/out `CUpti_Activity **`: this value in, the call's value returned.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityGetNextRecord(buffer: T.Pointer, validBufferSizeBytes: T.Int64, record: number | bigint): number {
   return (cuptiActivityGetNextRecord$ ??= bind$cuptiActivityGetNextRecord())(buffer, validBufferSizeBytes, record);
 }
@@ -194,7 +194,7 @@ let cuptiActivityGetNumDroppedRecords$: typeof cuptiActivityGetNumDroppedRecords
  * @param context in `CUcontext`.
  * @param streamId in `uint32_t`.
  * @returns the value of `dropped`: out `size_t *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext | null, streamId: number): number {
   return (cuptiActivityGetNumDroppedRecords$ ??= bind$cuptiActivityGetNumDroppedRecords())(context, streamId);
 }
@@ -221,7 +221,7 @@ let cuptiActivityPopExternalCorrelationId$: typeof cuptiActivityPopExternalCorre
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ExternalCorrelationKind`.
  * @returns the value of `lastId`: out `uint64_t *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind): bigint {
   return (cuptiActivityPopExternalCorrelationId$ ??= bind$cuptiActivityPopExternalCorrelationId())(kind);
 }
@@ -242,7 +242,7 @@ let cuptiActivityPushExternalCorrelationId$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ExternalCorrelationKind`.
  * @param id in `uint64_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityPushExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind, id: T.Int64): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityPushExternalCorrelationId', 'kind', 'i32', kind);
   if (typeof id !== 'number' || !(id >= 0 && id <= 9007199254740991) || Math.floor(id) !== id) int64Arg('cuptiActivityPushExternalCorrelationId', 'id', id, false);
@@ -253,7 +253,7 @@ let cuptiActivityRegisterCallbacks$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)` · cupti_activity.h · CUDA 11.8 Takes a C callback `funcBufferRequested` (callbacks.CUpti_BuffersCallbackRequestFunc), `funcBufferCompleted` (callbacks.CUpti_BuffersCallbackCompleteFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param funcBufferRequested in C callback `CUpti_BuffersCallbackRequestFunc`.
  * @param funcBufferCompleted in C callback `CUpti_BuffersCallbackCompleteFunc`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityRegisterCallbacks(funcBufferRequested: T.Pointer, funcBufferCompleted: T.Pointer): void {
   callbackArg('cuptiActivityRegisterCallbacks', 'funcBufferRequested', funcBufferRequested, true);
   callbackArg('cuptiActivityRegisterCallbacks', 'funcBufferCompleted', funcBufferCompleted, true);
@@ -263,7 +263,7 @@ export function cuptiActivityRegisterCallbacks(funcBufferRequested: T.Pointer, f
 let cuptiActivityRegisterTimestampCallback$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)` · cupti_activity.h · CUDA 11.8 Takes a C callback `funcTimestamp` (callbacks.CUpti_TimestampCallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param funcTimestamp in C callback `CUpti_TimestampCallbackFunc`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer): void {
   callbackArg('cuptiActivityRegisterTimestampCallback', 'funcTimestamp', funcTimestamp, true);
   const status = (cuptiActivityRegisterTimestampCallback$c ??= binder.native('cuptiActivityRegisterTimestampCallback'))(funcTimestamp);
@@ -275,7 +275,7 @@ let cuptiActivitySetAttribute$: typeof cuptiActivitySetAttribute | undefined;
  * @param valueSize in/out `size_t *`: this value in, the call's value returned.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
   return (cuptiActivitySetAttribute$ ??= bind$cuptiActivitySetAttribute())(attr, valueSize, value);
 }

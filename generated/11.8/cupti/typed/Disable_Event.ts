@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cuptiDisableKernelReplayMode$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDisableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiDisableKernelReplayMode(context: T.CUcontext | null): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiDisableKernelReplayMode', 'context', context, true) as typeof context;
   const status = (cuptiDisableKernelReplayMode$c ??= binder.native('cuptiDisableKernelReplayMode'))(context);
@@ -21,7 +21,7 @@ let cuptiEnableAllDomains$c: NativeFunction | undefined;
 /** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint32_t`.
  * @param subscriber in `CUpti_SubscriberHandle`.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_SubscriberHandle | null): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableAllDomains', 'enable', 'u32', enable);
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || Math.floor(subscriber) !== subscriber) subscriber = addressArg('cuptiEnableAllDomains', 'subscriber', subscriber, true) as typeof subscriber;
@@ -34,7 +34,7 @@ let cuptiEnableCallback$c: NativeFunction | undefined;
  * @param subscriber in `CUpti_SubscriberHandle`.
  * @param domain in `CUpti_CallbackDomain`.
  * @param cbid in `CUpti_CallbackId`.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiEnableCallback(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableCallback', 'enable', 'u32', enable);
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || Math.floor(subscriber) !== subscriber) subscriber = addressArg('cuptiEnableCallback', 'subscriber', subscriber, true) as typeof subscriber;
@@ -48,7 +48,7 @@ let cuptiEnableDomain$c: NativeFunction | undefined;
  * @param enable in `uint32_t`.
  * @param subscriber in `CUpti_SubscriberHandle`.
  * @param domain in `CUpti_CallbackDomain`.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableDomain', 'enable', 'u32', enable);
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || Math.floor(subscriber) !== subscriber) subscriber = addressArg('cuptiEnableDomain', 'subscriber', subscriber, true) as typeof subscriber;
@@ -59,7 +59,7 @@ export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_Subscriber
 let cuptiEnableKernelReplayMode$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEnableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEnableKernelReplayMode(context: T.CUcontext | null): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiEnableKernelReplayMode', 'context', context, true) as typeof context;
   const status = (cuptiEnableKernelReplayMode$c ??= binder.native('cuptiEnableKernelReplayMode'))(context);
@@ -70,7 +70,7 @@ let cuptiEnumEventDomains$: typeof cuptiEnumEventDomains | undefined;
  * @param arraySizeBytes in/out `size_t *`: this value in, the call's value returned.
  * @param domainArray in/out `CUpti_EventDomainID *`: address or host buffer.
  * @returns the value of `arraySizeBytes`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEnumEventDomains(arraySizeBytes: T.Int64, domainArray: T.Pointer): number {
   return (cuptiEnumEventDomains$ ??= bind$cuptiEnumEventDomains())(arraySizeBytes, domainArray);
 }
@@ -96,7 +96,7 @@ function bind$cuptiEnumEventDomains(): typeof cuptiEnumEventDomains {
 let cuptiEnumMetrics$: typeof cuptiEnumMetrics | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `metricArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiEnumMetrics(): Uint32Array {
   return (cuptiEnumMetrics$ ??= bind$cuptiEnumMetrics())();
 }
@@ -124,7 +124,7 @@ let cuptiEventDomainEnumEvents$: typeof cuptiEventDomainEnumEvents | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventDomain in `CUpti_EventDomainID`.
  * @returns the value of `eventArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventDomainEnumEvents(eventDomain: number): Uint32Array {
   return (cuptiEventDomainEnumEvents$ ??= bind$cuptiEventDomainEnumEvents())(eventDomain);
 }
@@ -155,7 +155,7 @@ let cuptiEventDomainGetAttribute$: typeof cuptiEventDomainGetAttribute | undefin
  * @param attrib in `CUpti_EventDomainAttribute`.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventDomainGetAttribute(eventDomain: number, attrib: T.CUpti_EventDomainAttribute, value: T.Pointer): number {
   return (cuptiEventDomainGetAttribute$ ??= bind$cuptiEventDomainGetAttribute())(eventDomain, attrib, value);
 }
@@ -183,7 +183,7 @@ let cuptiEventDomainGetNumEvents$: typeof cuptiEventDomainGetNumEvents | undefin
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventDomain in `CUpti_EventDomainID`.
  * @returns the value of `numEvents`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventDomainGetNumEvents(eventDomain: number): number {
   return (cuptiEventDomainGetNumEvents$ ??= bind$cuptiEventDomainGetNumEvents())(eventDomain);
 }
@@ -206,7 +206,7 @@ let cuptiEventGetAttribute$: typeof cuptiEventGetAttribute | undefined;
  * @param attrib in `CUpti_EventAttribute`.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGetAttribute(event: number, attrib: T.CUpti_EventAttribute, value: T.Pointer): number {
   return (cuptiEventGetAttribute$ ??= bind$cuptiEventGetAttribute())(event, attrib, value);
 }
@@ -235,7 +235,7 @@ let cuptiEventGetIdFromName$: typeof cuptiEventGetIdFromName | undefined;
  * @param device in `CUdevice`.
  * @param eventName in string (`const char *`).
  * @returns the value of `event`: out `CUpti_EventID *`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGetIdFromName(device: number, eventName: string): number {
   return (cuptiEventGetIdFromName$ ??= bind$cuptiEventGetIdFromName())(device, eventName);
 }
@@ -257,7 +257,7 @@ let cuptiEventGroupAddEvent$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @param event in `CUpti_EventID`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupAddEvent(eventGroup: T.Pointer, event: number): void {
   pointerArg('cuptiEventGroupAddEvent', 'eventGroup', eventGroup, true);
   if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGroupAddEvent', 'event', 'u32', event);
@@ -269,7 +269,7 @@ let cuptiEventGroupCreate$: typeof cuptiEventGroupCreate | undefined;
  * @param context in `CUcontext`.
  * @param flags in `uint32_t`.
  * @returns the value of `eventGroup`: out `CUpti_EventGroup *`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupCreate(context: T.CUcontext | null, flags: number): number {
   return (cuptiEventGroupCreate$ ??= bind$cuptiEventGroupCreate())(context, flags);
 }
@@ -295,7 +295,7 @@ function bind$cuptiEventGroupCreate(): typeof cuptiEventGroupCreate {
 let cuptiEventGroupDestroy$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupDestroy(eventGroup: T.Pointer): void {
   pointerArg('cuptiEventGroupDestroy', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupDestroy$c ??= binder.native('cuptiEventGroupDestroy'))(eventGroup);
@@ -304,7 +304,7 @@ export function cuptiEventGroupDestroy(eventGroup: T.Pointer): void {
 let cuptiEventGroupDisable$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupDisable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupDisable(eventGroup: T.Pointer): void {
   pointerArg('cuptiEventGroupDisable', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupDisable$c ??= binder.native('cuptiEventGroupDisable'))(eventGroup);
@@ -313,7 +313,7 @@ export function cuptiEventGroupDisable(eventGroup: T.Pointer): void {
 let cuptiEventGroupEnable$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupEnable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupEnable(eventGroup: T.Pointer): void {
   pointerArg('cuptiEventGroupEnable', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupEnable$c ??= binder.native('cuptiEventGroupEnable'))(eventGroup);
@@ -325,7 +325,7 @@ let cuptiEventGroupGetAttribute$: typeof cuptiEventGroupGetAttribute | undefined
  * @param attrib in `CUpti_EventGroupAttribute`.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupGetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, value: T.Pointer): number {
   return (cuptiEventGroupGetAttribute$ ??= bind$cuptiEventGroupGetAttribute())(eventGroup, attrib, value);
 }
@@ -354,7 +354,7 @@ let cuptiEventGroupReadAllEvents$: typeof cuptiEventGroupReadAllEvents | undefin
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @param flags in `CUpti_ReadEventFlags`.
  * @returns `{ eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead }`: `eventValueBuffer`: out `uint64_t *`; `eventIdArraySizeBytes`: out `size_t *`; `eventIdArray`: out array of `u32`: its length asked first through `eventValueBufferSizeBytes` (capacity/count pair); `numEventIdsRead`: out `size_t *`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupReadAllEvents(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags): { eventValueBuffer: bigint; eventIdArraySizeBytes: number; eventIdArray: Uint32Array; numEventIdsRead: number } {
   return (cuptiEventGroupReadAllEvents$ ??= bind$cuptiEventGroupReadAllEvents())(eventGroup, flags);
 }
@@ -391,7 +391,7 @@ let cuptiEventGroupReadEvent$: typeof cuptiEventGroupReadEvent | undefined;
  * @param eventValueBufferSizeBytes in/out `size_t *`: this value in, the call's value returned.
  * @param eventValueBuffer in/out `uint64_t *`: address or host buffer.
  * @returns the value of `eventValueBufferSizeBytes`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupReadEvent(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags, event: number, eventValueBufferSizeBytes: T.Int64, eventValueBuffer: T.Pointer): number {
   return (cuptiEventGroupReadEvent$ ??= bind$cuptiEventGroupReadEvent())(eventGroup, flags, event, eventValueBufferSizeBytes, eventValueBuffer);
 }
@@ -420,7 +420,7 @@ function bind$cuptiEventGroupReadEvent(): typeof cuptiEventGroupReadEvent {
 let cuptiEventGroupRemoveAllEvents$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupRemoveAllEvents(eventGroup: T.Pointer): void {
   pointerArg('cuptiEventGroupRemoveAllEvents', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupRemoveAllEvents$c ??= binder.native('cuptiEventGroupRemoveAllEvents'))(eventGroup);
@@ -430,7 +430,7 @@ let cuptiEventGroupRemoveEvent$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
  * @param event in `CUpti_EventID`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupRemoveEvent(eventGroup: T.Pointer, event: number): void {
   pointerArg('cuptiEventGroupRemoveEvent', 'eventGroup', eventGroup, true);
   if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGroupRemoveEvent', 'event', 'u32', event);
@@ -440,7 +440,7 @@ export function cuptiEventGroupRemoveEvent(eventGroup: T.Pointer, event: number)
 let cuptiEventGroupResetAllEvents$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in/out `CUpti_EventGroup`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupResetAllEvents(eventGroup: T.Pointer): void {
   pointerArg('cuptiEventGroupResetAllEvents', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupResetAllEvents$c ??= binder.native('cuptiEventGroupResetAllEvents'))(eventGroup);
@@ -452,7 +452,7 @@ let cuptiEventGroupSetAttribute$c: NativeFunction | undefined;
  * @param attrib in `CUpti_EventGroupAttribute`.
  * @param valueSize in `size_t`.
  * @param value in/out `void *`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupSetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, valueSize: T.Int64, value: T.Pointer): void {
   pointerArg('cuptiEventGroupSetAttribute', 'eventGroup', eventGroup, true);
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGroupSetAttribute', 'attrib', 'i32', attrib);
@@ -464,7 +464,7 @@ export function cuptiEventGroupSetAttribute(eventGroup: T.Pointer, attrib: T.CUp
 let cuptiEventGroupSetDisable$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroupSet in `CUpti_EventGroupSet *`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupSetDisable(eventGroupSet: T.Pointer): void {
   pointerArg('cuptiEventGroupSetDisable', 'eventGroupSet', eventGroupSet, false);
   const status = (cuptiEventGroupSetDisable$c ??= binder.native('cuptiEventGroupSetDisable'))(eventGroupSet);
@@ -473,7 +473,7 @@ export function cuptiEventGroupSetDisable(eventGroupSet: T.Pointer): void {
 let cuptiEventGroupSetEnable$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroupSet in `CUpti_EventGroupSet *`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupSetEnable(eventGroupSet: T.Pointer): void {
   pointerArg('cuptiEventGroupSetEnable', 'eventGroupSet', eventGroupSet, false);
   const status = (cuptiEventGroupSetEnable$c ??= binder.native('cuptiEventGroupSetEnable'))(eventGroupSet);
@@ -485,7 +485,7 @@ let cuptiEventGroupSetsCreate$: typeof cuptiEventGroupSetsCreate | undefined;
  * @param eventIdArraySizeBytes in `size_t`: size of `eventIdArray` in bytes.
  * @param eventIdArray in `CUpti_EventID *`: address or host buffer covering `eventIdArraySizeBytes` bytes.
  * @returns the value of `eventGroupPasses`: out `CUpti_EventGroupSets **`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupSetsCreate(context: T.CUcontext | null, eventIdArraySizeBytes: T.Int64, eventIdArray: T.Pointer): number {
   return (cuptiEventGroupSetsCreate$ ??= bind$cuptiEventGroupSetsCreate())(context, eventIdArraySizeBytes, eventIdArray);
 }
@@ -512,7 +512,7 @@ function bind$cuptiEventGroupSetsCreate(): typeof cuptiEventGroupSetsCreate {
 let cuptiEventGroupSetsDestroy$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroupSets in/out `CUpti_EventGroupSets *`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupSetsDestroy(eventGroupSets: T.Pointer): void {
   pointerArg('cuptiEventGroupSetsDestroy', 'eventGroupSets', eventGroupSets, true);
   const status = (cuptiEventGroupSetsDestroy$c ??= binder.native('cuptiEventGroupSetsDestroy'))(eventGroupSets);

@@ -12,7 +12,7 @@ let cuptiSetEventCollectionMode$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param mode in `CUpti_EventCollectionMode`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiSetEventCollectionMode(context: T.CUcontext | null, mode: T.CUpti_EventCollectionMode): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiSetEventCollectionMode', 'context', context, true) as typeof context;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cuptiSetEventCollectionMode', 'mode', 'i32', mode);
@@ -22,7 +22,7 @@ export function cuptiSetEventCollectionMode(context: T.CUcontext | null, mode: T
 let cuptiSetThreadIdType$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `CUpti_ActivityThreadIdType`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiSetThreadIdType(type: T.CUpti_ActivityThreadIdType): void {
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuptiSetThreadIdType', 'type', 'i32', type);
   const status = (cuptiSetThreadIdType$c ??= binder.native('cuptiSetThreadIdType'))(type);
@@ -33,7 +33,7 @@ let cuptiSubscribe$: typeof cuptiSubscribe | undefined;
  * @param callback in C callback `CUpti_CallbackFunc`.
  * @param userdata in/out `void *`: address or host buffer.
  * @returns the value of `subscriber`: out `CUpti_SubscriberHandle *`.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiSubscribe(callback: T.Pointer, userdata: T.Pointer): T.CUpti_SubscriberHandle {
   return (cuptiSubscribe$ ??= bind$cuptiSubscribe())(callback, userdata);
 }
@@ -59,7 +59,7 @@ function bind$cuptiSubscribe(): typeof cuptiSubscribe {
 let cuptiSupportedDomains$: typeof cuptiSupportedDomains | undefined;
 /** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `domainTable`: out array of address: its length asked first through `domainCount` (capacity/count pair).
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiSupportedDomains(): number[] {
   return (cuptiSupportedDomains$ ??= bind$cuptiSupportedDomains())();
 }
@@ -86,7 +86,7 @@ function bind$cuptiSupportedDomains(): typeof cuptiSupportedDomains {
 let cuptiUnsubscribe$c: NativeFunction | undefined;
 /** API group `CUPTI_CALLBACK_API`. `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param subscriber in `CUpti_SubscriberHandle`.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiUnsubscribe(subscriber: T.CUpti_SubscriberHandle | null): void {
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || Math.floor(subscriber) !== subscriber) subscriber = addressArg('cuptiUnsubscribe', 'subscriber', subscriber, true) as typeof subscriber;
   const status = (cuptiUnsubscribe$c ??= binder.native('cuptiUnsubscribe'))(subscriber);

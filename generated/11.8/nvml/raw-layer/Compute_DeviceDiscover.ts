@@ -10,7 +10,7 @@ let nvmlComputeInstanceDestroy$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)` · nvml.h · CUDA 11.8
  * @param computeInstance `nvmlComputeInstance_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlComputeInstanceDestroy(computeInstance: T.nvmlComputeInstance_t): T.nvmlReturn_t {
   return (nvmlComputeInstanceDestroy$ ??= binder.native('nvmlComputeInstanceDestroy'))(computeInstance);
 }
@@ -19,7 +19,7 @@ let nvmlComputeInstanceGetInfo$: NativeFunction | undefined;
  * @param computeInstance `nvmlComputeInstance_t`
  * @param info `nvmlComputeInstanceInfo_t *`, out: bytes of a `nvmlComputeInstanceInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstance_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 32) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlComputeInstanceGetInfo', 'info', info, 32, 1);
   return (nvmlComputeInstanceGetInfo$ ??= binder.native('nvmlComputeInstanceGetInfo'))(computeInstance, info);
@@ -28,7 +28,7 @@ let nvmlDeviceClearAccountingPids$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device)` · nvml.h · CUDA 11.8
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceClearAccountingPids(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceClearAccountingPids$ ??= binder.native('nvmlDeviceClearAccountingPids'))(device);
 }
@@ -36,7 +36,7 @@ let nvmlDeviceClearCpuAffinity$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 11.8
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceClearCpuAffinity(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceClearCpuAffinity$ ??= binder.native('nvmlDeviceClearCpuAffinity'))(device);
 }
@@ -45,7 +45,7 @@ let nvmlDeviceClearEccErrorCounts$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param counterType `nvmlEccCounterType_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t, counterType: T.nvmlEccCounterType_t): T.nvmlReturn_t {
   return (nvmlDeviceClearEccErrorCounts$ ??= binder.native('nvmlDeviceClearEccErrorCounts'))(device, counterType);
 }
@@ -55,7 +55,7 @@ let nvmlDeviceCreateGpuInstance$: NativeFunction | undefined;
  * @param profileId `unsigned int`
  * @param gpuInstance `nvmlGpuInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceCreateGpuInstance(device: T.nvmlDevice_t, profileId: number, gpuInstance: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuInstance) && hostByteLength(gpuInstance)! >= 8 && (((gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof gpuInstance === 'number' && gpuInstance >= 0 && Number.isSafeInteger(gpuInstance)) && gpuInstance !== null) rawCovers('nvmlDeviceCreateGpuInstance', 'gpuInstance', gpuInstance, 8, 8);
   return (nvmlDeviceCreateGpuInstance$ ??= binder.native('nvmlDeviceCreateGpuInstance'))(device, profileId, gpuInstance);
@@ -67,7 +67,7 @@ let nvmlDeviceCreateGpuInstanceWithPlacement$: NativeFunction | undefined;
  * @param placement `const nvmlGpuInstancePlacement_t *`
  * @param gpuInstance `nvmlGpuInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceCreateGpuInstanceWithPlacement(device: T.nvmlDevice_t, profileId: number, placement: T.Pointer, gpuInstance: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(placement) && !(typeof placement === 'number' && placement >= 0 && Number.isSafeInteger(placement)) && placement !== null) rawCovers('nvmlDeviceCreateGpuInstanceWithPlacement', 'placement', placement, 0, 1);
   if (!(ArrayBuffer.isView(gpuInstance) && hostByteLength(gpuInstance)! >= 8 && (((gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof gpuInstance === 'number' && gpuInstance >= 0 && Number.isSafeInteger(gpuInstance)) && gpuInstance !== null) rawCovers('nvmlDeviceCreateGpuInstanceWithPlacement', 'gpuInstance', gpuInstance, 8, 8);
@@ -77,7 +77,7 @@ let nvmlDeviceDiscoverGpus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)` · nvml.h · CUDA 11.8
  * @param pciInfo `nvmlPciInfo_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceDiscoverGpus(pciInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pciInfo) && hostByteLength(pciInfo)! >= 68) && !(typeof pciInfo === 'number' && pciInfo >= 0 && Number.isSafeInteger(pciInfo)) && pciInfo !== null) rawCovers('nvmlDeviceDiscoverGpus', 'pciInfo', pciInfo, 68, 1);
   return (nvmlDeviceDiscoverGpus$ ??= binder.native('nvmlDeviceDiscoverGpus'))(pciInfo);

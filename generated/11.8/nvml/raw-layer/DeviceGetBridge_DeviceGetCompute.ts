@@ -11,7 +11,7 @@ let nvmlDeviceGetBridgeChipInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param bridgeHierarchy `nvmlBridgeChipHierarchy_t *`, out: bytes of a `nvmlBridgeChipHierarchy_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t, bridgeHierarchy: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(bridgeHierarchy) && hostByteLength(bridgeHierarchy)! >= 1028) && !(typeof bridgeHierarchy === 'number' && bridgeHierarchy >= 0 && Number.isSafeInteger(bridgeHierarchy)) && bridgeHierarchy !== null) rawCovers('nvmlDeviceGetBridgeChipInfo', 'bridgeHierarchy', bridgeHierarchy, 1028, 1);
   return (nvmlDeviceGetBridgeChipInfo$ ??= binder.native('nvmlDeviceGetBridgeChipInfo'))(device, bridgeHierarchy);
@@ -21,7 +21,7 @@ let nvmlDeviceGetBusType$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param type `nvmlBusType_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetBusType(device: T.nvmlDevice_t, type: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(type) && hostByteLength(type)! >= 4 && (((type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof type === 'number' && type >= 0 && Number.isSafeInteger(type)) && type !== null) rawCovers('nvmlDeviceGetBusType', 'type', type, 4, 4);
   return (nvmlDeviceGetBusType$ ??= binder.native('nvmlDeviceGetBusType'))(device, type);
@@ -31,7 +31,7 @@ let nvmlDeviceGetClkMonStatus$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param status `nvmlClkMonStatus_t *`, out: bytes of a `nvmlClkMonStatus_status`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t, status: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(status) && hostByteLength(status)! >= 264) && !(typeof status === 'number' && status >= 0 && Number.isSafeInteger(status)) && status !== null) rawCovers('nvmlDeviceGetClkMonStatus', 'status', status, 264, 1);
   return (nvmlDeviceGetClkMonStatus$ ??= binder.native('nvmlDeviceGetClkMonStatus'))(device, status);
@@ -43,7 +43,7 @@ let nvmlDeviceGetClock$: NativeFunction | undefined;
  * @param clockId `nvmlClockId_t`
  * @param clockMHz `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t, clockId: T.nvmlClockId_t, clockMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clockMHz) && hostByteLength(clockMHz)! >= 4 && (((clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clockMHz === 'number' && clockMHz >= 0 && Number.isSafeInteger(clockMHz)) && clockMHz !== null) rawCovers('nvmlDeviceGetClock', 'clockMHz', clockMHz, 4, 4);
   return (nvmlDeviceGetClock$ ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, clockMHz);
@@ -54,7 +54,7 @@ let nvmlDeviceGetClockInfo$: NativeFunction | undefined;
  * @param type `nvmlClockType_t`
  * @param clock `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t, type: T.nvmlClockType_t, clock: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clock) && hostByteLength(clock)! >= 4 && (((clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clock === 'number' && clock >= 0 && Number.isSafeInteger(clock)) && clock !== null) rawCovers('nvmlDeviceGetClockInfo', 'clock', clock, 4, 4);
   return (nvmlDeviceGetClockInfo$ ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, clock);
@@ -64,7 +64,7 @@ let nvmlDeviceGetComputeInstanceId$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param id `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t, id: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(id) && hostByteLength(id)! >= 4 && (((id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof id === 'number' && id >= 0 && Number.isSafeInteger(id)) && id !== null) rawCovers('nvmlDeviceGetComputeInstanceId', 'id', id, 4, 4);
   return (nvmlDeviceGetComputeInstanceId$ ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, id);
@@ -74,7 +74,7 @@ let nvmlDeviceGetComputeMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlComputeMode_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t, mode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('nvmlDeviceGetComputeMode', 'mode', mode, 4, 4);
   return (nvmlDeviceGetComputeMode$ ??= binder.native('nvmlDeviceGetComputeMode'))(device, mode);
@@ -85,7 +85,7 @@ let nvmlDeviceGetComputeRunningProcesses$: NativeFunction | undefined;
  * @param infoCount `unsigned int *`, in/out: capacity of `infos` in, count out
  * @param infos `nvmlProcessInfo_t *`, out: an array of `*infoCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t, infoCount: T.Pointer, infos: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(infoCount) && hostByteLength(infoCount)! >= 4 && (((infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof infoCount === 'number' && infoCount >= 0 && Number.isSafeInteger(infoCount)) && infoCount !== null) rawCovers('nvmlDeviceGetComputeRunningProcesses', 'infoCount', infoCount, 4, 4);
   if (!(ArrayBuffer.isView(infos) && hostByteLength(infos)! >= 24) && !(typeof infos === 'number' && infos >= 0 && Number.isSafeInteger(infos)) && infos !== null) rawCovers('nvmlDeviceGetComputeRunningProcesses', 'infos', infos, 24, 1);

@@ -11,7 +11,7 @@ let nvmlDeviceGetDynamicPstatesInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pDynamicPstatesInfo `nvmlGpuDynamicPstatesInfo_t *`, out: bytes of a `nvmlGpuDynamicPstatesInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetDynamicPstatesInfo(device: T.nvmlDevice_t, pDynamicPstatesInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pDynamicPstatesInfo) && hostByteLength(pDynamicPstatesInfo)! >= 132) && !(typeof pDynamicPstatesInfo === 'number' && pDynamicPstatesInfo >= 0 && Number.isSafeInteger(pDynamicPstatesInfo)) && pDynamicPstatesInfo !== null) rawCovers('nvmlDeviceGetDynamicPstatesInfo', 'pDynamicPstatesInfo', pDynamicPstatesInfo, 132, 1);
   return (nvmlDeviceGetDynamicPstatesInfo$ ??= binder.native('nvmlDeviceGetDynamicPstatesInfo'))(device, pDynamicPstatesInfo);
@@ -22,7 +22,7 @@ let nvmlDeviceGetEccMode$: NativeFunction | undefined;
  * @param current `nvmlEnableState_t *`, out: a typed array of one element
  * @param pending `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEccMode(device: T.nvmlDevice_t, current: T.Pointer, pending: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(current) && hostByteLength(current)! >= 4 && (((current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof current === 'number' && current >= 0 && Number.isSafeInteger(current)) && current !== null) rawCovers('nvmlDeviceGetEccMode', 'current', current, 4, 4);
   if (!(ArrayBuffer.isView(pending) && hostByteLength(pending)! >= 4 && (((pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pending === 'number' && pending >= 0 && Number.isSafeInteger(pending)) && pending !== null) rawCovers('nvmlDeviceGetEccMode', 'pending', pending, 4, 4);
@@ -34,7 +34,7 @@ let nvmlDeviceGetEncoderCapacity$: NativeFunction | undefined;
  * @param encoderQueryType `nvmlEncoderType_t`
  * @param encoderCapacity `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEncoderCapacity(device: T.nvmlDevice_t, encoderQueryType: T.nvmlEncoderType_t, encoderCapacity: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(encoderCapacity) && hostByteLength(encoderCapacity)! >= 4 && (((encoderCapacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (encoderCapacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof encoderCapacity === 'number' && encoderCapacity >= 0 && Number.isSafeInteger(encoderCapacity)) && encoderCapacity !== null) rawCovers('nvmlDeviceGetEncoderCapacity', 'encoderCapacity', encoderCapacity, 4, 4);
   return (nvmlDeviceGetEncoderCapacity$ ??= binder.native('nvmlDeviceGetEncoderCapacity'))(device, encoderQueryType, encoderCapacity);
@@ -45,7 +45,7 @@ let nvmlDeviceGetEncoderSessions$: NativeFunction | undefined;
  * @param sessionCount `unsigned int *`, in/out: capacity of `sessionInfos` in, count out
  * @param sessionInfos `nvmlEncoderSessionInfo_t *`, out: an array of `*sessionCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEncoderSessions(device: T.nvmlDevice_t, sessionCount: T.Pointer, sessionInfos: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(sessionCount) && hostByteLength(sessionCount)! >= 4 && (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sessionCount === 'number' && sessionCount >= 0 && Number.isSafeInteger(sessionCount)) && sessionCount !== null) rawCovers('nvmlDeviceGetEncoderSessions', 'sessionCount', sessionCount, 4, 4);
   if (!(ArrayBuffer.isView(sessionInfos) && hostByteLength(sessionInfos)! >= 32) && !(typeof sessionInfos === 'number' && sessionInfos >= 0 && Number.isSafeInteger(sessionInfos)) && sessionInfos !== null) rawCovers('nvmlDeviceGetEncoderSessions', 'sessionInfos', sessionInfos, 32, 1);
@@ -58,7 +58,7 @@ let nvmlDeviceGetEncoderStats$: NativeFunction | undefined;
  * @param averageFps `unsigned int *`, out: a typed array of one element
  * @param averageLatency `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEncoderStats(device: T.nvmlDevice_t, sessionCount: T.Pointer, averageFps: T.Pointer, averageLatency: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(sessionCount) && hostByteLength(sessionCount)! >= 4 && (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sessionCount === 'number' && sessionCount >= 0 && Number.isSafeInteger(sessionCount)) && sessionCount !== null) rawCovers('nvmlDeviceGetEncoderStats', 'sessionCount', sessionCount, 4, 4);
   if (!(ArrayBuffer.isView(averageFps) && hostByteLength(averageFps)! >= 4 && (((averageFps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (averageFps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof averageFps === 'number' && averageFps >= 0 && Number.isSafeInteger(averageFps)) && averageFps !== null) rawCovers('nvmlDeviceGetEncoderStats', 'averageFps', averageFps, 4, 4);
@@ -71,7 +71,7 @@ let nvmlDeviceGetEncoderUtilization$: NativeFunction | undefined;
  * @param utilization `unsigned int *`, out: a typed array of one element
  * @param samplingPeriodUs `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEncoderUtilization(device: T.nvmlDevice_t, utilization: T.Pointer, samplingPeriodUs: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(utilization) && hostByteLength(utilization)! >= 4 && (((utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof utilization === 'number' && utilization >= 0 && Number.isSafeInteger(utilization)) && utilization !== null) rawCovers('nvmlDeviceGetEncoderUtilization', 'utilization', utilization, 4, 4);
   if (!(ArrayBuffer.isView(samplingPeriodUs) && hostByteLength(samplingPeriodUs)! >= 4 && (((samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof samplingPeriodUs === 'number' && samplingPeriodUs >= 0 && Number.isSafeInteger(samplingPeriodUs)) && samplingPeriodUs !== null) rawCovers('nvmlDeviceGetEncoderUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);
@@ -82,7 +82,7 @@ let nvmlDeviceGetEnforcedPowerLimit$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param limit `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEnforcedPowerLimit(device: T.nvmlDevice_t, limit: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(limit) && hostByteLength(limit)! >= 4 && (((limit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (limit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof limit === 'number' && limit >= 0 && Number.isSafeInteger(limit)) && limit !== null) rawCovers('nvmlDeviceGetEnforcedPowerLimit', 'limit', limit, 4, 4);
   return (nvmlDeviceGetEnforcedPowerLimit$ ??= binder.native('nvmlDeviceGetEnforcedPowerLimit'))(device, limit);
@@ -93,7 +93,7 @@ let nvmlDeviceGetFBCSessions$: NativeFunction | undefined;
  * @param sessionCount `unsigned int *`, in/out: capacity of `sessionInfo` in, count out
  * @param sessionInfo `nvmlFBCSessionInfo_t *`, out: an array of `*sessionCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t, sessionCount: T.Pointer, sessionInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(sessionCount) && hostByteLength(sessionCount)! >= 4 && (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sessionCount === 'number' && sessionCount >= 0 && Number.isSafeInteger(sessionCount)) && sessionCount !== null) rawCovers('nvmlDeviceGetFBCSessions', 'sessionCount', sessionCount, 4, 4);
   if (!(ArrayBuffer.isView(sessionInfo) && hostByteLength(sessionInfo)! >= 48) && !(typeof sessionInfo === 'number' && sessionInfo >= 0 && Number.isSafeInteger(sessionInfo)) && sessionInfo !== null) rawCovers('nvmlDeviceGetFBCSessions', 'sessionInfo', sessionInfo, 48, 1);
@@ -104,7 +104,7 @@ let nvmlDeviceGetFBCStats$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param fbcStats `nvmlFBCStats_t *`, out: bytes of a `nvmlFBCStats_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t, fbcStats: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(fbcStats) && hostByteLength(fbcStats)! >= 12) && !(typeof fbcStats === 'number' && fbcStats >= 0 && Number.isSafeInteger(fbcStats)) && fbcStats !== null) rawCovers('nvmlDeviceGetFBCStats', 'fbcStats', fbcStats, 12, 1);
   return (nvmlDeviceGetFBCStats$ ??= binder.native('nvmlDeviceGetFBCStats'))(device, fbcStats);

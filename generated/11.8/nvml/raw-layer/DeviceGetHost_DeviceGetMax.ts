@@ -11,7 +11,7 @@ let nvmlDeviceGetHostVgpuMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pHostVgpuMode `nvmlHostVgpuMode_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t, pHostVgpuMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pHostVgpuMode) && hostByteLength(pHostVgpuMode)! >= 4 && (((pHostVgpuMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pHostVgpuMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pHostVgpuMode === 'number' && pHostVgpuMode >= 0 && Number.isSafeInteger(pHostVgpuMode)) && pHostVgpuMode !== null) rawCovers('nvmlDeviceGetHostVgpuMode', 'pHostVgpuMode', pHostVgpuMode, 4, 4);
   return (nvmlDeviceGetHostVgpuMode$ ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, pHostVgpuMode);
@@ -21,7 +21,7 @@ let nvmlDeviceGetIndex$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param index `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetIndex(device: T.nvmlDevice_t, index: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(index) && hostByteLength(index)! >= 4 && (((index as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (index as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof index === 'number' && index >= 0 && Number.isSafeInteger(index)) && index !== null) rawCovers('nvmlDeviceGetIndex', 'index', index, 4, 4);
   return (nvmlDeviceGetIndex$ ??= binder.native('nvmlDeviceGetIndex'))(device, index);
@@ -31,7 +31,7 @@ let nvmlDeviceGetInforomConfigurationChecksum$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param checksum `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t, checksum: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(checksum) && hostByteLength(checksum)! >= 4 && (((checksum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (checksum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof checksum === 'number' && checksum >= 0 && Number.isSafeInteger(checksum)) && checksum !== null) rawCovers('nvmlDeviceGetInforomConfigurationChecksum', 'checksum', checksum, 4, 4);
   return (nvmlDeviceGetInforomConfigurationChecksum$ ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, checksum);
@@ -42,7 +42,7 @@ let nvmlDeviceGetInforomImageVersion$: NativeFunction | undefined;
  * @param version `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t, version: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlDeviceGetInforomImageVersion', 'version', version, 0, 1);
   return (nvmlDeviceGetInforomImageVersion$ ??= binder.native('nvmlDeviceGetInforomImageVersion'))(device, version, length);
@@ -54,7 +54,7 @@ let nvmlDeviceGetInforomVersion$: NativeFunction | undefined;
  * @param version `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t, object: T.nvmlInforomObject_t, version: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlDeviceGetInforomVersion', 'version', version, 0, 1);
   return (nvmlDeviceGetInforomVersion$ ??= binder.native('nvmlDeviceGetInforomVersion'))(device, object, version, length);
@@ -64,7 +64,7 @@ let nvmlDeviceGetIrqNum$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param irqNum `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t, irqNum: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(irqNum) && hostByteLength(irqNum)! >= 4 && (((irqNum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (irqNum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof irqNum === 'number' && irqNum >= 0 && Number.isSafeInteger(irqNum)) && irqNum !== null) rawCovers('nvmlDeviceGetIrqNum', 'irqNum', irqNum, 4, 4);
   return (nvmlDeviceGetIrqNum$ ??= binder.native('nvmlDeviceGetIrqNum'))(device, irqNum);
@@ -75,7 +75,7 @@ let nvmlDeviceGetMPSComputeRunningProcesses$: NativeFunction | undefined;
  * @param infoCount `unsigned int *`, in/out: capacity of `infos` in, count out
  * @param infos `nvmlProcessInfo_t *`, out: an array of `*infoCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t, infoCount: T.Pointer, infos: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(infoCount) && hostByteLength(infoCount)! >= 4 && (((infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof infoCount === 'number' && infoCount >= 0 && Number.isSafeInteger(infoCount)) && infoCount !== null) rawCovers('nvmlDeviceGetMPSComputeRunningProcesses', 'infoCount', infoCount, 4, 4);
   if (!(ArrayBuffer.isView(infos) && hostByteLength(infos)! >= 24) && !(typeof infos === 'number' && infos >= 0 && Number.isSafeInteger(infos)) && infos !== null) rawCovers('nvmlDeviceGetMPSComputeRunningProcesses', 'infos', infos, 24, 1);
@@ -87,7 +87,7 @@ let nvmlDeviceGetMaxClockInfo$: NativeFunction | undefined;
  * @param type `nvmlClockType_t`
  * @param clock `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t, type: T.nvmlClockType_t, clock: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clock) && hostByteLength(clock)! >= 4 && (((clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clock === 'number' && clock >= 0 && Number.isSafeInteger(clock)) && clock !== null) rawCovers('nvmlDeviceGetMaxClockInfo', 'clock', clock, 4, 4);
   return (nvmlDeviceGetMaxClockInfo$ ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, clock);
@@ -98,7 +98,7 @@ let nvmlDeviceGetMaxCustomerBoostClock$: NativeFunction | undefined;
  * @param clockType `nvmlClockType_t`
  * @param clockMHz `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t, clockMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clockMHz) && hostByteLength(clockMHz)! >= 4 && (((clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clockMHz === 'number' && clockMHz >= 0 && Number.isSafeInteger(clockMHz)) && clockMHz !== null) rawCovers('nvmlDeviceGetMaxCustomerBoostClock', 'clockMHz', clockMHz, 4, 4);
   return (nvmlDeviceGetMaxCustomerBoostClock$ ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, clockMHz);
@@ -108,7 +108,7 @@ let nvmlDeviceGetMaxMigDeviceCount$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param count `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetMaxMigDeviceCount', 'count', count, 4, 4);
   return (nvmlDeviceGetMaxMigDeviceCount$ ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, count);
@@ -118,7 +118,7 @@ let nvmlDeviceGetMaxPcieLinkGeneration$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param maxLinkGen `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t, maxLinkGen: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(maxLinkGen) && hostByteLength(maxLinkGen)! >= 4 && (((maxLinkGen as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxLinkGen as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxLinkGen === 'number' && maxLinkGen >= 0 && Number.isSafeInteger(maxLinkGen)) && maxLinkGen !== null) rawCovers('nvmlDeviceGetMaxPcieLinkGeneration', 'maxLinkGen', maxLinkGen, 4, 4);
   return (nvmlDeviceGetMaxPcieLinkGeneration$ ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, maxLinkGen);
@@ -128,7 +128,7 @@ let nvmlDeviceGetMaxPcieLinkWidth$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param maxLinkWidth `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t, maxLinkWidth: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(maxLinkWidth) && hostByteLength(maxLinkWidth)! >= 4 && (((maxLinkWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxLinkWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxLinkWidth === 'number' && maxLinkWidth >= 0 && Number.isSafeInteger(maxLinkWidth)) && maxLinkWidth !== null) rawCovers('nvmlDeviceGetMaxPcieLinkWidth', 'maxLinkWidth', maxLinkWidth, 4, 4);
   return (nvmlDeviceGetMaxPcieLinkWidth$ ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, maxLinkWidth);

@@ -12,7 +12,7 @@ let nvmlDeviceGetMemClkMinMaxVfOffset$: NativeFunction | undefined;
  * @param minOffset `int *`, out: a typed array of one element
  * @param maxOffset `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMemClkMinMaxVfOffset(device: T.nvmlDevice_t, minOffset: T.Pointer, maxOffset: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minOffset) && hostByteLength(minOffset)! >= 4 && (((minOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minOffset === 'number' && minOffset >= 0 && Number.isSafeInteger(minOffset)) && minOffset !== null) rawCovers('nvmlDeviceGetMemClkMinMaxVfOffset', 'minOffset', minOffset, 4, 4);
   if (!(ArrayBuffer.isView(maxOffset) && hostByteLength(maxOffset)! >= 4 && (((maxOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxOffset === 'number' && maxOffset >= 0 && Number.isSafeInteger(maxOffset)) && maxOffset !== null) rawCovers('nvmlDeviceGetMemClkMinMaxVfOffset', 'maxOffset', maxOffset, 4, 4);
@@ -23,7 +23,7 @@ let nvmlDeviceGetMemClkVfOffset$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param offset `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMemClkVfOffset(device: T.nvmlDevice_t, offset: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(offset) && hostByteLength(offset)! >= 4 && (((offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof offset === 'number' && offset >= 0 && Number.isSafeInteger(offset)) && offset !== null) rawCovers('nvmlDeviceGetMemClkVfOffset', 'offset', offset, 4, 4);
   return (nvmlDeviceGetMemClkVfOffset$ ??= binder.native('nvmlDeviceGetMemClkVfOffset'))(device, offset);
@@ -35,7 +35,7 @@ let nvmlDeviceGetMemoryAffinity$: NativeFunction | undefined;
  * @param nodeSet `unsigned long *`, out: an array of `nodeSetSize` elements
  * @param scope `nvmlAffinityScope_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t, nodeSetSize: number, nodeSet: T.Pointer, scope: number): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(nodeSet) && hostByteLength(nodeSet)! >= 8 && (((nodeSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nodeSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof nodeSet === 'number' && nodeSet >= 0 && Number.isSafeInteger(nodeSet)) && nodeSet !== null) rawCovers('nvmlDeviceGetMemoryAffinity', 'nodeSet', nodeSet, 8, 8);
   return (nvmlDeviceGetMemoryAffinity$ ??= binder.native('nvmlDeviceGetMemoryAffinity'))(device, nodeSetSize, nodeSet, scope);
@@ -45,7 +45,7 @@ let nvmlDeviceGetMemoryBusWidth$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param busWidth `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t, busWidth: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(busWidth) && hostByteLength(busWidth)! >= 4 && (((busWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (busWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof busWidth === 'number' && busWidth >= 0 && Number.isSafeInteger(busWidth)) && busWidth !== null) rawCovers('nvmlDeviceGetMemoryBusWidth', 'busWidth', busWidth, 4, 4);
   return (nvmlDeviceGetMemoryBusWidth$ ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, busWidth);
@@ -58,7 +58,7 @@ let nvmlDeviceGetMemoryErrorCounter$: NativeFunction | undefined;
  * @param locationType `nvmlMemoryLocation_t`
  * @param count `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, locationType: T.nvmlMemoryLocation_t, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 8 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetMemoryErrorCounter', 'count', count, 8, 8);
   return (nvmlDeviceGetMemoryErrorCounter$ ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, count);
@@ -68,7 +68,7 @@ let nvmlDeviceGetMemoryInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param memory `nvmlMemory_t *`, out: bytes of a `nvmlMemory_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryInfo(device: T.nvmlDevice_t, memory: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(memory) && hostByteLength(memory)! >= 24) && !(typeof memory === 'number' && memory >= 0 && Number.isSafeInteger(memory)) && memory !== null) rawCovers('nvmlDeviceGetMemoryInfo', 'memory', memory, 24, 1);
   return (nvmlDeviceGetMemoryInfo$ ??= binder.native('nvmlDeviceGetMemoryInfo'))(device, memory);
@@ -78,7 +78,7 @@ let nvmlDeviceGetMemoryInfo_v2$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param memory `nvmlMemory_v2_t *`, in/out: bytes of a `nvmlMemory_v2_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t, memory: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(memory) && hostByteLength(memory)! >= 40) && !(typeof memory === 'number' && memory >= 0 && Number.isSafeInteger(memory)) && memory !== null) rawCovers('nvmlDeviceGetMemoryInfo_v2', 'memory', memory, 40, 1);
   return (nvmlDeviceGetMemoryInfo_v2$ ??= binder.native('nvmlDeviceGetMemoryInfo_v2'))(device, memory);
@@ -89,7 +89,7 @@ let nvmlDeviceGetMigDeviceHandleByIndex$: NativeFunction | undefined;
  * @param index `unsigned int`
  * @param migDevice `nvmlDevice_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t, index: number, migDevice: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(migDevice) && hostByteLength(migDevice)! >= 8 && (((migDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (migDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof migDevice === 'number' && migDevice >= 0 && Number.isSafeInteger(migDevice)) && migDevice !== null) rawCovers('nvmlDeviceGetMigDeviceHandleByIndex', 'migDevice', migDevice, 8, 8);
   return (nvmlDeviceGetMigDeviceHandleByIndex$ ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, migDevice);
@@ -100,7 +100,7 @@ let nvmlDeviceGetMigMode$: NativeFunction | undefined;
  * @param currentMode `unsigned int *`, out: a typed array of one element
  * @param pendingMode `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t, currentMode: T.Pointer, pendingMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(currentMode) && hostByteLength(currentMode)! >= 4 && (((currentMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (currentMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof currentMode === 'number' && currentMode >= 0 && Number.isSafeInteger(currentMode)) && currentMode !== null) rawCovers('nvmlDeviceGetMigMode', 'currentMode', currentMode, 4, 4);
   if (!(ArrayBuffer.isView(pendingMode) && hostByteLength(pendingMode)! >= 4 && (((pendingMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pendingMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pendingMode === 'number' && pendingMode >= 0 && Number.isSafeInteger(pendingMode)) && pendingMode !== null) rawCovers('nvmlDeviceGetMigMode', 'pendingMode', pendingMode, 4, 4);

@@ -14,7 +14,7 @@ let nvmlDeviceGetMinMaxClockOfPState$: NativeFunction | undefined;
  * @param minClockMHz `unsigned int *`, out: a typed array of one element
  * @param maxClockMHz `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t, minClockMHz: T.Pointer, maxClockMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minClockMHz) && hostByteLength(minClockMHz)! >= 4 && (((minClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minClockMHz === 'number' && minClockMHz >= 0 && Number.isSafeInteger(minClockMHz)) && minClockMHz !== null) rawCovers('nvmlDeviceGetMinMaxClockOfPState', 'minClockMHz', minClockMHz, 4, 4);
   if (!(ArrayBuffer.isView(maxClockMHz) && hostByteLength(maxClockMHz)! >= 4 && (((maxClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxClockMHz === 'number' && maxClockMHz >= 0 && Number.isSafeInteger(maxClockMHz)) && maxClockMHz !== null) rawCovers('nvmlDeviceGetMinMaxClockOfPState', 'maxClockMHz', maxClockMHz, 4, 4);
@@ -26,7 +26,7 @@ let nvmlDeviceGetMinMaxFanSpeed$: NativeFunction | undefined;
  * @param minSpeed `unsigned int *`, out: a typed array of one element
  * @param maxSpeed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t, minSpeed: T.Pointer, maxSpeed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minSpeed) && hostByteLength(minSpeed)! >= 4 && (((minSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minSpeed === 'number' && minSpeed >= 0 && Number.isSafeInteger(minSpeed)) && minSpeed !== null) rawCovers('nvmlDeviceGetMinMaxFanSpeed', 'minSpeed', minSpeed, 4, 4);
   if (!(ArrayBuffer.isView(maxSpeed) && hostByteLength(maxSpeed)! >= 4 && (((maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxSpeed === 'number' && maxSpeed >= 0 && Number.isSafeInteger(maxSpeed)) && maxSpeed !== null) rawCovers('nvmlDeviceGetMinMaxFanSpeed', 'maxSpeed', maxSpeed, 4, 4);
@@ -37,7 +37,7 @@ let nvmlDeviceGetMinorNumber$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param minorNumber `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t, minorNumber: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minorNumber) && hostByteLength(minorNumber)! >= 4 && (((minorNumber as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minorNumber as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minorNumber === 'number' && minorNumber >= 0 && Number.isSafeInteger(minorNumber)) && minorNumber !== null) rawCovers('nvmlDeviceGetMinorNumber', 'minorNumber', minorNumber, 4, 4);
   return (nvmlDeviceGetMinorNumber$ ??= binder.native('nvmlDeviceGetMinorNumber'))(device, minorNumber);
@@ -47,7 +47,7 @@ let nvmlDeviceGetMultiGpuBoard$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param multiGpuBool `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t, multiGpuBool: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(multiGpuBool) && hostByteLength(multiGpuBool)! >= 4 && (((multiGpuBool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (multiGpuBool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof multiGpuBool === 'number' && multiGpuBool >= 0 && Number.isSafeInteger(multiGpuBool)) && multiGpuBool !== null) rawCovers('nvmlDeviceGetMultiGpuBoard', 'multiGpuBool', multiGpuBool, 4, 4);
   return (nvmlDeviceGetMultiGpuBoard$ ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, multiGpuBool);
@@ -58,7 +58,7 @@ let nvmlDeviceGetName$: NativeFunction | undefined;
  * @param name `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetName(device: T.nvmlDevice_t, name: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(name) && !(typeof name === 'number' && name >= 0 && Number.isSafeInteger(name)) && name !== null) rawCovers('nvmlDeviceGetName', 'name', name, 0, 1);
   return (nvmlDeviceGetName$ ??= binder.native('nvmlDeviceGetName'))(device, name, length);
@@ -68,7 +68,7 @@ let nvmlDeviceGetNumFans$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param numFans `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t, numFans: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(numFans) && hostByteLength(numFans)! >= 4 && (((numFans as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numFans as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numFans === 'number' && numFans >= 0 && Number.isSafeInteger(numFans)) && numFans !== null) rawCovers('nvmlDeviceGetNumFans', 'numFans', numFans, 4, 4);
   return (nvmlDeviceGetNumFans$ ??= binder.native('nvmlDeviceGetNumFans'))(device, numFans);
@@ -78,7 +78,7 @@ let nvmlDeviceGetNumGpuCores$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param numCores `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t, numCores: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(numCores) && hostByteLength(numCores)! >= 4 && (((numCores as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numCores as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numCores === 'number' && numCores >= 0 && Number.isSafeInteger(numCores)) && numCores !== null) rawCovers('nvmlDeviceGetNumGpuCores', 'numCores', numCores, 4, 4);
   return (nvmlDeviceGetNumGpuCores$ ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, numCores);
@@ -90,7 +90,7 @@ let nvmlDeviceGetNvLinkCapability$: NativeFunction | undefined;
  * @param capability `nvmlNvLinkCapability_t`
  * @param capResult `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t, link: number, capability: T.nvmlNvLinkCapability_t, capResult: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(capResult) && hostByteLength(capResult)! >= 4 && (((capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof capResult === 'number' && capResult >= 0 && Number.isSafeInteger(capResult)) && capResult !== null) rawCovers('nvmlDeviceGetNvLinkCapability', 'capResult', capResult, 4, 4);
   return (nvmlDeviceGetNvLinkCapability$ ??= binder.native('nvmlDeviceGetNvLinkCapability'))(device, link, capability, capResult);
@@ -102,7 +102,7 @@ let nvmlDeviceGetNvLinkErrorCounter$: NativeFunction | undefined;
  * @param counter `nvmlNvLinkErrorCounter_t`
  * @param counterValue `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t, link: number, counter: T.nvmlNvLinkErrorCounter_t, counterValue: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(counterValue) && hostByteLength(counterValue)! >= 8 && (((counterValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (counterValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof counterValue === 'number' && counterValue >= 0 && Number.isSafeInteger(counterValue)) && counterValue !== null) rawCovers('nvmlDeviceGetNvLinkErrorCounter', 'counterValue', counterValue, 8, 8);
   return (nvmlDeviceGetNvLinkErrorCounter$ ??= binder.native('nvmlDeviceGetNvLinkErrorCounter'))(device, link, counter, counterValue);
@@ -113,7 +113,7 @@ let nvmlDeviceGetNvLinkRemoteDeviceType$: NativeFunction | undefined;
  * @param link `unsigned int`
  * @param pNvLinkDeviceType `nvmlIntNvLinkDeviceType_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t, link: number, pNvLinkDeviceType: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pNvLinkDeviceType) && hostByteLength(pNvLinkDeviceType)! >= 4 && (((pNvLinkDeviceType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pNvLinkDeviceType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pNvLinkDeviceType === 'number' && pNvLinkDeviceType >= 0 && Number.isSafeInteger(pNvLinkDeviceType)) && pNvLinkDeviceType !== null) rawCovers('nvmlDeviceGetNvLinkRemoteDeviceType', 'pNvLinkDeviceType', pNvLinkDeviceType, 4, 4);
   return (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, pNvLinkDeviceType);
@@ -124,7 +124,7 @@ let nvmlDeviceGetNvLinkRemotePciInfo$: NativeFunction | undefined;
  * @param link `unsigned int`
  * @param pci `nvmlPciInfo_t *`, out: bytes of a `nvmlPciInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t, link: number, pci: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pci) && hostByteLength(pci)! >= 68) && !(typeof pci === 'number' && pci >= 0 && Number.isSafeInteger(pci)) && pci !== null) rawCovers('nvmlDeviceGetNvLinkRemotePciInfo', 'pci', pci, 68, 1);
   return (nvmlDeviceGetNvLinkRemotePciInfo$ ??= binder.native('nvmlDeviceGetNvLinkRemotePciInfo'))(device, link, pci);
@@ -135,7 +135,7 @@ let nvmlDeviceGetNvLinkState$: NativeFunction | undefined;
  * @param link `unsigned int`
  * @param isActive `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t, link: number, isActive: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isActive) && hostByteLength(isActive)! >= 4 && (((isActive as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isActive as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isActive === 'number' && isActive >= 0 && Number.isSafeInteger(isActive)) && isActive !== null) rawCovers('nvmlDeviceGetNvLinkState', 'isActive', isActive, 4, 4);
   return (nvmlDeviceGetNvLinkState$ ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, isActive);
@@ -147,7 +147,7 @@ let nvmlDeviceGetNvLinkUtilizationControl$: NativeFunction | undefined;
  * @param counter `unsigned int`
  * @param control `nvmlNvLinkUtilizationControl_t *`, out: bytes of a `nvmlNvLinkUtilizationControl_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t, link: number, counter: number, control: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(control) && hostByteLength(control)! >= 8) && !(typeof control === 'number' && control >= 0 && Number.isSafeInteger(control)) && control !== null) rawCovers('nvmlDeviceGetNvLinkUtilizationControl', 'control', control, 8, 1);
   return (nvmlDeviceGetNvLinkUtilizationControl$ ??= binder.native('nvmlDeviceGetNvLinkUtilizationControl'))(device, link, counter, control);
@@ -160,7 +160,7 @@ let nvmlDeviceGetNvLinkUtilizationCounter$: NativeFunction | undefined;
  * @param rxcounter `unsigned long long *`, out: a typed array of one element
  * @param txcounter `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t, link: number, counter: number, rxcounter: T.Pointer, txcounter: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(rxcounter) && hostByteLength(rxcounter)! >= 8 && (((rxcounter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rxcounter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rxcounter === 'number' && rxcounter >= 0 && Number.isSafeInteger(rxcounter)) && rxcounter !== null) rawCovers('nvmlDeviceGetNvLinkUtilizationCounter', 'rxcounter', rxcounter, 8, 8);
   if (!(ArrayBuffer.isView(txcounter) && hostByteLength(txcounter)! >= 8 && (((txcounter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (txcounter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof txcounter === 'number' && txcounter >= 0 && Number.isSafeInteger(txcounter)) && txcounter !== null) rawCovers('nvmlDeviceGetNvLinkUtilizationCounter', 'txcounter', txcounter, 8, 8);
@@ -172,7 +172,7 @@ let nvmlDeviceGetNvLinkVersion$: NativeFunction | undefined;
  * @param link `unsigned int`
  * @param version `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t, link: number, version: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(version) && hostByteLength(version)! >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlDeviceGetNvLinkVersion', 'version', version, 4, 4);
   return (nvmlDeviceGetNvLinkVersion$ ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, version);

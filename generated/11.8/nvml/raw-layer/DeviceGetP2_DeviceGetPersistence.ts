@@ -13,7 +13,7 @@ let nvmlDeviceGetP2PStatus$: NativeFunction | undefined;
  * @param p2pIndex `nvmlGpuP2PCapsIndex_t`
  * @param p2pStatus `nvmlGpuP2PStatus_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t, p2pIndex: T.nvmlGpuP2PCapsIndex_t, p2pStatus: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(p2pStatus) && hostByteLength(p2pStatus)! >= 4 && (((p2pStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (p2pStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof p2pStatus === 'number' && p2pStatus >= 0 && Number.isSafeInteger(p2pStatus)) && p2pStatus !== null) rawCovers('nvmlDeviceGetP2PStatus', 'p2pStatus', p2pStatus, 4, 4);
   return (nvmlDeviceGetP2PStatus$ ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, p2pStatus);
@@ -23,7 +23,7 @@ let nvmlDeviceGetPciInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pci `nvmlPciInfo_t *`, out: bytes of a `nvmlPciInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t, pci: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pci) && hostByteLength(pci)! >= 68) && !(typeof pci === 'number' && pci >= 0 && Number.isSafeInteger(pci)) && pci !== null) rawCovers('nvmlDeviceGetPciInfo', 'pci', pci, 68, 1);
   return (nvmlDeviceGetPciInfo$ ??= binder.native('nvmlDeviceGetPciInfo'))(device, pci);
@@ -33,7 +33,7 @@ let nvmlDeviceGetPcieLinkMaxSpeed$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param maxSpeed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t, maxSpeed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(maxSpeed) && hostByteLength(maxSpeed)! >= 4 && (((maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxSpeed === 'number' && maxSpeed >= 0 && Number.isSafeInteger(maxSpeed)) && maxSpeed !== null) rawCovers('nvmlDeviceGetPcieLinkMaxSpeed', 'maxSpeed', maxSpeed, 4, 4);
   return (nvmlDeviceGetPcieLinkMaxSpeed$ ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, maxSpeed);
@@ -43,7 +43,7 @@ let nvmlDeviceGetPcieReplayCounter$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param value `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t, value: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(value) && hostByteLength(value)! >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('nvmlDeviceGetPcieReplayCounter', 'value', value, 4, 4);
   return (nvmlDeviceGetPcieReplayCounter$ ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, value);
@@ -53,7 +53,7 @@ let nvmlDeviceGetPcieSpeed$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pcieSpeed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t, pcieSpeed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pcieSpeed) && hostByteLength(pcieSpeed)! >= 4 && (((pcieSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pcieSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pcieSpeed === 'number' && pcieSpeed >= 0 && Number.isSafeInteger(pcieSpeed)) && pcieSpeed !== null) rawCovers('nvmlDeviceGetPcieSpeed', 'pcieSpeed', pcieSpeed, 4, 4);
   return (nvmlDeviceGetPcieSpeed$ ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, pcieSpeed);
@@ -64,7 +64,7 @@ let nvmlDeviceGetPcieThroughput$: NativeFunction | undefined;
  * @param counter `nvmlPcieUtilCounter_t`
  * @param value `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t, counter: T.nvmlPcieUtilCounter_t, value: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(value) && hostByteLength(value)! >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('nvmlDeviceGetPcieThroughput', 'value', value, 4, 4);
   return (nvmlDeviceGetPcieThroughput$ ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, value);
@@ -74,7 +74,7 @@ let nvmlDeviceGetPerformanceState$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pState `nvmlPstates_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t, pState: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pState) && hostByteLength(pState)! >= 4 && (((pState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pState === 'number' && pState >= 0 && Number.isSafeInteger(pState)) && pState !== null) rawCovers('nvmlDeviceGetPerformanceState', 'pState', pState, 4, 4);
   return (nvmlDeviceGetPerformanceState$ ??= binder.native('nvmlDeviceGetPerformanceState'))(device, pState);
@@ -84,7 +84,7 @@ let nvmlDeviceGetPersistenceMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t, mode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('nvmlDeviceGetPersistenceMode', 'mode', mode, 4, 4);
   return (nvmlDeviceGetPersistenceMode$ ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, mode);

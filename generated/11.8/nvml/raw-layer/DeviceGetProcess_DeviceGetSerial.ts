@@ -13,7 +13,7 @@ let nvmlDeviceGetProcessUtilization$: NativeFunction | undefined;
  * @param processSamplesCount `unsigned int *`, in/out: capacity of `utilization` in, count out
  * @param lastSeenTimeStamp `unsigned long long`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t, utilization: T.Pointer, processSamplesCount: T.Pointer, lastSeenTimeStamp: T.Int64): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(utilization) && hostByteLength(utilization)! >= 32) && !(typeof utilization === 'number' && utilization >= 0 && Number.isSafeInteger(utilization)) && utilization !== null) rawCovers('nvmlDeviceGetProcessUtilization', 'utilization', utilization, 32, 1);
   if (!(ArrayBuffer.isView(processSamplesCount) && hostByteLength(processSamplesCount)! >= 4 && (((processSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (processSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof processSamplesCount === 'number' && processSamplesCount >= 0 && Number.isSafeInteger(processSamplesCount)) && processSamplesCount !== null) rawCovers('nvmlDeviceGetProcessUtilization', 'processSamplesCount', processSamplesCount, 4, 4);
@@ -27,7 +27,7 @@ let nvmlDeviceGetRemappedRows$: NativeFunction | undefined;
  * @param isPending `unsigned int *`, out: a typed array of one element
  * @param failureOccurred `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t, corrRows: T.Pointer, uncRows: T.Pointer, isPending: T.Pointer, failureOccurred: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(corrRows) && hostByteLength(corrRows)! >= 4 && (((corrRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (corrRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof corrRows === 'number' && corrRows >= 0 && Number.isSafeInteger(corrRows)) && corrRows !== null) rawCovers('nvmlDeviceGetRemappedRows', 'corrRows', corrRows, 4, 4);
   if (!(ArrayBuffer.isView(uncRows) && hostByteLength(uncRows)! >= 4 && (((uncRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (uncRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof uncRows === 'number' && uncRows >= 0 && Number.isSafeInteger(uncRows)) && uncRows !== null) rawCovers('nvmlDeviceGetRemappedRows', 'uncRows', uncRows, 4, 4);
@@ -42,7 +42,7 @@ let nvmlDeviceGetRetiredPages$: NativeFunction | undefined;
  * @param pageCount `unsigned int *`, in/out: capacity of `addresses` in, count out
  * @param addresses `unsigned long long *`, out: an array of `*pageCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t, cause: T.nvmlPageRetirementCause_t, pageCount: T.Pointer, addresses: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pageCount) && hostByteLength(pageCount)! >= 4 && (((pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pageCount === 'number' && pageCount >= 0 && Number.isSafeInteger(pageCount)) && pageCount !== null) rawCovers('nvmlDeviceGetRetiredPages', 'pageCount', pageCount, 4, 4);
   if (!(ArrayBuffer.isView(addresses) && hostByteLength(addresses)! >= 8 && (((addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof addresses === 'number' && addresses >= 0 && Number.isSafeInteger(addresses)) && addresses !== null) rawCovers('nvmlDeviceGetRetiredPages', 'addresses', addresses, 8, 8);
@@ -53,7 +53,7 @@ let nvmlDeviceGetRetiredPagesPendingStatus$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param isPending `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t, isPending: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isPending) && hostByteLength(isPending)! >= 4 && (((isPending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isPending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isPending === 'number' && isPending >= 0 && Number.isSafeInteger(isPending)) && isPending !== null) rawCovers('nvmlDeviceGetRetiredPagesPendingStatus', 'isPending', isPending, 4, 4);
   return (nvmlDeviceGetRetiredPagesPendingStatus$ ??= binder.native('nvmlDeviceGetRetiredPagesPendingStatus'))(device, isPending);
@@ -66,7 +66,7 @@ let nvmlDeviceGetRetiredPages_v2$: NativeFunction | undefined;
  * @param addresses `unsigned long long *`, out: an array of `*pageCount` elements (capacity/count pair)
  * @param timestamps `unsigned long long *`, out: an array of `*pageCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t, cause: T.nvmlPageRetirementCause_t, pageCount: T.Pointer, addresses: T.Pointer, timestamps: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pageCount) && hostByteLength(pageCount)! >= 4 && (((pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pageCount === 'number' && pageCount >= 0 && Number.isSafeInteger(pageCount)) && pageCount !== null) rawCovers('nvmlDeviceGetRetiredPages_v2', 'pageCount', pageCount, 4, 4);
   if (!(ArrayBuffer.isView(addresses) && hostByteLength(addresses)! >= 8 && (((addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof addresses === 'number' && addresses >= 0 && Number.isSafeInteger(addresses)) && addresses !== null) rawCovers('nvmlDeviceGetRetiredPages_v2', 'addresses', addresses, 8, 8);
@@ -78,7 +78,7 @@ let nvmlDeviceGetRowRemapperHistogram$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param values `nvmlRowRemapperHistogramValues_t *`, out: bytes of a `nvmlRowRemapperHistogramValues_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t, values: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(values) && hostByteLength(values)! >= 20) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('nvmlDeviceGetRowRemapperHistogram', 'values', values, 20, 1);
   return (nvmlDeviceGetRowRemapperHistogram$ ??= binder.native('nvmlDeviceGetRowRemapperHistogram'))(device, values);
@@ -92,7 +92,7 @@ let nvmlDeviceGetSamples$: NativeFunction | undefined;
  * @param sampleCount `unsigned int *`, in/out: capacity of `samples` in, count out
  * @param samples `nvmlSample_t *`, out: an array of `*sampleCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSamples(device: T.nvmlDevice_t, type: T.nvmlSamplingType_t, lastSeenTimeStamp: T.Int64, sampleValType: T.Pointer, sampleCount: T.Pointer, samples: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(sampleValType) && hostByteLength(sampleValType)! >= 4 && (((sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sampleValType === 'number' && sampleValType >= 0 && Number.isSafeInteger(sampleValType)) && sampleValType !== null) rawCovers('nvmlDeviceGetSamples', 'sampleValType', sampleValType, 4, 4);
   if (!(ArrayBuffer.isView(sampleCount) && hostByteLength(sampleCount)! >= 4 && (((sampleCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sampleCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sampleCount === 'number' && sampleCount >= 0 && Number.isSafeInteger(sampleCount)) && sampleCount !== null) rawCovers('nvmlDeviceGetSamples', 'sampleCount', sampleCount, 4, 4);
@@ -105,7 +105,7 @@ let nvmlDeviceGetSerial$: NativeFunction | undefined;
  * @param serial `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSerial(device: T.nvmlDevice_t, serial: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(serial) && !(typeof serial === 'number' && serial >= 0 && Number.isSafeInteger(serial)) && serial !== null) rawCovers('nvmlDeviceGetSerial', 'serial', serial, 0, 1);
   return (nvmlDeviceGetSerial$ ??= binder.native('nvmlDeviceGetSerial'))(device, serial, length);

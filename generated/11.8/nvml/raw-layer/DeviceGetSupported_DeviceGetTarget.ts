@@ -11,7 +11,7 @@ let nvmlDeviceGetSupportedClocksThrottleReasons$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param supportedClocksThrottleReasons `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t, supportedClocksThrottleReasons: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(supportedClocksThrottleReasons) && hostByteLength(supportedClocksThrottleReasons)! >= 8 && (((supportedClocksThrottleReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (supportedClocksThrottleReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof supportedClocksThrottleReasons === 'number' && supportedClocksThrottleReasons >= 0 && Number.isSafeInteger(supportedClocksThrottleReasons)) && supportedClocksThrottleReasons !== null) rawCovers('nvmlDeviceGetSupportedClocksThrottleReasons', 'supportedClocksThrottleReasons', supportedClocksThrottleReasons, 8, 8);
   return (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, supportedClocksThrottleReasons);
@@ -21,7 +21,7 @@ let nvmlDeviceGetSupportedEventTypes$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param eventTypes `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t, eventTypes: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(eventTypes) && hostByteLength(eventTypes)! >= 8 && (((eventTypes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventTypes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eventTypes === 'number' && eventTypes >= 0 && Number.isSafeInteger(eventTypes)) && eventTypes !== null) rawCovers('nvmlDeviceGetSupportedEventTypes', 'eventTypes', eventTypes, 8, 8);
   return (nvmlDeviceGetSupportedEventTypes$ ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, eventTypes);
@@ -33,7 +33,7 @@ let nvmlDeviceGetSupportedGraphicsClocks$: NativeFunction | undefined;
  * @param count `unsigned int *`, in/out: capacity of `clocksMHz` in, count out
  * @param clocksMHz `unsigned int *`, out: an array of `*count` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t, memoryClockMHz: number, count: T.Pointer, clocksMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetSupportedGraphicsClocks', 'count', count, 4, 4);
   if (!(ArrayBuffer.isView(clocksMHz) && hostByteLength(clocksMHz)! >= 4 && (((clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clocksMHz === 'number' && clocksMHz >= 0 && Number.isSafeInteger(clocksMHz)) && clocksMHz !== null) rawCovers('nvmlDeviceGetSupportedGraphicsClocks', 'clocksMHz', clocksMHz, 4, 4);
@@ -45,7 +45,7 @@ let nvmlDeviceGetSupportedMemoryClocks$: NativeFunction | undefined;
  * @param count `unsigned int *`, in/out: capacity of `clocksMHz` in, count out
  * @param clocksMHz `unsigned int *`, out: an array of `*count` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t, count: T.Pointer, clocksMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetSupportedMemoryClocks', 'count', count, 4, 4);
   if (!(ArrayBuffer.isView(clocksMHz) && hostByteLength(clocksMHz)! >= 4 && (((clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clocksMHz === 'number' && clocksMHz >= 0 && Number.isSafeInteger(clocksMHz)) && clocksMHz !== null) rawCovers('nvmlDeviceGetSupportedMemoryClocks', 'clocksMHz', clocksMHz, 4, 4);
@@ -57,7 +57,7 @@ let nvmlDeviceGetSupportedPerformanceStates$: NativeFunction | undefined;
  * @param pstates `nvmlPstates_t *`, covering `size` bytes
  * @param size `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t, pstates: T.Pointer, size: number): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pstates) && hostByteLength(pstates)! >= 4 && (((pstates as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pstates as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pstates === 'number' && pstates >= 0 && Number.isSafeInteger(pstates)) && pstates !== null) rawCovers('nvmlDeviceGetSupportedPerformanceStates', 'pstates', pstates, 4, 4);
   return (nvmlDeviceGetSupportedPerformanceStates$ ??= binder.native('nvmlDeviceGetSupportedPerformanceStates'))(device, pstates, size);
@@ -67,7 +67,7 @@ let nvmlDeviceGetSupportedPowerModes$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param supportedPowerModes `unsigned int *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedPowerModes(device: T.nvmlDevice_t, supportedPowerModes: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(supportedPowerModes) && hostByteLength(supportedPowerModes)! >= 4 && (((supportedPowerModes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (supportedPowerModes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof supportedPowerModes === 'number' && supportedPowerModes >= 0 && Number.isSafeInteger(supportedPowerModes)) && supportedPowerModes !== null) rawCovers('nvmlDeviceGetSupportedPowerModes', 'supportedPowerModes', supportedPowerModes, 4, 4);
   return (nvmlDeviceGetSupportedPowerModes$ ??= binder.native('nvmlDeviceGetSupportedPowerModes'))(device, supportedPowerModes);
@@ -78,7 +78,7 @@ let nvmlDeviceGetSupportedVgpus$: NativeFunction | undefined;
  * @param vgpuCount `unsigned int *`, in/out: capacity of `vgpuTypeIds` in, count out
  * @param vgpuTypeIds `nvmlVgpuTypeId_t *`, out: an array of `*vgpuCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t, vgpuCount: T.Pointer, vgpuTypeIds: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuCount) && hostByteLength(vgpuCount)! >= 4 && (((vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuCount === 'number' && vgpuCount >= 0 && Number.isSafeInteger(vgpuCount)) && vgpuCount !== null) rawCovers('nvmlDeviceGetSupportedVgpus', 'vgpuCount', vgpuCount, 4, 4);
   if (!(ArrayBuffer.isView(vgpuTypeIds) && hostByteLength(vgpuTypeIds)! >= 4 && (((vgpuTypeIds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuTypeIds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuTypeIds === 'number' && vgpuTypeIds >= 0 && Number.isSafeInteger(vgpuTypeIds)) && vgpuTypeIds !== null) rawCovers('nvmlDeviceGetSupportedVgpus', 'vgpuTypeIds', vgpuTypeIds, 4, 4);
@@ -90,7 +90,7 @@ let nvmlDeviceGetTargetFanSpeed$: NativeFunction | undefined;
  * @param fan `unsigned int`
  * @param targetSpeed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t, fan: number, targetSpeed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(targetSpeed) && hostByteLength(targetSpeed)! >= 4 && (((targetSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (targetSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof targetSpeed === 'number' && targetSpeed >= 0 && Number.isSafeInteger(targetSpeed)) && targetSpeed !== null) rawCovers('nvmlDeviceGetTargetFanSpeed', 'targetSpeed', targetSpeed, 4, 4);
   return (nvmlDeviceGetTargetFanSpeed$ ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, targetSpeed);

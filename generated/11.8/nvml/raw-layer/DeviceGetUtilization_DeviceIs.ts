@@ -11,7 +11,7 @@ let nvmlDeviceGetUtilizationRates$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param utilization `nvmlUtilization_t *`, out: bytes of a `nvmlUtilization_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t, utilization: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(utilization) && hostByteLength(utilization)! >= 8) && !(typeof utilization === 'number' && utilization >= 0 && Number.isSafeInteger(utilization)) && utilization !== null) rawCovers('nvmlDeviceGetUtilizationRates', 'utilization', utilization, 8, 1);
   return (nvmlDeviceGetUtilizationRates$ ??= binder.native('nvmlDeviceGetUtilizationRates'))(device, utilization);
@@ -22,7 +22,7 @@ let nvmlDeviceGetVbiosVersion$: NativeFunction | undefined;
  * @param version `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t, version: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlDeviceGetVbiosVersion', 'version', version, 0, 1);
   return (nvmlDeviceGetVbiosVersion$ ??= binder.native('nvmlDeviceGetVbiosVersion'))(device, version, length);
@@ -33,7 +33,7 @@ let nvmlDeviceGetVgpuMetadata$: NativeFunction | undefined;
  * @param pgpuMetadata `nvmlVgpuPgpuMetadata_t *`, out: bytes of a `nvmlVgpuPgpuMetadata_st`
  * @param bufferSize `unsigned int *`, in/out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t, pgpuMetadata: T.Pointer, bufferSize: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pgpuMetadata) && hostByteLength(pgpuMetadata)! >= 128) && !(typeof pgpuMetadata === 'number' && pgpuMetadata >= 0 && Number.isSafeInteger(pgpuMetadata)) && pgpuMetadata !== null) rawCovers('nvmlDeviceGetVgpuMetadata', 'pgpuMetadata', pgpuMetadata, 128, 1);
   if (!(ArrayBuffer.isView(bufferSize) && hostByteLength(bufferSize)! >= 4 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('nvmlDeviceGetVgpuMetadata', 'bufferSize', bufferSize, 4, 4);
@@ -46,7 +46,7 @@ let nvmlDeviceGetVgpuProcessUtilization$: NativeFunction | undefined;
  * @param vgpuProcessSamplesCount `unsigned int *`, in/out: capacity of `utilizationSamples` in, count out
  * @param utilizationSamples `nvmlVgpuProcessUtilizationSample_t *`, out: an array of `*vgpuProcessSamplesCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t, lastSeenTimeStamp: T.Int64, vgpuProcessSamplesCount: T.Pointer, utilizationSamples: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuProcessSamplesCount) && hostByteLength(vgpuProcessSamplesCount)! >= 4 && (((vgpuProcessSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuProcessSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuProcessSamplesCount === 'number' && vgpuProcessSamplesCount >= 0 && Number.isSafeInteger(vgpuProcessSamplesCount)) && vgpuProcessSamplesCount !== null) rawCovers('nvmlDeviceGetVgpuProcessUtilization', 'vgpuProcessSamplesCount', vgpuProcessSamplesCount, 4, 4);
   if (!(ArrayBuffer.isView(utilizationSamples) && hostByteLength(utilizationSamples)! >= 96) && !(typeof utilizationSamples === 'number' && utilizationSamples >= 0 && Number.isSafeInteger(utilizationSamples)) && utilizationSamples !== null) rawCovers('nvmlDeviceGetVgpuProcessUtilization', 'utilizationSamples', utilizationSamples, 96, 1);
@@ -60,7 +60,7 @@ let nvmlDeviceGetVgpuUtilization$: NativeFunction | undefined;
  * @param vgpuInstanceSamplesCount `unsigned int *`, in/out: capacity of `utilizationSamples` in, count out
  * @param utilizationSamples `nvmlVgpuInstanceUtilizationSample_t *`, out: an array of `*vgpuInstanceSamplesCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t, lastSeenTimeStamp: T.Int64, sampleValType: T.Pointer, vgpuInstanceSamplesCount: T.Pointer, utilizationSamples: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(sampleValType) && hostByteLength(sampleValType)! >= 4 && (((sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sampleValType === 'number' && sampleValType >= 0 && Number.isSafeInteger(sampleValType)) && sampleValType !== null) rawCovers('nvmlDeviceGetVgpuUtilization', 'sampleValType', sampleValType, 4, 4);
   if (!(ArrayBuffer.isView(vgpuInstanceSamplesCount) && hostByteLength(vgpuInstanceSamplesCount)! >= 4 && (((vgpuInstanceSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuInstanceSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuInstanceSamplesCount === 'number' && vgpuInstanceSamplesCount >= 0 && Number.isSafeInteger(vgpuInstanceSamplesCount)) && vgpuInstanceSamplesCount !== null) rawCovers('nvmlDeviceGetVgpuUtilization', 'vgpuInstanceSamplesCount', vgpuInstanceSamplesCount, 4, 4);
@@ -73,7 +73,7 @@ let nvmlDeviceGetViolationStatus$: NativeFunction | undefined;
  * @param perfPolicyType `nvmlPerfPolicyType_t`
  * @param violTime `nvmlViolationTime_t *`, out: bytes of a `nvmlViolationTime_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t, perfPolicyType: T.nvmlPerfPolicyType_t, violTime: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(violTime) && hostByteLength(violTime)! >= 16) && !(typeof violTime === 'number' && violTime >= 0 && Number.isSafeInteger(violTime)) && violTime !== null) rawCovers('nvmlDeviceGetViolationStatus', 'violTime', violTime, 16, 1);
   return (nvmlDeviceGetViolationStatus$ ??= binder.native('nvmlDeviceGetViolationStatus'))(device, perfPolicyType, violTime);
@@ -83,7 +83,7 @@ let nvmlDeviceGetVirtualizationMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pVirtualMode `nvmlGpuVirtualizationMode_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t, pVirtualMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pVirtualMode) && hostByteLength(pVirtualMode)! >= 4 && (((pVirtualMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pVirtualMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pVirtualMode === 'number' && pVirtualMode >= 0 && Number.isSafeInteger(pVirtualMode)) && pVirtualMode !== null) rawCovers('nvmlDeviceGetVirtualizationMode', 'pVirtualMode', pVirtualMode, 4, 4);
   return (nvmlDeviceGetVirtualizationMode$ ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, pVirtualMode);
@@ -93,7 +93,7 @@ let nvmlDeviceIsMigDeviceHandle$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param isMigDevice `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t, isMigDevice: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isMigDevice) && hostByteLength(isMigDevice)! >= 4 && (((isMigDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isMigDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isMigDevice === 'number' && isMigDevice >= 0 && Number.isSafeInteger(isMigDevice)) && isMigDevice !== null) rawCovers('nvmlDeviceIsMigDeviceHandle', 'isMigDevice', isMigDevice, 4, 4);
   return (nvmlDeviceIsMigDeviceHandle$ ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, isMigDevice);

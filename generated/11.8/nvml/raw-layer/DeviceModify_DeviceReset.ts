@@ -11,7 +11,7 @@ let nvmlDeviceModifyDrainState$: NativeFunction | undefined;
  * @param pciInfo `nvmlPciInfo_t *`
  * @param newState `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceModifyDrainState(pciInfo: T.Pointer, newState: T.nvmlEnableState_t): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pciInfo) && hostByteLength(pciInfo)! >= 68) && !(typeof pciInfo === 'number' && pciInfo >= 0 && Number.isSafeInteger(pciInfo)) && pciInfo !== null) rawCovers('nvmlDeviceModifyDrainState', 'pciInfo', pciInfo, 68, 1);
   return (nvmlDeviceModifyDrainState$ ??= binder.native('nvmlDeviceModifyDrainState'))(pciInfo, newState);
@@ -22,7 +22,7 @@ let nvmlDeviceOnSameBoard$: NativeFunction | undefined;
  * @param device2 `nvmlDevice_t`
  * @param onSameBoard `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t, onSameBoard: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(onSameBoard) && hostByteLength(onSameBoard)! >= 4 && (((onSameBoard as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (onSameBoard as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof onSameBoard === 'number' && onSameBoard >= 0 && Number.isSafeInteger(onSameBoard)) && onSameBoard !== null) rawCovers('nvmlDeviceOnSameBoard', 'onSameBoard', onSameBoard, 4, 4);
   return (nvmlDeviceOnSameBoard$ ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, onSameBoard);
@@ -32,7 +32,7 @@ let nvmlDeviceQueryDrainState$: NativeFunction | undefined;
  * @param pciInfo `nvmlPciInfo_t *`
  * @param currentState `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceQueryDrainState(pciInfo: T.Pointer, currentState: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pciInfo) && hostByteLength(pciInfo)! >= 68) && !(typeof pciInfo === 'number' && pciInfo >= 0 && Number.isSafeInteger(pciInfo)) && pciInfo !== null) rawCovers('nvmlDeviceQueryDrainState', 'pciInfo', pciInfo, 68, 1);
   if (!(ArrayBuffer.isView(currentState) && hostByteLength(currentState)! >= 4 && (((currentState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (currentState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof currentState === 'number' && currentState >= 0 && Number.isSafeInteger(currentState)) && currentState !== null) rawCovers('nvmlDeviceQueryDrainState', 'currentState', currentState, 4, 4);
@@ -44,7 +44,7 @@ let nvmlDeviceRegisterEvents$: NativeFunction | undefined;
  * @param eventTypes `unsigned long long`
  * @param set `nvmlEventSet_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t, eventTypes: T.Int64, set: T.nvmlEventSet_t): T.nvmlReturn_t {
   return (nvmlDeviceRegisterEvents$ ??= binder.native('nvmlDeviceRegisterEvents'))(device, eventTypes, set);
 }
@@ -54,7 +54,7 @@ let nvmlDeviceRemoveGpu$: NativeFunction | undefined;
  * @param gpuState `nvmlDetachGpuState_t`
  * @param linkState `nvmlPcieLinkState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceRemoveGpu(pciInfo: T.Pointer, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pciInfo) && hostByteLength(pciInfo)! >= 68) && !(typeof pciInfo === 'number' && pciInfo >= 0 && Number.isSafeInteger(pciInfo)) && pciInfo !== null) rawCovers('nvmlDeviceRemoveGpu', 'pciInfo', pciInfo, 68, 1);
   return (nvmlDeviceRemoveGpu$ ??= binder.native('nvmlDeviceRemoveGpu'))(pciInfo, gpuState, linkState);
@@ -63,7 +63,7 @@ let nvmlDeviceResetApplicationsClocks$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceResetApplicationsClocks$ ??= binder.native('nvmlDeviceResetApplicationsClocks'))(device);
 }
@@ -71,7 +71,7 @@ let nvmlDeviceResetGpuLockedClocks$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceResetGpuLockedClocks$ ??= binder.native('nvmlDeviceResetGpuLockedClocks'))(device);
 }
@@ -79,7 +79,7 @@ let nvmlDeviceResetMemoryLockedClocks$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceResetMemoryLockedClocks$ ??= binder.native('nvmlDeviceResetMemoryLockedClocks'))(device);
 }
@@ -88,7 +88,7 @@ let nvmlDeviceResetNvLinkErrorCounters$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param link `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t, link: number): T.nvmlReturn_t {
   return (nvmlDeviceResetNvLinkErrorCounters$ ??= binder.native('nvmlDeviceResetNvLinkErrorCounters'))(device, link);
 }
@@ -98,7 +98,7 @@ let nvmlDeviceResetNvLinkUtilizationCounter$: NativeFunction | undefined;
  * @param link `unsigned int`
  * @param counter `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t, link: number, counter: number): T.nvmlReturn_t {
   return (nvmlDeviceResetNvLinkUtilizationCounter$ ??= binder.native('nvmlDeviceResetNvLinkUtilizationCounter'))(device, link, counter);
 }

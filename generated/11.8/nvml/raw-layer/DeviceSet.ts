@@ -12,7 +12,7 @@ let nvmlDeviceSetAPIRestriction$: NativeFunction | undefined;
  * @param apiType `nvmlRestrictedAPI_t`
  * @param isRestricted `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetAPIRestriction$ ??= binder.native('nvmlDeviceSetAPIRestriction'))(device, apiType, isRestricted);
 }
@@ -21,7 +21,7 @@ let nvmlDeviceSetAccountingMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t, mode: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetAccountingMode$ ??= binder.native('nvmlDeviceSetAccountingMode'))(device, mode);
 }
@@ -31,7 +31,7 @@ let nvmlDeviceSetApplicationsClocks$: NativeFunction | undefined;
  * @param memClockMHz `unsigned int`
  * @param graphicsClockMHz `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t, memClockMHz: number, graphicsClockMHz: number): T.nvmlReturn_t {
   return (nvmlDeviceSetApplicationsClocks$ ??= binder.native('nvmlDeviceSetApplicationsClocks'))(device, memClockMHz, graphicsClockMHz);
 }
@@ -40,7 +40,7 @@ let nvmlDeviceSetAutoBoostedClocksEnabled$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param enabled `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t, enabled: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetAutoBoostedClocksEnabled$ ??= binder.native('nvmlDeviceSetAutoBoostedClocksEnabled'))(device, enabled);
 }
@@ -49,7 +49,7 @@ let nvmlDeviceSetComputeMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlComputeMode_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t, mode: T.nvmlComputeMode_t): T.nvmlReturn_t {
   return (nvmlDeviceSetComputeMode$ ??= binder.native('nvmlDeviceSetComputeMode'))(device, mode);
 }
@@ -57,7 +57,7 @@ let nvmlDeviceSetCpuAffinity$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 11.8
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceSetCpuAffinity$ ??= binder.native('nvmlDeviceSetCpuAffinity'))(device);
 }
@@ -67,7 +67,7 @@ let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$: NativeFunction | undefined;
  * @param enabled `nvmlEnableState_t`
  * @param flags `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t, enabled: T.nvmlEnableState_t, flags: number): T.nvmlReturn_t {
   return (nvmlDeviceSetDefaultAutoBoostedClocksEnabled$ ??= binder.native('nvmlDeviceSetDefaultAutoBoostedClocksEnabled'))(device, enabled, flags);
 }
@@ -76,7 +76,7 @@ let nvmlDeviceSetDefaultFanSpeed_v2$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param fan `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t, fan: number): T.nvmlReturn_t {
   return (nvmlDeviceSetDefaultFanSpeed_v2$ ??= binder.native('nvmlDeviceSetDefaultFanSpeed_v2'))(device, fan);
 }
@@ -86,7 +86,7 @@ let nvmlDeviceSetDriverModel$: NativeFunction | undefined;
  * @param driverModel `nvmlDriverModel_t`
  * @param flags `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t, driverModel: T.nvmlDriverModel_t, flags: number): T.nvmlReturn_t {
   return (nvmlDeviceSetDriverModel$ ??= binder.native('nvmlDeviceSetDriverModel'))(device, driverModel, flags);
 }
@@ -95,7 +95,7 @@ let nvmlDeviceSetEccMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param ecc `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t, ecc: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetEccMode$ ??= binder.native('nvmlDeviceSetEccMode'))(device, ecc);
 }
@@ -105,7 +105,7 @@ let nvmlDeviceSetFanSpeed_v2$: NativeFunction | undefined;
  * @param fan `unsigned int`
  * @param speed `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t, fan: number, speed: number): T.nvmlReturn_t {
   return (nvmlDeviceSetFanSpeed_v2$ ??= binder.native('nvmlDeviceSetFanSpeed_v2'))(device, fan, speed);
 }
@@ -114,7 +114,7 @@ let nvmlDeviceSetGpcClkVfOffset$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param offset `int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t, offset: number): T.nvmlReturn_t {
   return (nvmlDeviceSetGpcClkVfOffset$ ??= binder.native('nvmlDeviceSetGpcClkVfOffset'))(device, offset);
 }
@@ -124,7 +124,7 @@ let nvmlDeviceSetGpuLockedClocks$: NativeFunction | undefined;
  * @param minGpuClockMHz `unsigned int`
  * @param maxGpuClockMHz `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t, minGpuClockMHz: number, maxGpuClockMHz: number): T.nvmlReturn_t {
   return (nvmlDeviceSetGpuLockedClocks$ ??= binder.native('nvmlDeviceSetGpuLockedClocks'))(device, minGpuClockMHz, maxGpuClockMHz);
 }
@@ -133,7 +133,7 @@ let nvmlDeviceSetGpuOperationMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlGpuOperationMode_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t, mode: T.nvmlGpuOperationMode_t): T.nvmlReturn_t {
   return (nvmlDeviceSetGpuOperationMode$ ??= binder.native('nvmlDeviceSetGpuOperationMode'))(device, mode);
 }
@@ -142,7 +142,7 @@ let nvmlDeviceSetMemClkVfOffset$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param offset `int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t, offset: number): T.nvmlReturn_t {
   return (nvmlDeviceSetMemClkVfOffset$ ??= binder.native('nvmlDeviceSetMemClkVfOffset'))(device, offset);
 }
@@ -152,7 +152,7 @@ let nvmlDeviceSetMemoryLockedClocks$: NativeFunction | undefined;
  * @param minMemClockMHz `unsigned int`
  * @param maxMemClockMHz `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t, minMemClockMHz: number, maxMemClockMHz: number): T.nvmlReturn_t {
   return (nvmlDeviceSetMemoryLockedClocks$ ??= binder.native('nvmlDeviceSetMemoryLockedClocks'))(device, minMemClockMHz, maxMemClockMHz);
 }
@@ -162,7 +162,7 @@ let nvmlDeviceSetMigMode$: NativeFunction | undefined;
  * @param mode `unsigned int`
  * @param activationStatus `nvmlReturn_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t, mode: number, activationStatus: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(activationStatus) && hostByteLength(activationStatus)! >= 4 && (((activationStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (activationStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof activationStatus === 'number' && activationStatus >= 0 && Number.isSafeInteger(activationStatus)) && activationStatus !== null) rawCovers('nvmlDeviceSetMigMode', 'activationStatus', activationStatus, 4, 4);
   return (nvmlDeviceSetMigMode$ ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, activationStatus);
@@ -175,7 +175,7 @@ let nvmlDeviceSetNvLinkUtilizationControl$: NativeFunction | undefined;
  * @param control `nvmlNvLinkUtilizationControl_t *`
  * @param reset `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t, link: number, counter: number, control: T.Pointer, reset: number): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(control) && hostByteLength(control)! >= 8) && !(typeof control === 'number' && control >= 0 && Number.isSafeInteger(control)) && control !== null) rawCovers('nvmlDeviceSetNvLinkUtilizationControl', 'control', control, 8, 1);
   return (nvmlDeviceSetNvLinkUtilizationControl$ ??= binder.native('nvmlDeviceSetNvLinkUtilizationControl'))(device, link, counter, control, reset);
@@ -185,7 +185,7 @@ let nvmlDeviceSetPersistenceMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t, mode: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetPersistenceMode$ ??= binder.native('nvmlDeviceSetPersistenceMode'))(device, mode);
 }
@@ -194,7 +194,7 @@ let nvmlDeviceSetPowerManagementLimit$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param limit `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t, limit: number): T.nvmlReturn_t {
   return (nvmlDeviceSetPowerManagementLimit$ ??= binder.native('nvmlDeviceSetPowerManagementLimit'))(device, limit);
 }
@@ -203,7 +203,7 @@ let nvmlDeviceSetPowerMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param powerModeId `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetPowerMode(device: T.nvmlDevice_t, powerModeId: number): T.nvmlReturn_t {
   return (nvmlDeviceSetPowerMode$ ??= binder.native('nvmlDeviceSetPowerMode'))(device, powerModeId);
 }
@@ -213,7 +213,7 @@ let nvmlDeviceSetTemperatureThreshold$: NativeFunction | undefined;
  * @param thresholdType `nvmlTemperatureThresholds_t`
  * @param temp `int *`, in/out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t, thresholdType: T.nvmlTemperatureThresholds_t, temp: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(temp) && hostByteLength(temp)! >= 4 && (((temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof temp === 'number' && temp >= 0 && Number.isSafeInteger(temp)) && temp !== null) rawCovers('nvmlDeviceSetTemperatureThreshold', 'temp', temp, 4, 4);
   return (nvmlDeviceSetTemperatureThreshold$ ??= binder.native('nvmlDeviceSetTemperatureThreshold'))(device, thresholdType, temp);
@@ -223,7 +223,7 @@ let nvmlDeviceSetVirtualizationMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param virtualMode `nvmlGpuVirtualizationMode_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t, virtualMode: T.nvmlGpuVirtualizationMode_t): T.nvmlReturn_t {
   return (nvmlDeviceSetVirtualizationMode$ ??= binder.native('nvmlDeviceSetVirtualizationMode'))(device, virtualMode);
 }

@@ -10,7 +10,7 @@ let nvmlGpmMetricsGet$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 11.8
  * @param metricsGet `nvmlGpmMetricsGet_t *`, in/out: bytes of a `nvmlGpmMetricsGet_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmMetricsGet(metricsGet: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(metricsGet) && hostByteLength(metricsGet)! >= 3944) && !(typeof metricsGet === 'number' && metricsGet >= 0 && Number.isSafeInteger(metricsGet)) && metricsGet !== null) rawCovers('nvmlGpmMetricsGet', 'metricsGet', metricsGet, 3944, 1);
   return (nvmlGpmMetricsGet$ ??= binder.native('nvmlGpmMetricsGet'))(metricsGet);
@@ -20,7 +20,7 @@ let nvmlGpmQueryDeviceSupport$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpmSupport `nvmlGpmSupport_t *`, in/out: bytes of a `nvmlGpmSupport_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t, gpmSupport: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpmSupport) && hostByteLength(gpmSupport)! >= 8) && !(typeof gpmSupport === 'number' && gpmSupport >= 0 && Number.isSafeInteger(gpmSupport)) && gpmSupport !== null) rawCovers('nvmlGpmQueryDeviceSupport', 'gpmSupport', gpmSupport, 8, 1);
   return (nvmlGpmQueryDeviceSupport$ ??= binder.native('nvmlGpmQueryDeviceSupport'))(device, gpmSupport);
@@ -29,7 +29,7 @@ let nvmlGpmSampleAlloc$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 11.8
  * @param gpmSample `nvmlGpmSample_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleAlloc(gpmSample: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpmSample) && hostByteLength(gpmSample)! >= 8 && (((gpmSample as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gpmSample as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof gpmSample === 'number' && gpmSample >= 0 && Number.isSafeInteger(gpmSample)) && gpmSample !== null) rawCovers('nvmlGpmSampleAlloc', 'gpmSample', gpmSample, 8, 8);
   return (nvmlGpmSampleAlloc$ ??= binder.native('nvmlGpmSampleAlloc'))(gpmSample);
@@ -38,7 +38,7 @@ let nvmlGpmSampleFree$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 11.8
  * @param gpmSample `nvmlGpmSample_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t): T.nvmlReturn_t {
   return (nvmlGpmSampleFree$ ??= binder.native('nvmlGpmSampleFree'))(gpmSample);
 }
@@ -47,7 +47,7 @@ let nvmlGpmSampleGet$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpmSample `nvmlGpmSample_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleGet(device: T.nvmlDevice_t, gpmSample: T.nvmlGpmSample_t): T.nvmlReturn_t {
   return (nvmlGpmSampleGet$ ??= binder.native('nvmlGpmSampleGet'))(device, gpmSample);
 }
@@ -57,7 +57,7 @@ let nvmlGpuInstanceCreateComputeInstance$: NativeFunction | undefined;
  * @param profileId `unsigned int`
  * @param computeInstance `nvmlComputeInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t, profileId: number, computeInstance: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(computeInstance) && hostByteLength(computeInstance)! >= 8 && (((computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof computeInstance === 'number' && computeInstance >= 0 && Number.isSafeInteger(computeInstance)) && computeInstance !== null) rawCovers('nvmlGpuInstanceCreateComputeInstance', 'computeInstance', computeInstance, 8, 8);
   return (nvmlGpuInstanceCreateComputeInstance$ ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, computeInstance);
@@ -66,7 +66,7 @@ let nvmlGpuInstanceDestroy$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 11.8
  * @param gpuInstance `nvmlGpuInstance_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t): T.nvmlReturn_t {
   return (nvmlGpuInstanceDestroy$ ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
 }
@@ -76,7 +76,7 @@ let nvmlGpuInstanceGetComputeInstanceById$: NativeFunction | undefined;
  * @param id `unsigned int`
  * @param computeInstance `nvmlComputeInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t, id: number, computeInstance: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(computeInstance) && hostByteLength(computeInstance)! >= 8 && (((computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof computeInstance === 'number' && computeInstance >= 0 && Number.isSafeInteger(computeInstance)) && computeInstance !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceById', 'computeInstance', computeInstance, 8, 8);
   return (nvmlGpuInstanceGetComputeInstanceById$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, computeInstance);
@@ -88,7 +88,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfo$: NativeFunction | undefined;
  * @param engProfile `unsigned int`
  * @param info `nvmlComputeInstanceProfileInfo_t *`, out: bytes of a `nvmlComputeInstanceProfileInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t, profile: number, engProfile: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 36) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'info', info, 36, 1);
   return (nvmlGpuInstanceGetComputeInstanceProfileInfo$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceProfileInfo'))(gpuInstance, profile, engProfile, info);
@@ -100,7 +100,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfoV$: NativeFunction | undefined;
  * @param engProfile `unsigned int`
  * @param info `nvmlComputeInstanceProfileInfo_v2_t *`, in/out: bytes of a `nvmlComputeInstanceProfileInfo_v2_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t, profile: number, engProfile: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 136) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'info', info, 136, 1);
   return (nvmlGpuInstanceGetComputeInstanceProfileInfoV$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceProfileInfoV'))(gpuInstance, profile, engProfile, info);
@@ -111,7 +111,7 @@ let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: NativeFunction | undefi
  * @param profileId `unsigned int`
  * @param count `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t, profileId: number, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'count', count, 4, 4);
   return (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, count);
@@ -123,7 +123,7 @@ let nvmlGpuInstanceGetComputeInstances$: NativeFunction | undefined;
  * @param computeInstances `nvmlComputeInstance_t *`, out: an array of `*count` elements (capacity/count pair)
  * @param count `unsigned int *`, in/out: capacity of `computeInstances` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t, profileId: number, computeInstances: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(computeInstances) && hostByteLength(computeInstances)! >= 8 && (((computeInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (computeInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof computeInstances === 'number' && computeInstances >= 0 && Number.isSafeInteger(computeInstances)) && computeInstances !== null) rawCovers('nvmlGpuInstanceGetComputeInstances', 'computeInstances', computeInstances, 8, 8);
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlGpuInstanceGetComputeInstances', 'count', count, 4, 4);
@@ -134,7 +134,7 @@ let nvmlGpuInstanceGetInfo$: NativeFunction | undefined;
  * @param gpuInstance `nvmlGpuInstance_t`
  * @param info `nvmlGpuInstanceInfo_t *`, out: bytes of a `nvmlGpuInstanceInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 24) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlGpuInstanceGetInfo', 'info', info, 24, 1);
   return (nvmlGpuInstanceGetInfo$ ??= binder.native('nvmlGpuInstanceGetInfo'))(gpuInstance, info);

@@ -9,7 +9,7 @@ void [callbackArg, checkRecord, cstringArg, hostByteLength, rawCovers];
 let nvmlInit$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 11.8
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks Group `nvmlInitializationAndCleanup`. */
 export function nvmlInit(): T.nvmlReturn_t {
   return (nvmlInit$ ??= binder.native('nvmlInit'))();
 }
@@ -17,7 +17,7 @@ let nvmlInitWithFlags$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 11.8
  * @param flags `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks Group `nvmlInitializationAndCleanup`. */
 export function nvmlInitWithFlags(flags: number): T.nvmlReturn_t {
   return (nvmlInitWithFlags$ ??= binder.native('nvmlInitWithFlags'))(flags);
 }
@@ -25,7 +25,7 @@ let nvmlSetVgpuVersion$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 11.8
  * @param vgpuVersion `nvmlVgpuVersion_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlSetVgpuVersion(vgpuVersion: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuVersion) && hostByteLength(vgpuVersion)! >= 8) && !(typeof vgpuVersion === 'number' && vgpuVersion >= 0 && Number.isSafeInteger(vgpuVersion)) && vgpuVersion !== null) rawCovers('nvmlSetVgpuVersion', 'vgpuVersion', vgpuVersion, 8, 1);
   return (nvmlSetVgpuVersion$ ??= binder.native('nvmlSetVgpuVersion'))(vgpuVersion);
@@ -33,7 +33,7 @@ export function nvmlSetVgpuVersion(vgpuVersion: T.Pointer): T.nvmlReturn_t {
 let nvmlShutdown$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 11.8
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks Group `nvmlInitializationAndCleanup`. */
 export function nvmlShutdown(): T.nvmlReturn_t {
   return (nvmlShutdown$ ??= binder.native('nvmlShutdown'))();
 }
@@ -41,7 +41,7 @@ let nvmlSystemGetCudaDriverVersion$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 11.8
  * @param cudaDriverVersion `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetCudaDriverVersion(cudaDriverVersion: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(cudaDriverVersion) && hostByteLength(cudaDriverVersion)! >= 4 && (((cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cudaDriverVersion === 'number' && cudaDriverVersion >= 0 && Number.isSafeInteger(cudaDriverVersion)) && cudaDriverVersion !== null) rawCovers('nvmlSystemGetCudaDriverVersion', 'cudaDriverVersion', cudaDriverVersion, 4, 4);
   return (nvmlSystemGetCudaDriverVersion$ ??= binder.native('nvmlSystemGetCudaDriverVersion'))(cudaDriverVersion);
@@ -50,7 +50,7 @@ let nvmlSystemGetCudaDriverVersion_v2$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 11.8
  * @param cudaDriverVersion `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(cudaDriverVersion) && hostByteLength(cudaDriverVersion)! >= 4 && (((cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cudaDriverVersion === 'number' && cudaDriverVersion >= 0 && Number.isSafeInteger(cudaDriverVersion)) && cudaDriverVersion !== null) rawCovers('nvmlSystemGetCudaDriverVersion_v2', 'cudaDriverVersion', cudaDriverVersion, 4, 4);
   return (nvmlSystemGetCudaDriverVersion_v2$ ??= binder.native('nvmlSystemGetCudaDriverVersion_v2'))(cudaDriverVersion);
@@ -60,7 +60,7 @@ let nvmlSystemGetDriverVersion$: NativeFunction | undefined;
  * @param version `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetDriverVersion(version: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlSystemGetDriverVersion', 'version', version, 0, 1);
   return (nvmlSystemGetDriverVersion$ ??= binder.native('nvmlSystemGetDriverVersion'))(version, length);
@@ -70,7 +70,7 @@ let nvmlSystemGetHicVersion$: NativeFunction | undefined;
  * @param hwbcCount `unsigned int *`, in/out: capacity of `hwbcEntries` in, count out
  * @param hwbcEntries `nvmlHwbcEntry_t *`, out: an array of `*hwbcCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlSystemGetHicVersion(hwbcCount: T.Pointer, hwbcEntries: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(hwbcCount) && hostByteLength(hwbcCount)! >= 4 && (((hwbcCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (hwbcCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof hwbcCount === 'number' && hwbcCount >= 0 && Number.isSafeInteger(hwbcCount)) && hwbcCount !== null) rawCovers('nvmlSystemGetHicVersion', 'hwbcCount', hwbcCount, 4, 4);
   if (!(ArrayBuffer.isView(hwbcEntries) && hostByteLength(hwbcEntries)! >= 36) && !(typeof hwbcEntries === 'number' && hwbcEntries >= 0 && Number.isSafeInteger(hwbcEntries)) && hwbcEntries !== null) rawCovers('nvmlSystemGetHicVersion', 'hwbcEntries', hwbcEntries, 36, 1);
@@ -81,7 +81,7 @@ let nvmlSystemGetNVMLVersion$: NativeFunction | undefined;
  * @param version `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetNVMLVersion(version: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlSystemGetNVMLVersion', 'version', version, 0, 1);
   return (nvmlSystemGetNVMLVersion$ ??= binder.native('nvmlSystemGetNVMLVersion'))(version, length);
@@ -92,7 +92,7 @@ let nvmlSystemGetProcessName$: NativeFunction | undefined;
  * @param name `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetProcessName(pid: number, name: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(name) && !(typeof name === 'number' && name >= 0 && Number.isSafeInteger(name)) && name !== null) rawCovers('nvmlSystemGetProcessName', 'name', name, 0, 1);
   return (nvmlSystemGetProcessName$ ??= binder.native('nvmlSystemGetProcessName'))(pid, name, length);
@@ -103,7 +103,7 @@ let nvmlSystemGetTopologyGpuSet$: NativeFunction | undefined;
  * @param count `unsigned int *`, in/out: capacity of `deviceArray` in, count out
  * @param deviceArray `nvmlDevice_t *`, out: an array of `*count` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number, count: T.Pointer, deviceArray: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlSystemGetTopologyGpuSet', 'count', count, 4, 4);
   if (!(ArrayBuffer.isView(deviceArray) && hostByteLength(deviceArray)! >= 8 && (((deviceArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (deviceArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof deviceArray === 'number' && deviceArray >= 0 && Number.isSafeInteger(deviceArray)) && deviceArray !== null) rawCovers('nvmlSystemGetTopologyGpuSet', 'deviceArray', deviceArray, 8, 8);

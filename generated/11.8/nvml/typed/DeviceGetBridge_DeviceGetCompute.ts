@@ -12,7 +12,7 @@ let nvmlDeviceGetBridgeChipInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `bridgeHierarchy`: out `nvmlBridgeChipHierarchy_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t | null): T.nvmlBridgeChipHierarchy_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBridgeChipInfo', 'device', device, true) as typeof device;
   const bridgeHierarchy$ = new Uint8Array(1028);
@@ -24,7 +24,7 @@ let nvmlDeviceGetBusType$: typeof nvmlDeviceGetBusType | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `type`: out `nvmlBusType_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetBusType(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetBusType$ ??= bind$nvmlDeviceGetBusType())(device);
 }
@@ -45,7 +45,7 @@ let nvmlDeviceGetClkMonStatus$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `status`: out `nvmlClkMonStatus_status`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t | null): T.nvmlClkMonStatus_status {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetClkMonStatus', 'device', device, true) as typeof device;
   const status_$ = new Uint8Array(264);
@@ -59,7 +59,7 @@ let nvmlDeviceGetClock$: typeof nvmlDeviceGetClock | undefined;
  * @param clockType in `nvmlClockType_t`.
  * @param clockId in `nvmlClockId_t`.
  * @returns the value of `clockMHz`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t, clockId: T.nvmlClockId_t): number {
   return (nvmlDeviceGetClock$ ??= bind$nvmlDeviceGetClock())(device, clockType, clockId);
 }
@@ -83,7 +83,7 @@ let nvmlDeviceGetClockInfo$: typeof nvmlDeviceGetClockInfo | undefined;
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlClockType_t`.
  * @returns the value of `clock`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
   return (nvmlDeviceGetClockInfo$ ??= bind$nvmlDeviceGetClockInfo())(device, type);
 }
@@ -105,7 +105,7 @@ let nvmlDeviceGetComputeInstanceId$: typeof nvmlDeviceGetComputeInstanceId | und
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `id`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetComputeInstanceId$ ??= bind$nvmlDeviceGetComputeInstanceId())(device);
 }
@@ -126,7 +126,7 @@ let nvmlDeviceGetComputeMode$: typeof nvmlDeviceGetComputeMode | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlComputeMode_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t | null): T.nvmlComputeMode_t {
   return (nvmlDeviceGetComputeMode$ ??= bind$nvmlDeviceGetComputeMode())(device);
 }
@@ -147,7 +147,7 @@ let nvmlDeviceGetComputeRunningProcesses$: typeof nvmlDeviceGetComputeRunningPro
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_st`: its length asked first through `infoCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_st[] {
   return (nvmlDeviceGetComputeRunningProcesses$ ??= bind$nvmlDeviceGetComputeRunningProcesses())(device);
 }

@@ -12,7 +12,7 @@ let nvmlDeviceGetFanSpeed$: typeof nvmlDeviceGetFanSpeed | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `speed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetFanSpeed$ ??= bind$nvmlDeviceGetFanSpeed())(device);
 }
@@ -34,7 +34,7 @@ let nvmlDeviceGetFanSpeed_v2$: typeof nvmlDeviceGetFanSpeed_v2 | undefined;
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `speed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): number {
   return (nvmlDeviceGetFanSpeed_v2$ ??= bind$nvmlDeviceGetFanSpeed_v2())(device, fan);
 }
@@ -58,7 +58,7 @@ let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
  * @param valuesCount in `int`: length of `values`.
  * @param values in/out array of `struct nvmlFieldValue_st`; at least `valuesCount` long.
  * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
- * @remarks [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
+ * @remarks Group `nvmlFieldValueQueries`. */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
   if (typeof valuesCount !== 'number' || (valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceGetFieldValues', 'valuesCount', 'i32', valuesCount);
@@ -72,7 +72,7 @@ let nvmlDeviceGetGpcClkMinMaxVfOffset$: typeof nvmlDeviceGetGpcClkMinMaxVfOffset
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minOffset, maxOffset }`: `minOffset`: out `int *`; `maxOffset`: out `int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   return (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= bind$nvmlDeviceGetGpcClkMinMaxVfOffset())(device);
 }
@@ -94,7 +94,7 @@ let nvmlDeviceGetGpcClkVfOffset$: typeof nvmlDeviceGetGpcClkVfOffset | undefined
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `offset`: out `int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetGpcClkVfOffset$ ??= bind$nvmlDeviceGetGpcClkVfOffset())(device);
 }
@@ -116,7 +116,7 @@ let nvmlDeviceGetGpuInstanceById$: typeof nvmlDeviceGetGpuInstanceById | undefin
  * @param device in `nvmlDevice_t`.
  * @param id in `unsigned int`.
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t | null, id: number): T.nvmlGpuInstance_t {
   return (nvmlDeviceGetGpuInstanceById$ ??= bind$nvmlDeviceGetGpuInstanceById())(device, id);
 }
@@ -143,7 +143,7 @@ let nvmlDeviceGetGpuInstanceId$: typeof nvmlDeviceGetGpuInstanceId | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `id`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetGpuInstanceId$ ??= bind$nvmlDeviceGetGpuInstanceId())(device);
 }
@@ -165,7 +165,7 @@ let nvmlDeviceGetGpuInstancePossiblePlacements$: typeof nvmlDeviceGetGpuInstance
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `placements`: out array of `struct nvmlGpuInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstancePlacement_st[] {
   return (nvmlDeviceGetGpuInstancePossiblePlacements$ ??= bind$nvmlDeviceGetGpuInstancePossiblePlacements())(device, profileId);
 }
@@ -196,7 +196,7 @@ let nvmlDeviceGetGpuInstanceProfileInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param profile in `unsigned int`.
  * @returns the value of `info`: out `nvmlGpuInstanceProfileInfo_st`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t | null, profile: number): T.nvmlGpuInstanceProfileInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfo', 'profile', 'u32', profile);
@@ -211,7 +211,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoV$c: NativeFunction | undefined;
  * @param profile in `unsigned int`.
  * @param info in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
  * @returns the value of `info`: in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | null, profile: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfoV', 'profile', 'u32', profile);
@@ -227,7 +227,7 @@ let nvmlDeviceGetGpuInstanceRemainingCapacity$: typeof nvmlDeviceGetGpuInstanceR
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t | null, profileId: number): number {
   return (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= bind$nvmlDeviceGetGpuInstanceRemainingCapacity())(device, profileId);
 }
@@ -250,7 +250,7 @@ let nvmlDeviceGetGpuInstances$: typeof nvmlDeviceGetGpuInstances | undefined;
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `gpuInstances`: out array of `nvmlGpuInstance_t`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t[] {
   return (nvmlDeviceGetGpuInstances$ ??= bind$nvmlDeviceGetGpuInstances())(device, profileId);
 }
@@ -280,7 +280,7 @@ let nvmlDeviceGetGpuOperationMode$: typeof nvmlDeviceGetGpuOperationMode | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ current, pending }`: `current`: out `nvmlGpuOperationMode_t *`; `pending`: out `nvmlGpuOperationMode_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t | null): { current: T.nvmlGpuOperationMode_t; pending: T.nvmlGpuOperationMode_t } {
   return (nvmlDeviceGetGpuOperationMode$ ??= bind$nvmlDeviceGetGpuOperationMode())(device);
 }

@@ -12,7 +12,7 @@ let nvmlDeviceGetGraphicsRunningProcesses$: typeof nvmlDeviceGetGraphicsRunningP
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_st`: its length asked first through `infoCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGraphicsRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_st[] {
   return (nvmlDeviceGetGraphicsRunningProcesses$ ??= bind$nvmlDeviceGetGraphicsRunningProcesses())(device);
 }
@@ -41,7 +41,7 @@ let nvmlDeviceGetGridLicensableFeatures$c: NativeFunction | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pGridLicensableFeatures`: out `nvmlGridLicensableFeatures_st`.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetGridLicensableFeatures(device: T.nvmlDevice_t | null): T.nvmlGridLicensableFeatures_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGridLicensableFeatures', 'device', device, true) as typeof device;
   const pGridLicensableFeatures$ = new Uint8Array(860);
@@ -53,7 +53,7 @@ let nvmlDeviceGetGspFirmwareMode$: typeof nvmlDeviceGetGspFirmwareMode | undefin
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ isEnabled, defaultMode }`: `isEnabled`: out `unsigned int *`; `defaultMode`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetGspFirmwareMode(device: T.nvmlDevice_t | null): { isEnabled: number; defaultMode: number } {
   return (nvmlDeviceGetGspFirmwareMode$ ??= bind$nvmlDeviceGetGspFirmwareMode())(device);
 }
@@ -75,7 +75,7 @@ let nvmlDeviceGetGspFirmwareVersion$c: NativeFunction | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `version`: out text (`char *`, 64 bytes).
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetGspFirmwareVersion(device: T.nvmlDevice_t | null): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGspFirmwareVersion', 'device', device, true) as typeof device;
   const version$ = new Uint8Array(64);
@@ -87,7 +87,7 @@ let nvmlDeviceGetHandleByIndex$: typeof nvmlDeviceGetHandleByIndex | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param index in `unsigned int`.
  * @returns the value of `device`: out `nvmlDevice_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetHandleByIndex(index: number): T.nvmlDevice_t {
   return (nvmlDeviceGetHandleByIndex$ ??= bind$nvmlDeviceGetHandleByIndex())(index);
 }
@@ -113,7 +113,7 @@ let nvmlDeviceGetHandleByPciBusId$: typeof nvmlDeviceGetHandleByPciBusId | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciBusId in string (`const char *`).
  * @returns the value of `device`: out `nvmlDevice_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetHandleByPciBusId(pciBusId: string): T.nvmlDevice_t {
   return (nvmlDeviceGetHandleByPciBusId$ ??= bind$nvmlDeviceGetHandleByPciBusId())(pciBusId);
 }
@@ -139,7 +139,7 @@ let nvmlDeviceGetHandleBySerial$: typeof nvmlDeviceGetHandleBySerial | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param serial in string (`const char *`).
  * @returns the value of `device`: out `nvmlDevice_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks Group `nvmlDeviceQueries`.
  * @deprecated The headers mark it deprecated. */
 export function nvmlDeviceGetHandleBySerial(serial: string): T.nvmlDevice_t {
   return (nvmlDeviceGetHandleBySerial$ ??= bind$nvmlDeviceGetHandleBySerial())(serial);
@@ -166,7 +166,7 @@ let nvmlDeviceGetHandleByUUID$: typeof nvmlDeviceGetHandleByUUID | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param uuid in string (`const char *`).
  * @returns the value of `device`: out `nvmlDevice_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetHandleByUUID(uuid: string): T.nvmlDevice_t {
   return (nvmlDeviceGetHandleByUUID$ ??= bind$nvmlDeviceGetHandleByUUID())(uuid);
 }

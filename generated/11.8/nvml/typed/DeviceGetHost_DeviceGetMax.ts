@@ -12,7 +12,7 @@ let nvmlDeviceGetHostVgpuMode$: typeof nvmlDeviceGetHostVgpuMode | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pHostVgpuMode`: out `nvmlHostVgpuMode_t *`.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t | null): T.nvmlHostVgpuMode_t {
   return (nvmlDeviceGetHostVgpuMode$ ??= bind$nvmlDeviceGetHostVgpuMode())(device);
 }
@@ -33,7 +33,7 @@ let nvmlDeviceGetIndex$: typeof nvmlDeviceGetIndex | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `index`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetIndex(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetIndex$ ??= bind$nvmlDeviceGetIndex())(device);
 }
@@ -54,7 +54,7 @@ let nvmlDeviceGetInforomConfigurationChecksum$: typeof nvmlDeviceGetInforomConfi
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `checksum`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetInforomConfigurationChecksum$ ??= bind$nvmlDeviceGetInforomConfigurationChecksum())(device);
 }
@@ -76,7 +76,7 @@ let nvmlDeviceGetInforomImageVersion$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomImageVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetInforomImageVersion', 'length', 'u32', length);
@@ -91,7 +91,7 @@ let nvmlDeviceGetInforomVersion$c: NativeFunction | undefined;
  * @param object in `nvmlInforomObject_t`.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t | null, object: T.nvmlInforomObject_t, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomVersion', 'device', device, true) as typeof device;
   if (typeof object !== 'number' || (object | 0) !== object) throw intError('nvmlDeviceGetInforomVersion', 'object', 'i32', object);
@@ -105,7 +105,7 @@ let nvmlDeviceGetIrqNum$: typeof nvmlDeviceGetIrqNum | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `irqNum`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetIrqNum$ ??= bind$nvmlDeviceGetIrqNum())(device);
 }
@@ -126,7 +126,7 @@ let nvmlDeviceGetMPSComputeRunningProcesses$: typeof nvmlDeviceGetMPSComputeRunn
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_st`: its length asked first through `infoCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_st[] {
   return (nvmlDeviceGetMPSComputeRunningProcesses$ ??= bind$nvmlDeviceGetMPSComputeRunningProcesses())(device);
 }
@@ -156,7 +156,7 @@ let nvmlDeviceGetMaxClockInfo$: typeof nvmlDeviceGetMaxClockInfo | undefined;
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlClockType_t`.
  * @returns the value of `clock`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
   return (nvmlDeviceGetMaxClockInfo$ ??= bind$nvmlDeviceGetMaxClockInfo())(device, type);
 }
@@ -179,7 +179,7 @@ let nvmlDeviceGetMaxCustomerBoostClock$: typeof nvmlDeviceGetMaxCustomerBoostClo
  * @param device in `nvmlDevice_t`.
  * @param clockType in `nvmlClockType_t`.
  * @returns the value of `clockMHz`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   return (nvmlDeviceGetMaxCustomerBoostClock$ ??= bind$nvmlDeviceGetMaxCustomerBoostClock())(device, clockType);
 }
@@ -201,7 +201,7 @@ let nvmlDeviceGetMaxMigDeviceCount$: typeof nvmlDeviceGetMaxMigDeviceCount | und
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMaxMigDeviceCount$ ??= bind$nvmlDeviceGetMaxMigDeviceCount())(device);
 }
@@ -222,7 +222,7 @@ let nvmlDeviceGetMaxPcieLinkGeneration$: typeof nvmlDeviceGetMaxPcieLinkGenerati
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkGen`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMaxPcieLinkGeneration$ ??= bind$nvmlDeviceGetMaxPcieLinkGeneration())(device);
 }
@@ -243,7 +243,7 @@ let nvmlDeviceGetMaxPcieLinkWidth$: typeof nvmlDeviceGetMaxPcieLinkWidth | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkWidth`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMaxPcieLinkWidth$ ??= bind$nvmlDeviceGetMaxPcieLinkWidth())(device);
 }

@@ -14,7 +14,7 @@ let nvmlDeviceGetP2PStatus$: typeof nvmlDeviceGetP2PStatus | undefined;
  * @param device2 in `nvmlDevice_t`.
  * @param p2pIndex in `nvmlGpuP2PCapsIndex_t`.
  * @returns the value of `p2pStatus`: out `nvmlGpuP2PStatus_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null, p2pIndex: T.nvmlGpuP2PCapsIndex_t): T.nvmlGpuP2PStatus_t {
   return (nvmlDeviceGetP2PStatus$ ??= bind$nvmlDeviceGetP2PStatus())(device1, device2, p2pIndex);
 }
@@ -37,7 +37,7 @@ let nvmlDeviceGetPciInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pci`: out `nvmlPciInfo_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t | null): T.nvmlPciInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPciInfo', 'device', device, true) as typeof device;
   const pci$ = new Uint8Array(68);
@@ -49,7 +49,7 @@ let nvmlDeviceGetPcieLinkMaxSpeed$: typeof nvmlDeviceGetPcieLinkMaxSpeed | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxSpeed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPcieLinkMaxSpeed$ ??= bind$nvmlDeviceGetPcieLinkMaxSpeed())(device);
 }
@@ -70,7 +70,7 @@ let nvmlDeviceGetPcieReplayCounter$: typeof nvmlDeviceGetPcieReplayCounter | und
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `value`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPcieReplayCounter$ ??= bind$nvmlDeviceGetPcieReplayCounter())(device);
 }
@@ -91,7 +91,7 @@ let nvmlDeviceGetPcieSpeed$: typeof nvmlDeviceGetPcieSpeed | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pcieSpeed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPcieSpeed$ ??= bind$nvmlDeviceGetPcieSpeed())(device);
 }
@@ -113,7 +113,7 @@ let nvmlDeviceGetPcieThroughput$: typeof nvmlDeviceGetPcieThroughput | undefined
  * @param device in `nvmlDevice_t`.
  * @param counter in `nvmlPcieUtilCounter_t`.
  * @returns the value of `value`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t | null, counter: T.nvmlPcieUtilCounter_t): number {
   return (nvmlDeviceGetPcieThroughput$ ??= bind$nvmlDeviceGetPcieThroughput())(device, counter);
 }
@@ -135,7 +135,7 @@ let nvmlDeviceGetPerformanceState$: typeof nvmlDeviceGetPerformanceState | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   return (nvmlDeviceGetPerformanceState$ ??= bind$nvmlDeviceGetPerformanceState())(device);
 }
@@ -156,7 +156,7 @@ let nvmlDeviceGetPersistenceMode$: typeof nvmlDeviceGetPersistenceMode | undefin
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   return (nvmlDeviceGetPersistenceMode$ ??= bind$nvmlDeviceGetPersistenceMode())(device);
 }

@@ -13,7 +13,7 @@ let nvmlDeviceGetProcessUtilization$: typeof nvmlDeviceGetProcessUtilization | u
  * @param device in `nvmlDevice_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns the value of `utilization`: out array of `struct nvmlProcessUtilizationSample_st`: its length asked first through `processSamplesCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlProcessUtilizationSample_st[] {
   return (nvmlDeviceGetProcessUtilization$ ??= bind$nvmlDeviceGetProcessUtilization())(device, lastSeenTimeStamp);
 }
@@ -43,7 +43,7 @@ let nvmlDeviceGetRemappedRows$: typeof nvmlDeviceGetRemappedRows | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ corrRows, uncRows, isPending, failureOccurred }`: `corrRows`: out `unsigned int *`; `uncRows`: out `unsigned int *`; `isPending`: out `unsigned int *`; `failureOccurred`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t | null): { corrRows: number; uncRows: number; isPending: number; failureOccurred: number } {
   return (nvmlDeviceGetRemappedRows$ ??= bind$nvmlDeviceGetRemappedRows())(device);
 }
@@ -68,7 +68,7 @@ let nvmlDeviceGetRetiredPages$: typeof nvmlDeviceGetRetiredPages | undefined;
  * @param device in `nvmlDevice_t`.
  * @param cause in `nvmlPageRetirementCause_t`.
  * @returns the value of `addresses`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): BigUint64Array {
   return (nvmlDeviceGetRetiredPages$ ??= bind$nvmlDeviceGetRetiredPages())(device, cause);
 }
@@ -98,7 +98,7 @@ let nvmlDeviceGetRetiredPagesPendingStatus$: typeof nvmlDeviceGetRetiredPagesPen
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `isPending`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   return (nvmlDeviceGetRetiredPagesPendingStatus$ ??= bind$nvmlDeviceGetRetiredPagesPendingStatus())(device);
 }
@@ -120,7 +120,7 @@ let nvmlDeviceGetRetiredPages_v2$: typeof nvmlDeviceGetRetiredPages_v2 | undefin
  * @param device in `nvmlDevice_t`.
  * @param cause in `nvmlPageRetirementCause_t`.
  * @returns `{ addresses, timestamps }`: `addresses`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair); `timestamps`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): { addresses: BigUint64Array; timestamps: BigUint64Array } {
   return (nvmlDeviceGetRetiredPages_v2$ ??= bind$nvmlDeviceGetRetiredPages_v2())(device, cause);
 }
@@ -151,7 +151,7 @@ let nvmlDeviceGetRowRemapperHistogram$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `values`: out `nvmlRowRemapperHistogramValues_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t | null): T.nvmlRowRemapperHistogramValues_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRowRemapperHistogram', 'device', device, true) as typeof device;
   const values$ = new Uint8Array(20);
@@ -165,7 +165,7 @@ let nvmlDeviceGetSamples$: typeof nvmlDeviceGetSamples | undefined;
  * @param type in `nvmlSamplingType_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns `{ sampleValType, samples }`: `sampleValType`: out `nvmlValueType_t *`; `samples`: out array of `struct nvmlSample_st`: its length asked first through `sampleCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSamples(device: T.nvmlDevice_t | null, type: T.nvmlSamplingType_t, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; samples: T.nvmlSample_st[] } {
   return (nvmlDeviceGetSamples$ ??= bind$nvmlDeviceGetSamples())(device, type, lastSeenTimeStamp);
 }
@@ -198,7 +198,7 @@ let nvmlDeviceGetSerial$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param length in `unsigned int`: capacity of `serial` in bytes.
  * @returns the value of `serial`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSerial(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSerial', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetSerial', 'length', 'u32', length);

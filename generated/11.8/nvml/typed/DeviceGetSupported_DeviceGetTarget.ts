@@ -12,7 +12,7 @@ let nvmlDeviceGetSupportedClocksThrottleReasons$: typeof nvmlDeviceGetSupportedC
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `supportedClocksThrottleReasons`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
   return (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= bind$nvmlDeviceGetSupportedClocksThrottleReasons())(device);
 }
@@ -33,7 +33,7 @@ let nvmlDeviceGetSupportedEventTypes$: typeof nvmlDeviceGetSupportedEventTypes |
 /** API group `nvmlEvents`. `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `eventTypes`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t | null): bigint {
   return (nvmlDeviceGetSupportedEventTypes$ ??= bind$nvmlDeviceGetSupportedEventTypes())(device);
 }
@@ -55,7 +55,7 @@ let nvmlDeviceGetSupportedGraphicsClocks$: typeof nvmlDeviceGetSupportedGraphics
  * @param device in `nvmlDevice_t`.
  * @param memoryClockMHz in `unsigned int`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | null, memoryClockMHz: number): Uint32Array {
   return (nvmlDeviceGetSupportedGraphicsClocks$ ??= bind$nvmlDeviceGetSupportedGraphicsClocks())(device, memoryClockMHz);
 }
@@ -85,7 +85,7 @@ let nvmlDeviceGetSupportedMemoryClocks$: typeof nvmlDeviceGetSupportedMemoryCloc
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t | null): Uint32Array {
   return (nvmlDeviceGetSupportedMemoryClocks$ ??= bind$nvmlDeviceGetSupportedMemoryClocks())(device);
 }
@@ -115,7 +115,7 @@ let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param pstates in/out `nvmlPstates_t *`: address or host buffer covering `size` bytes.
  * @param size in `unsigned int`: size of `pstates` in bytes.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t | null, pstates: T.Pointer, size: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
@@ -128,7 +128,7 @@ let nvmlDeviceGetSupportedPowerModes$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedPowerModes(nvmlDevice_t device, unsigned int *supportedPowerModes)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param supportedPowerModes in/out `unsigned int *`: address or host buffer.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedPowerModes(device: T.nvmlDevice_t | null, supportedPowerModes: T.Pointer): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedPowerModes', 'device', device, true) as typeof device;
   pointerArg('nvmlDeviceGetSupportedPowerModes', 'supportedPowerModes', supportedPowerModes, true);
@@ -139,7 +139,7 @@ let nvmlDeviceGetSupportedVgpus$: typeof nvmlDeviceGetSupportedVgpus | undefined
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   return (nvmlDeviceGetSupportedVgpus$ ??= bind$nvmlDeviceGetSupportedVgpus())(device);
 }
@@ -169,7 +169,7 @@ let nvmlDeviceGetTargetFanSpeed$: typeof nvmlDeviceGetTargetFanSpeed | undefined
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `targetSpeed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: number): number {
   return (nvmlDeviceGetTargetFanSpeed$ ??= bind$nvmlDeviceGetTargetFanSpeed())(device, fan);
 }

@@ -12,7 +12,7 @@ let nvmlDeviceGetUtilizationRates$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `utilization`: out `nvmlUtilization_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t | null): T.nvmlUtilization_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetUtilizationRates', 'device', device, true) as typeof device;
   const utilization$ = new Uint8Array(8);
@@ -25,7 +25,7 @@ let nvmlDeviceGetVbiosVersion$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVbiosVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetVbiosVersion', 'length', 'u32', length);
@@ -39,7 +39,7 @@ let nvmlDeviceGetVgpuMetadata$: typeof nvmlDeviceGetVgpuMetadata | undefined;
  * @param device in `nvmlDevice_t`.
  * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
  * @returns `{ pgpuMetadata, bufferSize }`: `pgpuMetadata`: out `nvmlVgpuPgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferSize: number): { pgpuMetadata: T.nvmlVgpuPgpuMetadata_st; bufferSize: number } {
   return (nvmlDeviceGetVgpuMetadata$ ??= bind$nvmlDeviceGetVgpuMetadata())(device, bufferSize);
 }
@@ -63,7 +63,7 @@ let nvmlDeviceGetVgpuProcessUtilization$: typeof nvmlDeviceGetVgpuProcessUtiliza
  * @param device in `nvmlDevice_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns the value of `utilizationSamples`: out array of `struct nvmlVgpuProcessUtilizationSample_st`: its length asked first through `vgpuProcessSamplesCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlVgpuProcessUtilizationSample_st[] {
   return (nvmlDeviceGetVgpuProcessUtilization$ ??= bind$nvmlDeviceGetVgpuProcessUtilization())(device, lastSeenTimeStamp);
 }
@@ -94,7 +94,7 @@ let nvmlDeviceGetVgpuUtilization$: typeof nvmlDeviceGetVgpuUtilization | undefin
  * @param device in `nvmlDevice_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns `{ sampleValType, utilizationSamples }`: `sampleValType`: out `nvmlValueType_t *`; `utilizationSamples`: out array of `struct nvmlVgpuInstanceUtilizationSample_st`: its length asked first through `vgpuInstanceSamplesCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; utilizationSamples: T.nvmlVgpuInstanceUtilizationSample_st[] } {
   return (nvmlDeviceGetVgpuUtilization$ ??= bind$nvmlDeviceGetVgpuUtilization())(device, lastSeenTimeStamp);
 }
@@ -126,7 +126,7 @@ let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param perfPolicyType in `nvmlPerfPolicyType_t`.
  * @returns the value of `violTime`: out `nvmlViolationTime_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
   if (typeof perfPolicyType !== 'number' || (perfPolicyType | 0) !== perfPolicyType) throw intError('nvmlDeviceGetViolationStatus', 'perfPolicyType', 'i32', perfPolicyType);
@@ -139,7 +139,7 @@ let nvmlDeviceGetVirtualizationMode$: typeof nvmlDeviceGetVirtualizationMode | u
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pVirtualMode`: out `nvmlGpuVirtualizationMode_t *`.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
   return (nvmlDeviceGetVirtualizationMode$ ??= bind$nvmlDeviceGetVirtualizationMode())(device);
 }
@@ -160,7 +160,7 @@ let nvmlDeviceIsMigDeviceHandle$: typeof nvmlDeviceIsMigDeviceHandle | undefined
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `isMigDevice`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceIsMigDeviceHandle$ ??= bind$nvmlDeviceIsMigDeviceHandle())(device);
 }

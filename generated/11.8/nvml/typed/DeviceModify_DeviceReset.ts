@@ -12,7 +12,7 @@ let nvmlDeviceModifyDrainState$c: NativeFunction | undefined;
 /** API group `nvmlZPI`. `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @param newState in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array, newState: T.nvmlEnableState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceModifyDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   if (typeof newState !== 'number' || (newState | 0) !== newState) throw intError('nvmlDeviceModifyDrainState', 'newState', 'i32', newState);
@@ -24,7 +24,7 @@ let nvmlDeviceOnSameBoard$: typeof nvmlDeviceOnSameBoard | undefined;
  * @param device1 in `nvmlDevice_t`.
  * @param device2 in `nvmlDevice_t`.
  * @returns the value of `onSameBoard`: out `int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): number {
   return (nvmlDeviceOnSameBoard$ ??= bind$nvmlDeviceOnSameBoard())(device1, device2);
 }
@@ -46,7 +46,7 @@ let nvmlDeviceQueryDrainState$: typeof nvmlDeviceQueryDrainState | undefined;
 /** API group `nvmlZPI`. `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @returns the value of `currentState`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceQueryDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array): T.nvmlEnableState_t {
   return (nvmlDeviceQueryDrainState$ ??= bind$nvmlDeviceQueryDrainState())(pciInfo);
 }
@@ -68,7 +68,7 @@ let nvmlDeviceRegisterEvents$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param eventTypes in `unsigned long long`.
  * @param set in `nvmlEventSet_t`.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTypes: T.Int64, set: T.nvmlEventSet_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
   if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || Math.floor(eventTypes) !== eventTypes) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
@@ -81,7 +81,7 @@ let nvmlDeviceRemoveGpu$c: NativeFunction | undefined;
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @param gpuState in `nvmlDetachGpuState_t`.
  * @param linkState in `nvmlPcieLinkState_t`.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceRemoveGpu(pciInfo: T.nvmlPciInfo_st | Uint8Array, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceRemoveGpu', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   if (typeof gpuState !== 'number' || (gpuState | 0) !== gpuState) throw intError('nvmlDeviceRemoveGpu', 'gpuState', 'i32', gpuState);
@@ -92,7 +92,7 @@ export function nvmlDeviceRemoveGpu(pciInfo: T.nvmlPciInfo_st | Uint8Array, gpuS
 let nvmlDeviceResetApplicationsClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetApplicationsClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetApplicationsClocks$c ??= binder.native('nvmlDeviceResetApplicationsClocks'))(device);
@@ -101,7 +101,7 @@ export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null)
 let nvmlDeviceResetGpuLockedClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetGpuLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetGpuLockedClocks$c ??= binder.native('nvmlDeviceResetGpuLockedClocks'))(device);
@@ -110,7 +110,7 @@ export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): v
 let nvmlDeviceResetMemoryLockedClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetMemoryLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetMemoryLockedClocks$c ??= binder.native('nvmlDeviceResetMemoryLockedClocks'))(device);
@@ -120,7 +120,7 @@ let nvmlDeviceResetNvLinkErrorCounters$c: NativeFunction | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t | null, link: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkErrorCounters', 'link', 'u32', link);
@@ -132,7 +132,7 @@ let nvmlDeviceResetNvLinkUtilizationCounter$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'link', 'u32', link);

@@ -13,7 +13,7 @@ let nvmlDeviceSetAPIRestriction$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param apiType in `nvmlRestrictedAPI_t`.
  * @param isRestricted in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAPIRestriction', 'device', device, true) as typeof device;
   if (typeof apiType !== 'number' || (apiType | 0) !== apiType) throw intError('nvmlDeviceSetAPIRestriction', 'apiType', 'i32', apiType);
@@ -25,7 +25,7 @@ let nvmlDeviceSetAccountingMode$c: NativeFunction | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAccountingMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetAccountingMode', 'mode', 'i32', mode);
@@ -37,7 +37,7 @@ let nvmlDeviceSetApplicationsClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param memClockMHz in `unsigned int`.
  * @param graphicsClockMHz in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, memClockMHz: number, graphicsClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetApplicationsClocks', 'device', device, true) as typeof device;
   if (typeof memClockMHz !== 'number' || (memClockMHz >>> 0) !== memClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'memClockMHz', 'u32', memClockMHz);
@@ -49,7 +49,7 @@ let nvmlDeviceSetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param enabled in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
   if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
@@ -60,7 +60,7 @@ let nvmlDeviceSetComputeMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlComputeMode_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.nvmlComputeMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetComputeMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetComputeMode', 'mode', 'i32', mode);
@@ -70,7 +70,7 @@ export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.
 let nvmlDeviceSetCpuAffinity$c: NativeFunction | undefined;
 /** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetCpuAffinity', 'device', device, true) as typeof device;
   const status = (nvmlDeviceSetCpuAffinity$c ??= binder.native('nvmlDeviceSetCpuAffinity'))(device);
@@ -81,7 +81,7 @@ let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param enabled in `nvmlEnableState_t`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t, flags: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
   if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
@@ -93,7 +93,7 @@ let nvmlDeviceSetDefaultFanSpeed_v2$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDefaultFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetDefaultFanSpeed_v2', 'fan', 'u32', fan);
@@ -105,7 +105,7 @@ let nvmlDeviceSetDriverModel$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param driverModel in `nvmlDriverModel_t`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverModel: T.nvmlDriverModel_t, flags: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDriverModel', 'device', device, true) as typeof device;
   if (typeof driverModel !== 'number' || (driverModel | 0) !== driverModel) throw intError('nvmlDeviceSetDriverModel', 'driverModel', 'i32', driverModel);
@@ -117,7 +117,7 @@ let nvmlDeviceSetEccMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param ecc in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetEccMode', 'device', device, true) as typeof device;
   if (typeof ecc !== 'number' || (ecc | 0) !== ecc) throw intError('nvmlDeviceSetEccMode', 'ecc', 'i32', ecc);
@@ -129,7 +129,7 @@ let nvmlDeviceSetFanSpeed_v2$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @param speed in `unsigned int`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number, speed: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanSpeed_v2', 'fan', 'u32', fan);
@@ -141,7 +141,7 @@ let nvmlDeviceSetGpcClkVfOffset$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param offset in `int`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpcClkVfOffset', 'device', device, true) as typeof device;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetGpcClkVfOffset', 'offset', 'i32', offset);
@@ -153,7 +153,7 @@ let nvmlDeviceSetGpuLockedClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param minGpuClockMHz in `unsigned int`.
  * @param maxGpuClockMHz in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minGpuClockMHz: number, maxGpuClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpuLockedClocks', 'device', device, true) as typeof device;
   if (typeof minGpuClockMHz !== 'number' || (minGpuClockMHz >>> 0) !== minGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'minGpuClockMHz', 'u32', minGpuClockMHz);
@@ -165,7 +165,7 @@ let nvmlDeviceSetGpuOperationMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlGpuOperationMode_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mode: T.nvmlGpuOperationMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpuOperationMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetGpuOperationMode', 'mode', 'i32', mode);
@@ -176,7 +176,7 @@ let nvmlDeviceSetMemClkVfOffset$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param offset in `int`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMemClkVfOffset', 'device', device, true) as typeof device;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetMemClkVfOffset', 'offset', 'i32', offset);
@@ -188,7 +188,7 @@ let nvmlDeviceSetMemoryLockedClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param minMemClockMHz in `unsigned int`.
  * @param maxMemClockMHz in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, minMemClockMHz: number, maxMemClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMemoryLockedClocks', 'device', device, true) as typeof device;
   if (typeof minMemClockMHz !== 'number' || (minMemClockMHz >>> 0) !== minMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'minMemClockMHz', 'u32', minMemClockMHz);
@@ -201,7 +201,7 @@ let nvmlDeviceSetMigMode$: typeof nvmlDeviceSetMigMode | undefined;
  * @param device in `nvmlDevice_t`.
  * @param mode in `unsigned int`.
  * @returns the value of `activationStatus`: out `nvmlReturn_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t | null, mode: number): T.nvmlReturn_t {
   return (nvmlDeviceSetMigMode$ ??= bind$nvmlDeviceSetMigMode())(device, mode);
 }
@@ -226,7 +226,7 @@ let nvmlDeviceSetNvLinkUtilizationControl$c: NativeFunction | undefined;
  * @param counter in `unsigned int`.
  * @param control in `nvmlNvLinkUtilizationControl_t *`: a `nvmlNvLinkUtilizationControl_st` object or its bytes.
  * @param reset in `unsigned int`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number, control: T.nvmlNvLinkUtilizationControl_st | Uint8Array, reset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetNvLinkUtilizationControl', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'link', 'u32', link);
@@ -240,7 +240,7 @@ let nvmlDeviceSetPersistenceMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPersistenceMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetPersistenceMode', 'mode', 'i32', mode);
@@ -251,7 +251,7 @@ let nvmlDeviceSetPowerManagementLimit$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param limit in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null, limit: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPowerManagementLimit', 'device', device, true) as typeof device;
   if (typeof limit !== 'number' || (limit >>> 0) !== limit) throw intError('nvmlDeviceSetPowerManagementLimit', 'limit', 'u32', limit);
@@ -262,7 +262,7 @@ let nvmlDeviceSetPowerMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetPowerMode(nvmlDevice_t device, unsigned int powerModeId)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param powerModeId in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetPowerMode(device: T.nvmlDevice_t | null, powerModeId: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPowerMode', 'device', device, true) as typeof device;
   if (typeof powerModeId !== 'number' || (powerModeId >>> 0) !== powerModeId) throw intError('nvmlDeviceSetPowerMode', 'powerModeId', 'u32', powerModeId);
@@ -275,7 +275,7 @@ let nvmlDeviceSetTemperatureThreshold$: typeof nvmlDeviceSetTemperatureThreshold
  * @param thresholdType in `nvmlTemperatureThresholds_t`.
  * @param temp in/out `int *`: this value in, the call's value returned.
  * @returns the value of `temp`: in/out `int *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t, temp: number): number {
   return (nvmlDeviceSetTemperatureThreshold$ ??= bind$nvmlDeviceSetTemperatureThreshold())(device, thresholdType, temp);
 }
@@ -298,7 +298,7 @@ let nvmlDeviceSetVirtualizationMode$c: NativeFunction | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param virtualMode in `nvmlGpuVirtualizationMode_t`.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t | null, virtualMode: T.nvmlGpuVirtualizationMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetVirtualizationMode', 'device', device, true) as typeof device;
   if (typeof virtualMode !== 'number' || (virtualMode | 0) !== virtualMode) throw intError('nvmlDeviceSetVirtualizationMode', 'virtualMode', 'i32', virtualMode);

@@ -12,7 +12,7 @@ let nvmlGpmMetricsGet$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param metricsGet in/out `nvmlGpmMetricsGet_t`: fields given here in, the record the call fills returned.
  * @returns the value of `metricsGet`: in/out `nvmlGpmMetricsGet_t`: fields given here in, the record the call fills returned.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmMetricsGet(metricsGet?: Partial<T.nvmlGpmMetricsGet_t> | Uint8Array): T.nvmlGpmMetricsGet_t {
   const metricsGet$ = new Uint8Array(records.nvmlGpmMetricsGet_t().size);
   if (metricsGet != null) metricsGet$.set(new Uint8Array(recordArg('nvmlGpmMetricsGet', 'metricsGet', records.nvmlGpmMetricsGet_t(), metricsGet, false) as Uint8Array).subarray(0, metricsGet$.length));
@@ -25,7 +25,7 @@ let nvmlGpmQueryDeviceSupport$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param gpmSupport in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
  * @returns the value of `gpmSupport`: in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupport?: Partial<T.nvmlGpmSupport_t> | Uint8Array): T.nvmlGpmSupport_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmQueryDeviceSupport', 'device', device, true) as typeof device;
   const gpmSupport$ = new Uint8Array(records.nvmlGpmSupport_t().size);
@@ -38,7 +38,7 @@ export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupp
 let nvmlGpmSampleAlloc$: typeof nvmlGpmSampleAlloc | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `gpmSample`: out `nvmlGpmSample_t *`.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
   return (nvmlGpmSampleAlloc$ ??= bind$nvmlGpmSampleAlloc())();
 }
@@ -62,7 +62,7 @@ function bind$nvmlGpmSampleAlloc(): typeof nvmlGpmSampleAlloc {
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpmSample in `nvmlGpmSample_t`.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || Math.floor(gpmSample) !== gpmSample) gpmSample = addressArg('nvmlGpmSampleFree', 'gpmSample', gpmSample, true) as typeof gpmSample;
   const status = (nvmlGpmSampleFree$c ??= binder.native('nvmlGpmSampleFree'))(gpmSample);
@@ -72,7 +72,7 @@ let nvmlGpmSampleGet$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param gpmSample in `nvmlGpmSample_t`.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmSampleGet', 'device', device, true) as typeof device;
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || Math.floor(gpmSample) !== gpmSample) gpmSample = addressArg('nvmlGpmSampleGet', 'gpmSample', gpmSample, true) as typeof gpmSample;
@@ -84,7 +84,7 @@ let nvmlGpuInstanceCreateComputeInstance$: typeof nvmlGpuInstanceCreateComputeIn
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t {
   return (nvmlGpuInstanceCreateComputeInstance$ ??= bind$nvmlGpuInstanceCreateComputeInstance())(gpuInstance, profileId);
 }
@@ -110,7 +110,7 @@ function bind$nvmlGpuInstanceCreateComputeInstance(): typeof nvmlGpuInstanceCrea
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null): void {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const status = (nvmlGpuInstanceDestroy$c ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
@@ -121,7 +121,7 @@ let nvmlGpuInstanceGetComputeInstanceById$: typeof nvmlGpuInstanceGetComputeInst
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param id in `unsigned int`.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t | null, id: number): T.nvmlComputeInstance_t {
   return (nvmlGpuInstanceGetComputeInstanceById$ ??= bind$nvmlGpuInstanceGetComputeInstanceById())(gpuInstance, id);
 }
@@ -150,7 +150,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
  * @param profile in `unsigned int`.
  * @param engProfile in `unsigned int`.
  * @returns the value of `info`: out `nvmlComputeInstanceProfileInfo_st`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'profile', 'u32', profile);
@@ -167,7 +167,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
  * @param engProfile in `unsigned int`.
  * @param info in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
  * @returns the value of `info`: in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number, info?: Partial<T.nvmlComputeInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlComputeInstanceProfileInfo_v2_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'profile', 'u32', profile);
@@ -184,7 +184,7 @@ let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: typeof nvmlGpuInstanceG
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): number {
   return (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= bind$nvmlGpuInstanceGetComputeInstanceRemainingCapacity())(gpuInstance, profileId);
 }
@@ -207,7 +207,7 @@ let nvmlGpuInstanceGetComputeInstances$: typeof nvmlGpuInstanceGetComputeInstanc
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `computeInstances`: out array of `nvmlComputeInstance_t`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t[] {
   return (nvmlGpuInstanceGetComputeInstances$ ??= bind$nvmlGpuInstanceGetComputeInstances())(gpuInstance, profileId);
 }
@@ -237,7 +237,7 @@ let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @returns the value of `info`: out `nvmlGpuInstanceInfo_st`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null): T.nvmlGpuInstanceInfo_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const info$ = new Uint8Array(24);

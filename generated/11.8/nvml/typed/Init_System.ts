@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlInit$c: NativeFunction | undefined;
 /** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks Group `nvmlInitializationAndCleanup`. */
 export function nvmlInit(): void {
   const status = (nvmlInit$c ??= binder.native('nvmlInit'))();
   if (status !== 0) throw fail('nvmlInit', status);
@@ -18,7 +18,7 @@ export function nvmlInit(): void {
 let nvmlInitWithFlags$c: NativeFunction | undefined;
 /** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks Group `nvmlInitializationAndCleanup`. */
 export function nvmlInitWithFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlInitWithFlags', 'flags', 'u32', flags);
   const status = (nvmlInitWithFlags$c ??= binder.native('nvmlInitWithFlags'))(flags);
@@ -27,7 +27,7 @@ export function nvmlInitWithFlags(flags: number): void {
 let nvmlSetVgpuVersion$c: NativeFunction | undefined;
 /** API group `nvml`. `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuVersion in `nvmlVgpuVersion_t *`: a `nvmlVgpuVersion_st` object or its bytes.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Array): void {
   const vgpuVersion$ = recordArg('nvmlSetVgpuVersion', 'vgpuVersion', records.nvmlVgpuVersion_st(), vgpuVersion, false);
   const status = (nvmlSetVgpuVersion$c ??= binder.native('nvmlSetVgpuVersion'))(vgpuVersion$);
@@ -35,7 +35,7 @@ export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Arra
 }
 let nvmlShutdown$c: NativeFunction | undefined;
 /** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks Group `nvmlInitializationAndCleanup`. */
 export function nvmlShutdown(): void {
   const status = (nvmlShutdown$c ??= binder.native('nvmlShutdown'))();
   if (status !== 0) throw fail('nvmlShutdown', status);
@@ -43,7 +43,7 @@ export function nvmlShutdown(): void {
 let nvmlSystemGetCudaDriverVersion$: typeof nvmlSystemGetCudaDriverVersion | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetCudaDriverVersion(): number {
   return (nvmlSystemGetCudaDriverVersion$ ??= bind$nvmlSystemGetCudaDriverVersion())();
 }
@@ -62,7 +62,7 @@ function bind$nvmlSystemGetCudaDriverVersion(): typeof nvmlSystemGetCudaDriverVe
 let nvmlSystemGetCudaDriverVersion_v2$: typeof nvmlSystemGetCudaDriverVersion_v2 | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
   return (nvmlSystemGetCudaDriverVersion_v2$ ??= bind$nvmlSystemGetCudaDriverVersion_v2())();
 }
@@ -82,7 +82,7 @@ let nvmlSystemGetDriverVersion$c: NativeFunction | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetDriverVersion(length: number): string {
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetDriverVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetDriverVersion', 'length', length)));
@@ -93,7 +93,7 @@ export function nvmlSystemGetDriverVersion(length: number): string {
 let nvmlSystemGetHicVersion$: typeof nvmlSystemGetHicVersion | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `hwbcEntries`: out array of `struct nvmlHwbcEntry_st`: its length asked first through `hwbcCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
   return (nvmlSystemGetHicVersion$ ??= bind$nvmlSystemGetHicVersion())();
 }
@@ -121,7 +121,7 @@ let nvmlSystemGetNVMLVersion$c: NativeFunction | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetNVMLVersion(length: number): string {
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetNVMLVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetNVMLVersion', 'length', length)));
@@ -134,7 +134,7 @@ let nvmlSystemGetProcessName$c: NativeFunction | undefined;
  * @param pid in `unsigned int`.
  * @param length in `unsigned int`: capacity of `name` in bytes.
  * @returns the value of `name`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetProcessName(pid: number, length: number): string {
   if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlSystemGetProcessName', 'pid', 'u32', pid);
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetProcessName', 'length', 'u32', length);
@@ -147,7 +147,7 @@ let nvmlSystemGetTopologyGpuSet$: typeof nvmlSystemGetTopologyGpuSet | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param cpuNumber in `unsigned int`.
  * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[] {
   return (nvmlSystemGetTopologyGpuSet$ ??= bind$nvmlSystemGetTopologyGpuSet())(cpuNumber);
 }

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let nvmlVgpuInstanceClearAccountingPids$c: NativeFunction | undefined;
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): void {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceClearAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
   const status = (nvmlVgpuInstanceClearAccountingPids$c ??= binder.native('nvmlVgpuInstanceClearAccountingPids'))(vgpuInstance);
@@ -21,7 +21,7 @@ let nvmlVgpuInstanceGetAccountingMode$: typeof nvmlVgpuInstanceGetAccountingMode
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlVgpuInstanceGetAccountingMode(vgpuInstance: number): T.nvmlEnableState_t {
   return (nvmlVgpuInstanceGetAccountingMode$ ??= bind$nvmlVgpuInstanceGetAccountingMode())(vgpuInstance);
 }
@@ -42,7 +42,7 @@ let nvmlVgpuInstanceGetAccountingPids$: typeof nvmlVgpuInstanceGetAccountingPids
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `pids`: out array of `u32`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number): Uint32Array {
   return (nvmlVgpuInstanceGetAccountingPids$ ??= bind$nvmlVgpuInstanceGetAccountingPids())(vgpuInstance);
 }
@@ -72,7 +72,7 @@ let nvmlVgpuInstanceGetAccountingStats$c: NativeFunction | undefined;
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param pid in `unsigned int`.
  * @returns the value of `stats`: out `nvmlAccountingStats_st`.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: number): T.nvmlAccountingStats_st {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingStats', 'vgpuInstance', 'u32', vgpuInstance);
   if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlVgpuInstanceGetAccountingStats', 'pid', 'u32', pid);
@@ -85,7 +85,7 @@ let nvmlVgpuInstanceGetEccMode$: typeof nvmlVgpuInstanceGetEccMode | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `eccMode`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetEccMode(vgpuInstance: number): T.nvmlEnableState_t {
   return (nvmlVgpuInstanceGetEccMode$ ??= bind$nvmlVgpuInstanceGetEccMode())(vgpuInstance);
 }
@@ -106,7 +106,7 @@ let nvmlVgpuInstanceGetEncoderCapacity$: typeof nvmlVgpuInstanceGetEncoderCapaci
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `encoderCapacity`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance: number): number {
   return (nvmlVgpuInstanceGetEncoderCapacity$ ??= bind$nvmlVgpuInstanceGetEncoderCapacity())(vgpuInstance);
 }
@@ -127,7 +127,7 @@ let nvmlVgpuInstanceGetEncoderSessions$: typeof nvmlVgpuInstanceGetEncoderSessio
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `sessionInfo`: out array of `struct nvmlEncoderSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number): T.nvmlEncoderSessionInfo_st[] {
   return (nvmlVgpuInstanceGetEncoderSessions$ ??= bind$nvmlVgpuInstanceGetEncoderSessions())(vgpuInstance);
 }
@@ -156,7 +156,7 @@ let nvmlVgpuInstanceGetEncoderStats$: typeof nvmlVgpuInstanceGetEncoderStats | u
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns `{ sessionCount, averageFps, averageLatency }`: `sessionCount`: out `unsigned int *`; `averageFps`: out `unsigned int *`; `averageLatency`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetEncoderStats(vgpuInstance: number): { sessionCount: number; averageFps: number; averageLatency: number } {
   return (nvmlVgpuInstanceGetEncoderStats$ ??= bind$nvmlVgpuInstanceGetEncoderStats())(vgpuInstance);
 }
@@ -179,7 +179,7 @@ let nvmlVgpuInstanceGetFBCSessions$: typeof nvmlVgpuInstanceGetFBCSessions | und
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number): T.nvmlFBCSessionInfo_st[] {
   return (nvmlVgpuInstanceGetFBCSessions$ ??= bind$nvmlVgpuInstanceGetFBCSessions())(vgpuInstance);
 }
@@ -208,7 +208,7 @@ let nvmlVgpuInstanceGetFBCStats$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `fbcStats`: out `nvmlFBCStats_st`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number): T.nvmlFBCStats_st {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCStats', 'vgpuInstance', 'u32', vgpuInstance);
   const fbcStats$ = new Uint8Array(12);
@@ -220,7 +220,7 @@ let nvmlVgpuInstanceGetFbUsage$: typeof nvmlVgpuInstanceGetFbUsage | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `fbUsage`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetFbUsage(vgpuInstance: number): bigint {
   return (nvmlVgpuInstanceGetFbUsage$ ??= bind$nvmlVgpuInstanceGetFbUsage())(vgpuInstance);
 }
@@ -241,7 +241,7 @@ let nvmlVgpuInstanceGetFrameRateLimit$: typeof nvmlVgpuInstanceGetFrameRateLimit
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `frameRateLimit`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance: number): number {
   return (nvmlVgpuInstanceGetFrameRateLimit$ ??= bind$nvmlVgpuInstanceGetFrameRateLimit())(vgpuInstance);
 }
@@ -262,7 +262,7 @@ let nvmlVgpuInstanceGetGpuInstanceId$: typeof nvmlVgpuInstanceGetGpuInstanceId |
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `gpuInstanceId`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance: number): number {
   return (nvmlVgpuInstanceGetGpuInstanceId$ ??= bind$nvmlVgpuInstanceGetGpuInstanceId())(vgpuInstance);
 }
@@ -283,7 +283,7 @@ let nvmlVgpuInstanceGetGpuPciId$: typeof nvmlVgpuInstanceGetGpuPciId | undefined
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `vgpuPciId`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number): string {
   return (nvmlVgpuInstanceGetGpuPciId$ ??= bind$nvmlVgpuInstanceGetGpuPciId())(vgpuInstance);
 }
@@ -305,7 +305,7 @@ let nvmlVgpuInstanceGetLicenseInfo$c: NativeFunction | undefined;
 /** API group `nvmlUtil`. `nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `licenseInfo`: out `nvmlVgpuLicenseInfo_st`.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number): T.nvmlVgpuLicenseInfo_st {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseInfo', 'vgpuInstance', 'u32', vgpuInstance);
   const licenseInfo$ = new Uint8Array(24);
@@ -317,7 +317,7 @@ let nvmlVgpuInstanceGetLicenseStatus$: typeof nvmlVgpuInstanceGetLicenseStatus |
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `licensed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html).
+ * @remarks Group `nvmlVgpu`.
  * @deprecated The headers mark it deprecated. */
 export function nvmlVgpuInstanceGetLicenseStatus(vgpuInstance: number): number {
   return (nvmlVgpuInstanceGetLicenseStatus$ ??= bind$nvmlVgpuInstanceGetLicenseStatus())(vgpuInstance);
@@ -340,7 +340,7 @@ let nvmlVgpuInstanceGetMdevUUID$c: NativeFunction | undefined;
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param size in `unsigned int`: capacity of `mdevUuid` in bytes.
  * @returns the value of `mdevUuid`: out text (`char *`, length `size`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlVgpuInstanceGetMdevUUID(vgpuInstance: number, size: number): string {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMdevUUID', 'vgpuInstance', 'u32', vgpuInstance);
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetMdevUUID', 'size', 'u32', size);
@@ -354,7 +354,7 @@ let nvmlVgpuInstanceGetMetadata$: typeof nvmlVgpuInstanceGetMetadata | undefined
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
  * @returns `{ vgpuMetadata, bufferSize }`: `vgpuMetadata`: out `nvmlVgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlVgpuInstanceGetMetadata(vgpuInstance: number, bufferSize: number): { vgpuMetadata: T.nvmlVgpuMetadata_st; bufferSize: number } {
   return (nvmlVgpuInstanceGetMetadata$ ??= bind$nvmlVgpuInstanceGetMetadata())(vgpuInstance, bufferSize);
 }
@@ -377,7 +377,7 @@ let nvmlVgpuInstanceGetType$: typeof nvmlVgpuInstanceGetType | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `vgpuTypeId`: out `nvmlVgpuTypeId_t *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetType(vgpuInstance: number): number {
   return (nvmlVgpuInstanceGetType$ ??= bind$nvmlVgpuInstanceGetType())(vgpuInstance);
 }
@@ -399,7 +399,7 @@ let nvmlVgpuInstanceGetUUID$c: NativeFunction | undefined;
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param size in `unsigned int`: capacity of `uuid` in bytes.
  * @returns the value of `uuid`: out text (`char *`, length `size`).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetUUID(vgpuInstance: number, size: number): string {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetUUID', 'vgpuInstance', 'u32', vgpuInstance);
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetUUID', 'size', 'u32', size);
@@ -413,7 +413,7 @@ let nvmlVgpuInstanceGetVmDriverVersion$c: NativeFunction | undefined;
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance: number, length: number): string {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmDriverVersion', 'vgpuInstance', 'u32', vgpuInstance);
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlVgpuInstanceGetVmDriverVersion', 'length', 'u32', length);
@@ -427,7 +427,7 @@ let nvmlVgpuInstanceGetVmID$: typeof nvmlVgpuInstanceGetVmID | undefined;
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param size in `unsigned int`: capacity of `vmId` in bytes.
  * @returns `{ vmId, vmIdType }`: `vmId`: out text (`char *`, length `size`); `vmIdType`: out `nvmlVgpuVmIdType_t *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetVmID(vgpuInstance: number, size: number): { vmId: string; vmIdType: T.nvmlVgpuVmIdType_t } {
   return (nvmlVgpuInstanceGetVmID$ ??= bind$nvmlVgpuInstanceGetVmID())(vgpuInstance, size);
 }
@@ -450,7 +450,7 @@ let nvmlVgpuInstanceSetEncoderCapacity$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param encoderCapacity in `unsigned int`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance: number, encoderCapacity: number): void {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceSetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
   if (typeof encoderCapacity !== 'number' || (encoderCapacity >>> 0) !== encoderCapacity) throw intError('nvmlVgpuInstanceSetEncoderCapacity', 'encoderCapacity', 'u32', encoderCapacity);
@@ -462,7 +462,7 @@ let nvmlVgpuTypeGetCapabilities$: typeof nvmlVgpuTypeGetCapabilities | undefined
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @param capability in `nvmlVgpuCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetCapabilities(vgpuTypeId: number, capability: T.nvmlVgpuCapability_t): number {
   return (nvmlVgpuTypeGetCapabilities$ ??= bind$nvmlVgpuTypeGetCapabilities())(vgpuTypeId, capability);
 }
@@ -484,7 +484,7 @@ let nvmlVgpuTypeGetClass$: typeof nvmlVgpuTypeGetClass | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuTypeClass`: out text (`char *`, length `size`).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetClass(vgpuTypeId: number): string {
   return (nvmlVgpuTypeGetClass$ ??= bind$nvmlVgpuTypeGetClass())(vgpuTypeId);
 }
@@ -506,7 +506,7 @@ let nvmlVgpuTypeGetDeviceID$: typeof nvmlVgpuTypeGetDeviceID | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns `{ deviceID, subsystemID }`: `deviceID`: out `unsigned long long *`; `subsystemID`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetDeviceID(vgpuTypeId: number): { deviceID: bigint; subsystemID: bigint } {
   return (nvmlVgpuTypeGetDeviceID$ ??= bind$nvmlVgpuTypeGetDeviceID())(vgpuTypeId);
 }
@@ -528,7 +528,7 @@ let nvmlVgpuTypeGetFrameRateLimit$: typeof nvmlVgpuTypeGetFrameRateLimit | undef
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `frameRateLimit`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId: number): number {
   return (nvmlVgpuTypeGetFrameRateLimit$ ??= bind$nvmlVgpuTypeGetFrameRateLimit())(vgpuTypeId);
 }
@@ -549,7 +549,7 @@ let nvmlVgpuTypeGetFramebufferSize$: typeof nvmlVgpuTypeGetFramebufferSize | und
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `fbSize`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetFramebufferSize(vgpuTypeId: number): bigint {
   return (nvmlVgpuTypeGetFramebufferSize$ ??= bind$nvmlVgpuTypeGetFramebufferSize())(vgpuTypeId);
 }
@@ -570,7 +570,7 @@ let nvmlVgpuTypeGetGpuInstanceProfileId$: typeof nvmlVgpuTypeGetGpuInstanceProfi
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `gpuInstanceProfileId`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId: number): number {
   return (nvmlVgpuTypeGetGpuInstanceProfileId$ ??= bind$nvmlVgpuTypeGetGpuInstanceProfileId())(vgpuTypeId);
 }
@@ -592,7 +592,7 @@ let nvmlVgpuTypeGetLicense$c: NativeFunction | undefined;
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @param size in `unsigned int`: capacity of `vgpuTypeLicenseString` in bytes.
  * @returns the value of `vgpuTypeLicenseString`: out text (`char *`, length `size`).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetLicense(vgpuTypeId: number, size: number): string {
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetLicense', 'vgpuTypeId', 'u32', vgpuTypeId);
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuTypeGetLicense', 'size', 'u32', size);
@@ -606,7 +606,7 @@ let nvmlVgpuTypeGetMaxInstances$: typeof nvmlVgpuTypeGetMaxInstances | undefined
  * @param device in `nvmlDevice_t`.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuInstanceCount`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetMaxInstances(device: T.nvmlDevice_t | null, vgpuTypeId: number): number {
   return (nvmlVgpuTypeGetMaxInstances$ ??= bind$nvmlVgpuTypeGetMaxInstances())(device, vgpuTypeId);
 }
@@ -628,7 +628,7 @@ let nvmlVgpuTypeGetMaxInstancesPerVm$: typeof nvmlVgpuTypeGetMaxInstancesPerVm |
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuInstanceCountPerVm`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId: number): number {
   return (nvmlVgpuTypeGetMaxInstancesPerVm$ ??= bind$nvmlVgpuTypeGetMaxInstancesPerVm())(vgpuTypeId);
 }
@@ -649,7 +649,7 @@ let nvmlVgpuTypeGetName$: typeof nvmlVgpuTypeGetName | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuTypeName`: out text (`char *`, length `size`).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetName(vgpuTypeId: number): string {
   return (nvmlVgpuTypeGetName$ ??= bind$nvmlVgpuTypeGetName())(vgpuTypeId);
 }
@@ -671,7 +671,7 @@ let nvmlVgpuTypeGetNumDisplayHeads$: typeof nvmlVgpuTypeGetNumDisplayHeads | und
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `numDisplayHeads`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId: number): number {
   return (nvmlVgpuTypeGetNumDisplayHeads$ ??= bind$nvmlVgpuTypeGetNumDisplayHeads())(vgpuTypeId);
 }
@@ -693,7 +693,7 @@ let nvmlVgpuTypeGetResolution$: typeof nvmlVgpuTypeGetResolution | undefined;
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @param displayIndex in `unsigned int`.
  * @returns `{ xdim, ydim }`: `xdim`: out `unsigned int *`; `ydim`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetResolution(vgpuTypeId: number, displayIndex: number): { xdim: number; ydim: number } {
   return (nvmlVgpuTypeGetResolution$ ??= bind$nvmlVgpuTypeGetResolution())(vgpuTypeId, displayIndex);
 }

@@ -17,7 +17,7 @@ let cublasCtpmv$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasCtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasCtpmv', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasCtpmv', 'AP', AP, 0, 1);
@@ -36,7 +36,7 @@ let cublasCtpmv_v2_64$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasCtpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasCtpmv_v2_64', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasCtpmv_v2_64', 'AP', AP, 0, 1);
@@ -55,7 +55,7 @@ let cublasCtpsv$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasCtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasCtpsv', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasCtpsv', 'AP', AP, 0, 1);
@@ -74,7 +74,7 @@ let cublasCtpsv_v2_64$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasCtpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasCtpsv_v2_64', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasCtpsv_v2_64', 'AP', AP, 0, 1);
@@ -91,7 +91,7 @@ let cublasCtpttr$: NativeFunction | undefined;
  * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpttr). */
 export function cublasCtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasCtpttr', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasCtpttr', 'AP', AP, 0, 1);
@@ -116,7 +116,7 @@ let cublasCtrmm$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmm). */
 export function cublasCtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCtrmm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCtrmm', 'A', A, true);
@@ -144,7 +144,7 @@ let cublasCtrmm_v2_64$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmm). */
 export function cublasCtrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCtrmm_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCtrmm_v2_64', 'A', A, true);
@@ -167,7 +167,7 @@ let cublasCtrmv$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmv). */
 export function cublasCtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCtrmv', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasCtrmv', 'A', A, 0, 1);
@@ -187,7 +187,7 @@ let cublasCtrmv_v2_64$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmv). */
 export function cublasCtrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCtrmv_v2_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasCtrmv_v2_64', 'A', A, 0, 1);

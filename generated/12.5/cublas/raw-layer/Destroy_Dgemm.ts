@@ -10,7 +10,7 @@ let cublasDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasdestroy). */
 export function cublasDestroy(handle: T.cublasHandle_t): T.cublasStatus_t {
   return (cublasDestroy$ ??= binder.native('cublasDestroy'))(handle);
 }
@@ -31,7 +31,7 @@ let cublasDgbmv$: NativeFunction | undefined;
  * @param y `double *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasDgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDgbmv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDgbmv', 'A', A, true);
@@ -60,7 +60,7 @@ let cublasDgbmv_v2_64$: NativeFunction | undefined;
  * @param y `double *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasDgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDgbmv_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDgbmv_v2_64', 'A', A, true);
@@ -88,7 +88,7 @@ let cublasDgeam$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-geam). */
 export function cublasDgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDgeam', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDgeam', 'A', A, true);
@@ -116,7 +116,7 @@ let cublasDgeam_64$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-geam). */
 export function cublasDgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDgeam_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDgeam_64', 'A', A, true);
@@ -143,7 +143,7 @@ let cublasDgelsBatched$: NativeFunction | undefined;
  * @param devInfoArray `int *`, device memory
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gelsbatched). */
 export function cublasDgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasDgelsBatched', 'Aarray', Aarray, true);
   if (Aarray !== null && typeof Aarray !== 'bigint' && !(typeof Aarray === 'number' && Aarray >= 0 && Number.isSafeInteger(Aarray))) rawCovers('cublasDgelsBatched', 'Aarray', Aarray, 0, 1);
@@ -171,7 +171,7 @@ let cublasDgemm$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemm). */
 export function cublasDgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDgemm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDgemm', 'A', A, true);
@@ -201,7 +201,7 @@ let cublasDgemmBatched$: NativeFunction | undefined;
  * @param ldc `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasDgemmBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDgemmBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasDgemmBatched', 'Aarray', Aarray, true);
@@ -231,7 +231,7 @@ let cublasDgemmBatched_64$: NativeFunction | undefined;
  * @param ldc `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasDgemmBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDgemmBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasDgemmBatched_64', 'Aarray', Aarray, true);
@@ -262,7 +262,7 @@ let cublasDgemmGroupedBatched$: NativeFunction | undefined;
  * @param group_count `int`
  * @param group_size `const int *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmgroupedbatched). */
 export function cublasDgemmGroupedBatched(handle: T.cublasHandle_t, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.Pointer, lda_array: T.Pointer, Barray: T.Pointer, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.Pointer, ldc_array: T.Pointer, group_count: number, group_size: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(transa_array) && !(typeof transa_array === 'number' && transa_array >= 0 && Number.isSafeInteger(transa_array)) && transa_array !== null) rawCovers('cublasDgemmGroupedBatched', 'transa_array', transa_array, 0, 1);
   if (!ArrayBuffer.isView(transb_array) && !(typeof transb_array === 'number' && transb_array >= 0 && Number.isSafeInteger(transb_array)) && transb_array !== null) rawCovers('cublasDgemmGroupedBatched', 'transb_array', transb_array, 0, 1);
@@ -302,7 +302,7 @@ let cublasDgemmGroupedBatched_64$: NativeFunction | undefined;
  * @param group_count `int64_t`
  * @param group_size `const int64_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmgroupedbatched). */
 export function cublasDgemmGroupedBatched_64(handle: T.cublasHandle_t, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.Pointer, lda_array: T.Pointer, Barray: T.Pointer, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.Pointer, ldc_array: T.Pointer, group_count: T.Int64, group_size: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(transa_array) && !(typeof transa_array === 'number' && transa_array >= 0 && Number.isSafeInteger(transa_array)) && transa_array !== null) rawCovers('cublasDgemmGroupedBatched_64', 'transa_array', transa_array, 0, 1);
   if (!ArrayBuffer.isView(transb_array) && !(typeof transb_array === 'number' && transb_array >= 0 && Number.isSafeInteger(transb_array)) && transb_array !== null) rawCovers('cublasDgemmGroupedBatched_64', 'transb_array', transb_array, 0, 1);
@@ -344,7 +344,7 @@ let cublasDgemmStridedBatched$: NativeFunction | undefined;
  * @param strideC `long long`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasDgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDgemmStridedBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDgemmStridedBatched', 'A', A, true);
@@ -377,7 +377,7 @@ let cublasDgemmStridedBatched_64$: NativeFunction | undefined;
  * @param strideC `long long`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasDgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDgemmStridedBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDgemmStridedBatched_64', 'A', A, true);
@@ -406,7 +406,7 @@ let cublasDgemm_v2_64$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemm). */
 export function cublasDgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDgemm_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDgemm_v2_64', 'A', A, true);

@@ -17,7 +17,7 @@ let cublasDtpsv$: NativeFunction | undefined;
  * @param x `double *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasDtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasDtpsv', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasDtpsv', 'AP', AP, 0, 1);
@@ -36,7 +36,7 @@ let cublasDtpsv_v2_64$: NativeFunction | undefined;
  * @param x `double *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasDtpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasDtpsv_v2_64', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasDtpsv_v2_64', 'AP', AP, 0, 1);
@@ -53,7 +53,7 @@ let cublasDtpttr$: NativeFunction | undefined;
  * @param A `double *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpttr). */
 export function cublasDtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasDtpttr', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasDtpttr', 'AP', AP, 0, 1);
@@ -78,7 +78,7 @@ let cublasDtrmm$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmm). */
 export function cublasDtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDtrmm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDtrmm', 'A', A, true);
@@ -106,7 +106,7 @@ let cublasDtrmm_v2_64$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmm). */
 export function cublasDtrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDtrmm_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDtrmm_v2_64', 'A', A, true);
@@ -129,7 +129,7 @@ let cublasDtrmv$: NativeFunction | undefined;
  * @param x `double *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmv). */
 export function cublasDtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDtrmv', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasDtrmv', 'A', A, 0, 1);
@@ -149,7 +149,7 @@ let cublasDtrmv_v2_64$: NativeFunction | undefined;
  * @param x `double *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmv). */
 export function cublasDtrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDtrmv_v2_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasDtrmv_v2_64', 'A', A, 0, 1);
@@ -172,7 +172,7 @@ let cublasDtrsm$: NativeFunction | undefined;
  * @param B `double *`, device memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsm). */
 export function cublasDtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDtrsm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDtrsm', 'A', A, true);
@@ -197,7 +197,7 @@ let cublasDtrsmBatched$: NativeFunction | undefined;
  * @param ldb `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasDtrsmBatched(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDtrsmBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDtrsmBatched', 'A', A, true);
@@ -222,7 +222,7 @@ let cublasDtrsmBatched_64$: NativeFunction | undefined;
  * @param ldb `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasDtrsmBatched_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDtrsmBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDtrsmBatched_64', 'A', A, true);
@@ -246,7 +246,7 @@ let cublasDtrsm_v2_64$: NativeFunction | undefined;
  * @param B `double *`, device memory
  * @param ldb `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsm). */
 export function cublasDtrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDtrsm_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDtrsm_v2_64', 'A', A, true);

@@ -11,7 +11,7 @@ let cublasGetAtomicsMode$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mode `cublasAtomicsMode_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetatomicsmode). */
 export function cublasGetAtomicsMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cublasGetAtomicsMode', 'mode', mode, 4, 4);
   return (cublasGetAtomicsMode$ ??= binder.native('cublasGetAtomicsMode'))(handle, mode);
@@ -19,7 +19,7 @@ export function cublasGetAtomicsMode(handle: T.cublasHandle_t, mode: T.Pointer):
 let cublasGetCudartVersion$: NativeFunction | undefined;
 /** `size_t cublasGetCudartVersion(void)` · cublas_api.h · CUDA 12.5
  * @returns `size_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetcudartversion). */
 export function cublasGetCudartVersion(): number {
   return (cublasGetCudartVersion$ ??= binder.native('cublasGetCudartVersion'))();
 }
@@ -27,7 +27,7 @@ let cublasGetLoggerCallback$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 12.5
  * @param userCallback `cublasLogCallback *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetloggercallback). */
 export function cublasGetLoggerCallback(userCallback: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(userCallback) && hostByteLength(userCallback)! >= 8 && (((userCallback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (userCallback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof userCallback === 'number' && userCallback >= 0 && Number.isSafeInteger(userCallback)) && userCallback !== null) rawCovers('cublasGetLoggerCallback', 'userCallback', userCallback, 8, 8);
   return (cublasGetLoggerCallback$ ??= binder.native('cublasGetLoggerCallback'))(userCallback);
@@ -37,7 +37,7 @@ let cublasGetMathMode$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mode `cublasMath_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetmathmode). */
 export function cublasGetMathMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cublasGetMathMode', 'mode', mode, 4, 4);
   return (cublasGetMathMode$ ??= binder.native('cublasGetMathMode'))(handle, mode);
@@ -52,7 +52,7 @@ let cublasGetMatrix$: NativeFunction | undefined;
  * @param B `void *`, host memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetmatrix). */
 export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrix', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrix', 'A', A, 0, 1);
@@ -70,7 +70,7 @@ let cublasGetMatrixAsync$: NativeFunction | undefined;
  * @param ldb `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetmatrixasync). */
 export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrixAsync', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrixAsync', 'A', A, 0, 1);
@@ -88,7 +88,7 @@ let cublasGetMatrixAsync_64$: NativeFunction | undefined;
  * @param ldb `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetmatrixasync). */
 export function cublasGetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrixAsync_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrixAsync_64', 'A', A, 0, 1);
@@ -105,7 +105,7 @@ let cublasGetMatrix_64$: NativeFunction | undefined;
  * @param B `void *`, host memory
  * @param ldb `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetmatrix). */
 export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrix_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrix_64', 'A', A, 0, 1);
@@ -117,7 +117,7 @@ let cublasGetPointerMode$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mode `cublasPointerMode_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetpointermode). */
 export function cublasGetPointerMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cublasGetPointerMode', 'mode', mode, 4, 4);
   return (cublasGetPointerMode$ ??= binder.native('cublasGetPointerMode'))(handle, mode);
@@ -127,7 +127,7 @@ let cublasGetProperty$: NativeFunction | undefined;
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetproperty). */
 export function cublasGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(value) && hostByteLength(value)! >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cublasGetProperty', 'value', value, 4, 4);
   return (cublasGetProperty$ ??= binder.native('cublasGetProperty'))(type, value);
@@ -137,7 +137,7 @@ let cublasGetSmCountTarget$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param smCountTarget `int *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetsmcounttarget). */
 export function cublasGetSmCountTarget(handle: T.cublasHandle_t, smCountTarget: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(smCountTarget) && hostByteLength(smCountTarget)! >= 4 && (((smCountTarget as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (smCountTarget as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof smCountTarget === 'number' && smCountTarget >= 0 && Number.isSafeInteger(smCountTarget)) && smCountTarget !== null) rawCovers('cublasGetSmCountTarget', 'smCountTarget', smCountTarget, 4, 4);
   return (cublasGetSmCountTarget$ ??= binder.native('cublasGetSmCountTarget'))(handle, smCountTarget);
@@ -146,7 +146,7 @@ let cublasGetStatusName$: NativeFunction | undefined;
 /** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 12.5
  * @param status `cublasStatus_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetstatusname). */
 export function cublasGetStatusName(status: T.cublasStatus_t): string | null {
   return (cublasGetStatusName$ ??= binder.native('cublasGetStatusName'))(status);
 }
@@ -154,7 +154,7 @@ let cublasGetStatusString$: NativeFunction | undefined;
 /** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 12.5
  * @param status `cublasStatus_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetstatusstring). */
 export function cublasGetStatusString(status: T.cublasStatus_t): string | null {
   return (cublasGetStatusString$ ??= binder.native('cublasGetStatusString'))(status);
 }
@@ -163,7 +163,7 @@ let cublasGetStream$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param streamId `cudaStream_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetstream). */
 export function cublasGetStream(handle: T.cublasHandle_t, streamId: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(streamId) && hostByteLength(streamId)! >= 8 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cublasGetStream', 'streamId', streamId, 8, 8);
   return (cublasGetStream$ ??= binder.native('cublasGetStream'))(handle, streamId);
@@ -177,7 +177,7 @@ let cublasGetVector$: NativeFunction | undefined;
  * @param y `void *`, host memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetvector). */
 export function cublasGetVector(n: number, elemSize: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasGetVector', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasGetVector', 'x', x, 0, 1);
@@ -194,7 +194,7 @@ let cublasGetVectorAsync$: NativeFunction | undefined;
  * @param incy `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetvectorasync). */
 export function cublasGetVectorAsync(n: number, elemSize: number, devicePtr: T.Pointer, incx: number, hostPtr: T.Pointer, incy: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasGetVectorAsync', 'devicePtr', devicePtr, true);
   if (devicePtr !== null && typeof devicePtr !== 'bigint' && !(typeof devicePtr === 'number' && devicePtr >= 0 && Number.isSafeInteger(devicePtr))) rawCovers('cublasGetVectorAsync', 'devicePtr', devicePtr, 0, 1);
@@ -211,7 +211,7 @@ let cublasGetVectorAsync_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetvectorasync). */
 export function cublasGetVectorAsync_64(n: T.Int64, elemSize: T.Int64, devicePtr: T.Pointer, incx: T.Int64, hostPtr: T.Pointer, incy: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasGetVectorAsync_64', 'devicePtr', devicePtr, true);
   if (devicePtr !== null && typeof devicePtr !== 'bigint' && !(typeof devicePtr === 'number' && devicePtr >= 0 && Number.isSafeInteger(devicePtr))) rawCovers('cublasGetVectorAsync_64', 'devicePtr', devicePtr, 0, 1);
@@ -227,7 +227,7 @@ let cublasGetVector_64$: NativeFunction | undefined;
  * @param y `void *`, host memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetvector). */
 export function cublasGetVector_64(n: T.Int64, elemSize: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasGetVector_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasGetVector_64', 'x', x, 0, 1);
@@ -239,7 +239,7 @@ let cublasGetVersion$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param version `int *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgetversion). */
 export function cublasGetVersion(handle: T.cublasHandle_t, version: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(version) && hostByteLength(version)! >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('cublasGetVersion', 'version', version, 4, 4);
   return (cublasGetVersion$ ??= binder.native('cublasGetVersion'))(handle, version);

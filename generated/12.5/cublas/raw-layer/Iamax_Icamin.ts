@@ -15,7 +15,7 @@ let cublasIamaxEx$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasiamaxex). */
 export function cublasIamaxEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIamaxEx', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIamaxEx', 'x', x, 0, 1);
@@ -31,7 +31,7 @@ let cublasIamaxEx_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasiamaxex). */
 export function cublasIamaxEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIamaxEx_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIamaxEx_64', 'x', x, 0, 1);
@@ -47,7 +47,7 @@ let cublasIaminEx$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasiaminex). */
 export function cublasIaminEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIaminEx', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIaminEx', 'x', x, 0, 1);
@@ -63,7 +63,7 @@ let cublasIaminEx_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasiaminex). */
 export function cublasIaminEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIaminEx_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIaminEx_64', 'x', x, 0, 1);
@@ -78,7 +78,7 @@ let cublasIcamax$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasi-t-amax). */
 export function cublasIcamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIcamax', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIcamax', 'x', x, 0, 1);
@@ -93,7 +93,7 @@ let cublasIcamax_v2_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasi-t-amax). */
 export function cublasIcamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIcamax_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIcamax_v2_64', 'x', x, 0, 1);
@@ -108,7 +108,7 @@ let cublasIcamin$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasi-t-amin). */
 export function cublasIcamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIcamin', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIcamin', 'x', x, 0, 1);
@@ -123,7 +123,7 @@ let cublasIcamin_v2_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasi-t-amin). */
 export function cublasIcamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIcamin_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIcamin_v2_64', 'x', x, 0, 1);

@@ -17,7 +17,7 @@ let cublasRotgEx$: NativeFunction | undefined;
  * @param csType `cudaDataType`
  * @param executiontype `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasrotgex). */
 export function cublasRotgEx(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, abType: T.cudaDataType, c: T.Pointer, s: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (!ArrayBuffer.isView(a) && !(typeof a === 'number' && a >= 0 && Number.isSafeInteger(a)) && a !== null) rawCovers('cublasRotgEx', 'a', a, 0, 1);
   if (!ArrayBuffer.isView(b) && !(typeof b === 'number' && b >= 0 && Number.isSafeInteger(b)) && b !== null) rawCovers('cublasRotgEx', 'b', b, 0, 1);
@@ -39,7 +39,7 @@ let cublasRotmEx$: NativeFunction | undefined;
  * @param paramType `cudaDataType`
  * @param executiontype `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasrotmex). */
 export function cublasRotmEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasRotmEx', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasRotmEx', 'x', x, 0, 1);
@@ -62,7 +62,7 @@ let cublasRotmEx_64$: NativeFunction | undefined;
  * @param paramType `cudaDataType`
  * @param executiontype `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasrotmex). */
 export function cublasRotmEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, y: T.Pointer, yType: T.cudaDataType, incy: T.Int64, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasRotmEx_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasRotmEx_64', 'x', x, 0, 1);
@@ -86,7 +86,7 @@ let cublasRotmgEx$: NativeFunction | undefined;
  * @param paramType `cudaDataType`
  * @param executiontype `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasrotmgex). */
 export function cublasRotmgEx(handle: T.cublasHandle_t, d1: T.Pointer, d1Type: T.cudaDataType, d2: T.Pointer, d2Type: T.cudaDataType, x1: T.Pointer, x1Type: T.cudaDataType, y1: T.Pointer, y1Type: T.cudaDataType, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (!ArrayBuffer.isView(d1) && !(typeof d1 === 'number' && d1 >= 0 && Number.isSafeInteger(d1)) && d1 !== null) rawCovers('cublasRotmgEx', 'd1', d1, 0, 1);
   if (!ArrayBuffer.isView(d2) && !(typeof d2 === 'number' && d2 >= 0 && Number.isSafeInteger(d2)) && d2 !== null) rawCovers('cublasRotmgEx', 'd2', d2, 0, 1);
@@ -103,7 +103,7 @@ let cublasSasum$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-asum). */
 export function cublasSasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSasum', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSasum', 'x', x, 0, 1);
@@ -118,7 +118,7 @@ let cublasSasum_v2_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-asum). */
 export function cublasSasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSasum_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSasum_v2_64', 'x', x, 0, 1);
@@ -135,7 +135,7 @@ let cublasSaxpy$: NativeFunction | undefined;
  * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-axpy). */
 export function cublasSaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSaxpy', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSaxpy', 'x', x, true);
@@ -154,7 +154,7 @@ let cublasSaxpy_v2_64$: NativeFunction | undefined;
  * @param y `float *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-axpy). */
 export function cublasSaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSaxpy_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSaxpy_v2_64', 'x', x, true);

@@ -19,7 +19,7 @@ let cublasSdgmm$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasSdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSdgmm', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasSdgmm', 'A', A, 0, 1);
@@ -42,7 +42,7 @@ let cublasSdgmm_64$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasSdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSdgmm_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasSdgmm_64', 'A', A, 0, 1);
@@ -62,7 +62,7 @@ let cublasSdot$: NativeFunction | undefined;
  * @param incy `int`
  * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasSdot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSdot', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSdot', 'x', x, 0, 1);
@@ -81,7 +81,7 @@ let cublasSdot_v2_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasSdot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSdot_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSdot_v2_64', 'x', x, 0, 1);
@@ -95,7 +95,7 @@ let cublasSetAtomicsMode$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mode `cublasAtomicsMode_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetatomicsmode). */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t, mode: T.cublasAtomicsMode_t): T.cublasStatus_t {
   return (cublasSetAtomicsMode$ ??= binder.native('cublasSetAtomicsMode'))(handle, mode);
 }
@@ -103,7 +103,7 @@ let cublasSetLoggerCallback$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 12.5 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @param userCallback `cublasLogCallback`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetloggercallback). */
 export function cublasSetLoggerCallback(userCallback: T.Pointer): T.cublasStatus_t {
   if (userCallback !== null && typeof userCallback !== 'bigint') callbackArg('cublasSetLoggerCallback', 'userCallback', userCallback, true);
   return (cublasSetLoggerCallback$ ??= binder.native('cublasSetLoggerCallback'))(userCallback);
@@ -113,7 +113,7 @@ let cublasSetMathMode$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mode `cublasMath_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmathmode). */
 export function cublasSetMathMode(handle: T.cublasHandle_t, mode: T.cublasMath_t): T.cublasStatus_t {
   return (cublasSetMathMode$ ??= binder.native('cublasSetMathMode'))(handle, mode);
 }
@@ -127,7 +127,7 @@ let cublasSetMatrix$: NativeFunction | undefined;
  * @param B `void *`, device memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrix). */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasSetMatrix', 'A', A, 0, 1);
   if (ArrayBuffer.isView(B) || B instanceof ArrayBuffer) deviceArg('cublasSetMatrix', 'B', B, true);
@@ -145,7 +145,7 @@ let cublasSetMatrixAsync$: NativeFunction | undefined;
  * @param ldb `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrixasync). */
 export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasSetMatrixAsync', 'A', A, 0, 1);
   if (ArrayBuffer.isView(B) || B instanceof ArrayBuffer) deviceArg('cublasSetMatrixAsync', 'B', B, true);
@@ -163,7 +163,7 @@ let cublasSetMatrixAsync_64$: NativeFunction | undefined;
  * @param ldb `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrixasync). */
 export function cublasSetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasSetMatrixAsync_64', 'A', A, 0, 1);
   if (ArrayBuffer.isView(B) || B instanceof ArrayBuffer) deviceArg('cublasSetMatrixAsync_64', 'B', B, true);
@@ -180,7 +180,7 @@ let cublasSetMatrix_64$: NativeFunction | undefined;
  * @param B `void *`, device memory
  * @param ldb `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrix). */
 export function cublasSetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasSetMatrix_64', 'A', A, 0, 1);
   if (ArrayBuffer.isView(B) || B instanceof ArrayBuffer) deviceArg('cublasSetMatrix_64', 'B', B, true);
@@ -192,7 +192,7 @@ let cublasSetPointerMode$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mode `cublasPointerMode_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetpointermode). */
 export function cublasSetPointerMode(handle: T.cublasHandle_t, mode: T.cublasPointerMode_t): T.cublasStatus_t {
   return (cublasSetPointerMode$ ??= binder.native('cublasSetPointerMode'))(handle, mode);
 }
@@ -201,7 +201,7 @@ let cublasSetSmCountTarget$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param smCountTarget `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetsmcounttarget). */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t, smCountTarget: number): T.cublasStatus_t {
   return (cublasSetSmCountTarget$ ??= binder.native('cublasSetSmCountTarget'))(handle, smCountTarget);
 }
@@ -210,7 +210,7 @@ let cublasSetStream$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param streamId `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetstream). */
 export function cublasSetStream(handle: T.cublasHandle_t, streamId: T.cudaStream_t): T.cublasStatus_t {
   return (cublasSetStream$ ??= binder.native('cublasSetStream'))(handle, streamId);
 }
@@ -223,7 +223,7 @@ let cublasSetVector$: NativeFunction | undefined;
  * @param devicePtr `void *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvector). */
 export function cublasSetVector(n: number, elemSize: number, x: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasSetVector', 'x', x, 0, 1);
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasSetVector', 'devicePtr', devicePtr, true);
@@ -240,7 +240,7 @@ let cublasSetVectorAsync$: NativeFunction | undefined;
  * @param incy `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvectorasync). */
 export function cublasSetVectorAsync(n: number, elemSize: number, hostPtr: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(hostPtr) && !(typeof hostPtr === 'number' && hostPtr >= 0 && Number.isSafeInteger(hostPtr)) && hostPtr !== null) rawCovers('cublasSetVectorAsync', 'hostPtr', hostPtr, 0, 1);
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasSetVectorAsync', 'devicePtr', devicePtr, true);
@@ -257,7 +257,7 @@ let cublasSetVectorAsync_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvectorasync). */
 export function cublasSetVectorAsync_64(n: T.Int64, elemSize: T.Int64, hostPtr: T.Pointer, incx: T.Int64, devicePtr: T.Pointer, incy: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(hostPtr) && !(typeof hostPtr === 'number' && hostPtr >= 0 && Number.isSafeInteger(hostPtr)) && hostPtr !== null) rawCovers('cublasSetVectorAsync_64', 'hostPtr', hostPtr, 0, 1);
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasSetVectorAsync_64', 'devicePtr', devicePtr, true);
@@ -273,7 +273,7 @@ let cublasSetVector_64$: NativeFunction | undefined;
  * @param devicePtr `void *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvector). */
 export function cublasSetVector_64(n: T.Int64, elemSize: T.Int64, x: T.Pointer, incx: T.Int64, devicePtr: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasSetVector_64', 'x', x, 0, 1);
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasSetVector_64', 'devicePtr', devicePtr, true);
@@ -286,7 +286,7 @@ let cublasSetWorkspace$: NativeFunction | undefined;
  * @param workspace `void *`
  * @param workspaceSizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetworkspace). */
 export function cublasSetWorkspace(handle: T.cublasHandle_t, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(workspace) && !(typeof workspace === 'number' && workspace >= 0 && Number.isSafeInteger(workspace)) && workspace !== null) rawCovers('cublasSetWorkspace', 'workspace', workspace, 0, 1);
   return (cublasSetWorkspace$ ??= binder.native('cublasSetWorkspace'))(handle, workspace, workspaceSizeInBytes);

@@ -20,7 +20,7 @@ let cublasSsyrk$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syrk). */
 export function cublasSsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSsyrk', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSsyrk', 'A', A, true);
@@ -44,7 +44,7 @@ let cublasSsyrk_v2_64$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syrk). */
 export function cublasSsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSsyrk_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSsyrk_v2_64', 'A', A, true);
@@ -70,7 +70,7 @@ let cublasSsyrkx$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syrkx). */
 export function cublasSsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSsyrkx', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSsyrkx', 'A', A, true);
@@ -98,7 +98,7 @@ let cublasSsyrkx_64$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syrkx). */
 export function cublasSsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSsyrkx_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSsyrkx_64', 'A', A, true);
@@ -123,7 +123,7 @@ let cublasStbmv$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tbmv). */
 export function cublasStbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasStbmv', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasStbmv', 'A', A, 0, 1);
@@ -144,7 +144,7 @@ let cublasStbmv_v2_64$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tbmv). */
 export function cublasStbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasStbmv_v2_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasStbmv_v2_64', 'A', A, 0, 1);
@@ -165,7 +165,7 @@ let cublasStbsv$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tbsv). */
 export function cublasStbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasStbsv', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasStbsv', 'A', A, 0, 1);
@@ -186,7 +186,7 @@ let cublasStbsv_v2_64$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tbsv). */
 export function cublasStbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasStbsv_v2_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasStbsv_v2_64', 'A', A, 0, 1);

@@ -21,7 +21,7 @@ let cublasZhbmv$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hbmv). */
 export function cublasZhbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZhbmv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZhbmv', 'A', A, true);
@@ -48,7 +48,7 @@ let cublasZhbmv_v2_64$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hbmv). */
 export function cublasZhbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZhbmv_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZhbmv_v2_64', 'A', A, true);
@@ -76,7 +76,7 @@ let cublasZhemm$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hemm). */
 export function cublasZhemm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZhemm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZhemm', 'A', A, true);
@@ -104,7 +104,7 @@ let cublasZhemm_v2_64$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hemm). */
 export function cublasZhemm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZhemm_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZhemm_v2_64', 'A', A, true);
@@ -130,7 +130,7 @@ let cublasZhemv$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hemv). */
 export function cublasZhemv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZhemv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZhemv', 'A', A, true);
@@ -156,7 +156,7 @@ let cublasZhemv_v2_64$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hemv). */
 export function cublasZhemv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZhemv_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZhemv_v2_64', 'A', A, true);
@@ -179,7 +179,7 @@ let cublasZher$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-her). */
 export function cublasZher(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZher', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZher', 'x', x, true);
@@ -199,7 +199,7 @@ let cublasZher_v2_64$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-her). */
 export function cublasZher_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZher_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZher_v2_64', 'x', x, true);

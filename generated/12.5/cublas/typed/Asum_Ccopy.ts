@@ -18,7 +18,7 @@ let cublasAsumEx$c: NativeFunction | undefined;
  * @param result_ out `void *`: host or device memory.
  * @param resultType in `cudaDataType`.
  * @param executiontype in `cudaDataType`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasasumex). */
 export function cublasAsumEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasAsumEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasAsumEx', 'n', 'i32', n_);
@@ -41,7 +41,7 @@ let cublasAsumEx_64$c: NativeFunction | undefined;
  * @param result_ out `void *`: host or device memory.
  * @param resultType in `cudaDataType`.
  * @param executiontype in `cudaDataType`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasasumex). */
 export function cublasAsumEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, result_: T.AnyMemory | null, resultType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasAsumEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasAsumEx_64', 'n', n_, true);
@@ -67,7 +67,7 @@ let cublasAxpyEx$: typeof cublasAxpyEx | undefined;
  * @param yType in `cudaDataType`.
  * @param incy in `int`.
  * @param executiontype in `cudaDataType`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasaxpyex). */
 export function cublasAxpyEx(handle: T.cublasHandle_t | null, n_: number, alpha: T.UntypedScalar, alphaType: T.cudaDataType, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, executiontype: T.cudaDataType): void {
   return (cublasAxpyEx$ ??= bind$cublasAxpyEx())(handle, n_, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
 }
@@ -105,7 +105,7 @@ let cublasAxpyEx_64$: typeof cublasAxpyEx_64 | undefined;
  * @param yType in `cudaDataType`.
  * @param incy in `int64_t`.
  * @param executiontype in `cudaDataType`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasaxpyex). */
 export function cublasAxpyEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.UntypedScalar, alphaType: T.cudaDataType, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64, executiontype: T.cudaDataType): void {
   return (cublasAxpyEx_64$ ??= bind$cublasAxpyEx_64())(handle, n_, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
 }
@@ -139,7 +139,7 @@ let cublasCaxpy$: typeof cublasCaxpy | undefined;
  * @param incx in `int`.
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-axpy). */
 export function cublasCaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   return (cublasCaxpy$ ??= bind$cublasCaxpy())(handle, n_, alpha, x, incx, y, incy);
 }
@@ -169,7 +169,7 @@ let cublasCaxpy_v2_64$: typeof cublasCaxpy_v2_64 | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-axpy). */
 export function cublasCaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasCaxpy_v2_64$ ??= bind$cublasCaxpy_v2_64())(handle, n_, alpha, x, incx, y, incy);
 }
@@ -198,7 +198,7 @@ let cublasCcopy$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-copy). */
 export function cublasCcopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCcopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCcopy', 'n', 'i32', n_);
@@ -217,7 +217,7 @@ let cublasCcopy_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-copy). */
 export function cublasCcopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCcopy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCcopy_v2_64', 'n', n_, true);

@@ -20,7 +20,7 @@ let cublasChpmv$: typeof cublasChpmv | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hpmv). */
 export function cublasChpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasChpmv$ ??= bind$cublasChpmv())(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
 }
@@ -56,7 +56,7 @@ let cublasChpmv_v2_64$: typeof cublasChpmv_v2_64 | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hpmv). */
 export function cublasChpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.ComplexScalar, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasChpmv_v2_64$ ??= bind$cublasChpmv_v2_64())(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
 }
@@ -89,7 +89,7 @@ let cublasChpr$: typeof cublasChpr | undefined;
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
  * @param AP in/out `cuComplex *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hpr). */
 export function cublasChpr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, AP: T.DeviceMemory | null): void {
   return (cublasChpr$ ??= bind$cublasChpr())(handle, uplo, n_, alpha, x, incx, AP);
 }
@@ -121,7 +121,7 @@ let cublasChpr2$: typeof cublasChpr2 | undefined;
  * @param y in `const cuComplex *`: device memory.
  * @param incy in `int`.
  * @param AP in/out `cuComplex *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hpr2). */
 export function cublasChpr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, AP: T.DeviceMemory | null): void {
   return (cublasChpr2$ ??= bind$cublasChpr2())(handle, uplo, n_, alpha, x, incx, y, incy, AP);
 }
@@ -155,7 +155,7 @@ let cublasChpr2_v2_64$: typeof cublasChpr2_v2_64 | undefined;
  * @param y in `const cuComplex *`: device memory.
  * @param incy in `int64_t`.
  * @param AP in/out `cuComplex *`: device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hpr2). */
 export function cublasChpr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, AP: T.DeviceMemory | null): void {
   return (cublasChpr2_v2_64$ ??= bind$cublasChpr2_v2_64())(handle, uplo, n_, alpha, x, incx, y, incy, AP);
 }
@@ -187,7 +187,7 @@ let cublasChpr_v2_64$: typeof cublasChpr_v2_64 | undefined;
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param AP in/out `cuComplex *`: device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-hpr). */
 export function cublasChpr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, AP: T.DeviceMemory | null): void {
   return (cublasChpr_v2_64$ ??= bind$cublasChpr_v2_64())(handle, uplo, n_, alpha, x, incx, AP);
 }
@@ -218,7 +218,7 @@ let cublasCmatinvBatched$c: NativeFunction | undefined;
  * @param lda_inv in `int`.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-matinvbatched). */
 export function cublasCmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, Ainv: T.DeviceMemory | null, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCmatinvBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCmatinvBatched', 'n', 'i32', n_);
@@ -241,7 +241,7 @@ let cublasCopyEx$c: NativeFunction | undefined;
  * @param y in/out `void *`: device memory.
  * @param yType in `cudaDataType`.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublascopyex). */
 export function cublasCopyEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCopyEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCopyEx', 'n', 'i32', n_);
@@ -264,7 +264,7 @@ let cublasCopyEx_64$c: NativeFunction | undefined;
  * @param y in/out `void *`: device memory.
  * @param yType in `cudaDataType`.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublascopyex). */
 export function cublasCopyEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCopyEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCopyEx_64', 'n', n_, true);

@@ -18,7 +18,7 @@ let cublasCsyr$: typeof cublasCsyr | undefined;
  * @param incx in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syr). */
 export function cublasCsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasCsyr$ ??= bind$cublasCsyr())(handle, uplo, n_, alpha, x, incx, A, lda);
 }
@@ -52,7 +52,7 @@ let cublasCsyr2$: typeof cublasCsyr2 | undefined;
  * @param incy in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syr2). */
 export function cublasCsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasCsyr2$ ??= bind$cublasCsyr2())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -88,7 +88,7 @@ let cublasCsyr2_v2_64$: typeof cublasCsyr2_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syr2). */
 export function cublasCsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasCsyr2_v2_64$ ??= bind$cublasCsyr2_v2_64())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -127,7 +127,7 @@ let cublasCsyr2k$: typeof cublasCsyr2k | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syr2k). */
 export function cublasCsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCsyr2k$ ??= bind$cublasCsyr2k())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -169,7 +169,7 @@ let cublasCsyr2k_v2_64$: typeof cublasCsyr2k_v2_64 | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syr2k). */
 export function cublasCsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasCsyr2k_v2_64$ ??= bind$cublasCsyr2k_v2_64())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -206,7 +206,7 @@ let cublasCsyr_v2_64$: typeof cublasCsyr_v2_64 | undefined;
  * @param incx in `int64_t`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syr). */
 export function cublasCsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasCsyr_v2_64$ ??= bind$cublasCsyr_v2_64())(handle, uplo, n_, alpha, x, incx, A, lda);
 }
@@ -241,7 +241,7 @@ let cublasCsyrk$: typeof cublasCsyrk | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syrk). */
 export function cublasCsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCsyrk$ ??= bind$cublasCsyrk())(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
 }
@@ -281,7 +281,7 @@ let cublasCsyrkEx$: typeof cublasCsyrkEx | undefined;
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublascsyrkex). */
 export function cublasCsyrkEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number): void {
   return (cublasCsyrkEx$ ??= bind$cublasCsyrkEx())(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
 }
@@ -323,7 +323,7 @@ let cublasCsyrkEx_64$: typeof cublasCsyrkEx_64 | undefined;
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublascsyrkex). */
 export function cublasCsyrkEx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: T.Int64): void {
   return (cublasCsyrkEx_64$ ??= bind$cublasCsyrkEx_64())(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
 }
@@ -363,7 +363,7 @@ let cublasCsyrk_v2_64$: typeof cublasCsyrk_v2_64 | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-syrk). */
 export function cublasCsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasCsyrk_v2_64$ ??= bind$cublasCsyrk_v2_64())(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
 }

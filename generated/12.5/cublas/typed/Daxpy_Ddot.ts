@@ -17,7 +17,7 @@ let cublasDaxpy$: typeof cublasDaxpy | undefined;
  * @param incx in `int`.
  * @param y in/out `double *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-axpy). */
 export function cublasDaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   return (cublasDaxpy$ ??= bind$cublasDaxpy())(handle, n_, alpha, x, incx, y, incy);
 }
@@ -47,7 +47,7 @@ let cublasDaxpy_v2_64$: typeof cublasDaxpy_v2_64 | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `double *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-axpy). */
 export function cublasDaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasDaxpy_v2_64$ ??= bind$cublasDaxpy_v2_64())(handle, n_, alpha, x, incx, y, incy);
 }
@@ -76,7 +76,7 @@ let cublasDcopy$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in/out `double *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-copy). */
 export function cublasDcopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDcopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDcopy', 'n', 'i32', n_);
@@ -95,7 +95,7 @@ let cublasDcopy_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `double *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-copy). */
 export function cublasDcopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDcopy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDcopy_v2_64', 'n', n_, true);
@@ -118,7 +118,7 @@ let cublasDdgmm$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param C in/out `double *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasDdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasDdgmm', 'mode', 'i32', mode);
@@ -145,7 +145,7 @@ let cublasDdgmm_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param C in/out `double *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasDdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDdgmm_64', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasDdgmm_64', 'mode', 'i32', mode);
@@ -169,7 +169,7 @@ let cublasDdot$c: NativeFunction | undefined;
  * @param y in `const double *`: device memory.
  * @param incy in `int`.
  * @param result_ out `double *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasDdot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDdot', 'n', 'i32', n_);
@@ -190,7 +190,7 @@ let cublasDdot_v2_64$c: NativeFunction | undefined;
  * @param y in `const double *`: device memory.
  * @param incy in `int64_t`.
  * @param result_ out `double *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasDdot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDdot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDdot_v2_64', 'n', n_, true);

@@ -18,7 +18,7 @@ let cublasDtpsv$c: NativeFunction | undefined;
  * @param AP in `const double *`: device memory.
  * @param x in/out `double *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasDtpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtpsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtpsv', 'uplo', 'i32', uplo);
@@ -41,7 +41,7 @@ let cublasDtpsv_v2_64$c: NativeFunction | undefined;
  * @param AP in `const double *`: device memory.
  * @param x in/out `double *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasDtpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtpsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtpsv_v2_64', 'uplo', 'i32', uplo);
@@ -62,7 +62,7 @@ let cublasDtpttr$c: NativeFunction | undefined;
  * @param AP in `const double *`: device memory.
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-tpttr). */
 export function cublasDtpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.DeviceMemory | null, A: T.DeviceMemory | null, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtpttr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtpttr', 'uplo', 'i32', uplo);
@@ -89,7 +89,7 @@ let cublasDtrmm$: typeof cublasDtrmm | undefined;
  * @param ldb in `int`.
  * @param C in/out `double *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmm). */
 export function cublasDtrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasDtrmm$ ??= bind$cublasDtrmm())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
 }
@@ -133,7 +133,7 @@ let cublasDtrmm_v2_64$: typeof cublasDtrmm_v2_64 | undefined;
  * @param ldb in `int64_t`.
  * @param C in/out `double *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmm). */
 export function cublasDtrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasDtrmm_v2_64$ ??= bind$cublasDtrmm_v2_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
 }
@@ -172,7 +172,7 @@ let cublasDtrmv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `double *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmv). */
 export function cublasDtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrmv', 'uplo', 'i32', uplo);
@@ -197,7 +197,7 @@ let cublasDtrmv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `double *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trmv). */
 export function cublasDtrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrmv_v2_64', 'uplo', 'i32', uplo);
@@ -225,7 +225,7 @@ let cublasDtrsm$: typeof cublasDtrsm | undefined;
  * @param lda in `int`.
  * @param B in/out `double *`: device memory.
  * @param ldb in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsm). */
 export function cublasDtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number): void {
   return (cublasDtrsm$ ??= bind$cublasDtrsm())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
 }
@@ -266,7 +266,7 @@ let cublasDtrsmBatched$: typeof cublasDtrsmBatched | undefined;
  * @param B in `double *const *`: device memory.
  * @param ldb in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasDtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, batchCount: number): void {
   return (cublasDtrsmBatched$ ??= bind$cublasDtrsmBatched())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
 }
@@ -308,7 +308,7 @@ let cublasDtrsmBatched_64$: typeof cublasDtrsmBatched_64 | undefined;
  * @param B in `double *const *`: device memory.
  * @param ldb in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasDtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, batchCount: T.Int64): void {
   return (cublasDtrsmBatched_64$ ??= bind$cublasDtrsmBatched_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
 }
@@ -349,7 +349,7 @@ let cublasDtrsm_v2_64$: typeof cublasDtrsm_v2_64 | undefined;
  * @param lda in `int64_t`.
  * @param B in/out `double *`: device memory.
  * @param ldb in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsm). */
 export function cublasDtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64): void {
   return (cublasDtrsm_v2_64$ ??= bind$cublasDtrsm_v2_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
 }

@@ -19,7 +19,7 @@ let cublasDtrsv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `double *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsv). */
 export function cublasDtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsv', 'uplo', 'i32', uplo);
@@ -44,7 +44,7 @@ let cublasDtrsv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `double *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsv). */
 export function cublasDtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsv_v2_64', 'uplo', 'i32', uplo);
@@ -66,7 +66,7 @@ let cublasDtrttp$c: NativeFunction | undefined;
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
  * @param AP in/out `double *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trttp). */
 export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrttp', 'uplo', 'i32', uplo);
@@ -84,7 +84,7 @@ let cublasDzasum$c: NativeFunction | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param result_ out `double *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-asum). */
 export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDzasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDzasum', 'n', 'i32', n_);
@@ -101,7 +101,7 @@ let cublasDzasum_v2_64$c: NativeFunction | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param result_ out `double *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-asum). */
 export function cublasDzasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDzasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDzasum_v2_64', 'n', n_, true);
@@ -118,7 +118,7 @@ let cublasDznrm2$c: NativeFunction | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param result_ out `double *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDznrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDznrm2', 'n', 'i32', n_);
@@ -135,7 +135,7 @@ let cublasDznrm2_v2_64$c: NativeFunction | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param result_ out `double *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasDznrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDznrm2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDznrm2_v2_64', 'n', n_, true);
@@ -167,7 +167,7 @@ let cublasGemmBatchedEx$: typeof cublasGemmBatchedEx | undefined;
  * @param batchCount in `int`.
  * @param computeType in `cublasComputeType_t`.
  * @param algo in `cublasGemmAlgo_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmbatchedex). */
 export function cublasGemmBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.UntypedScalar, Aarray: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, Barray: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, beta: T.UntypedScalar, Carray: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmBatchedEx$ ??= bind$cublasGemmBatchedEx())(handle, transa, transb, m, n_, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
 }
@@ -223,7 +223,7 @@ let cublasGemmBatchedEx_64$: typeof cublasGemmBatchedEx_64 | undefined;
  * @param batchCount in `int64_t`.
  * @param computeType in `cublasComputeType_t`.
  * @param algo in `cublasGemmAlgo_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmbatchedex). */
 export function cublasGemmBatchedEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.UntypedScalar, Aarray: T.DeviceMemory | null, Atype: T.cudaDataType, lda: T.Int64, Barray: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: T.Int64, beta: T.UntypedScalar, Carray: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: T.Int64, batchCount: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmBatchedEx_64$ ??= bind$cublasGemmBatchedEx_64())(handle, transa, transb, m, n_, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
 }
@@ -278,7 +278,7 @@ let cublasGemmEx$: typeof cublasGemmEx | undefined;
  * @param ldc in `int`.
  * @param computeType in `cublasComputeType_t`.
  * @param algo in `cublasGemmAlgo_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmex). */
 export function cublasGemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, beta: T.UntypedScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmEx$ ??= bind$cublasGemmEx())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
 }
@@ -332,7 +332,7 @@ let cublasGemmEx_64$: typeof cublasGemmEx_64 | undefined;
  * @param ldc in `int64_t`.
  * @param computeType in `cublasComputeType_t`.
  * @param algo in `cublasGemmAlgo_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmex). */
 export function cublasGemmEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: T.Int64, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: T.Int64, beta: T.UntypedScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmEx_64$ ??= bind$cublasGemmEx_64())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
 }
@@ -387,7 +387,7 @@ let cublasGemmGroupedBatchedEx$c: NativeFunction | undefined;
  * @param group_count in `int`.
  * @param group_size in `const int *`: address or host buffer.
  * @param computeType in `cublasComputeType_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmgroupedbatchedex). */
 export function cublasGemmGroupedBatchedEx(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, Atype: T.cudaDataType_t, lda_array: T.Pointer, Barray: T.DeviceMemory | null, Btype: T.cudaDataType_t, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, Ctype: T.cudaDataType_t, ldc_array: T.Pointer, group_count: number, group_size: T.Pointer, computeType: T.cublasComputeType_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmGroupedBatchedEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasGemmGroupedBatchedEx', 'transa_array', transa_array, true);
@@ -434,7 +434,7 @@ let cublasGemmGroupedBatchedEx_64$c: NativeFunction | undefined;
  * @param group_count in `int64_t`.
  * @param group_size in `const int64_t *`: address or host buffer.
  * @param computeType in `cublasComputeType_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmgroupedbatchedex). */
 export function cublasGemmGroupedBatchedEx_64(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, Atype: T.cudaDataType_t, lda_array: T.Pointer, Barray: T.DeviceMemory | null, Btype: T.cudaDataType_t, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, Ctype: T.cudaDataType_t, ldc_array: T.Pointer, group_count: T.Int64, group_size: T.Pointer, computeType: T.cublasComputeType_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmGroupedBatchedEx_64', 'handle', handle, true) as typeof handle;
   pointerArg('cublasGemmGroupedBatchedEx_64', 'transa_array', transa_array, true);
@@ -484,7 +484,7 @@ let cublasGemmStridedBatchedEx$: typeof cublasGemmStridedBatchedEx | undefined;
  * @param batchCount in `int`.
  * @param computeType in `cublasComputeType_t`.
  * @param algo in `cublasGemmAlgo_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmstridedbatchedex). */
 export function cublasGemmStridedBatchedEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, strideA: T.Int64, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, strideB: T.Int64, beta: T.UntypedScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number, strideC: T.Int64, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmStridedBatchedEx$ ??= bind$cublasGemmStridedBatchedEx())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }
@@ -546,7 +546,7 @@ let cublasGemmStridedBatchedEx_64$: typeof cublasGemmStridedBatchedEx_64 | undef
  * @param batchCount in `int64_t`.
  * @param computeType in `cublasComputeType_t`.
  * @param algo in `cublasGemmAlgo_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasgemmstridedbatchedex). */
 export function cublasGemmStridedBatchedEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: T.Int64, strideA: T.Int64, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: T.Int64, strideB: T.Int64, beta: T.UntypedScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
   return (cublasGemmStridedBatchedEx_64$ ??= bind$cublasGemmStridedBatchedEx_64())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }

@@ -20,7 +20,7 @@ let cublasSdgmm$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param C in/out `float *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm', 'mode', 'i32', mode);
@@ -47,7 +47,7 @@ let cublasSdgmm_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param C in/out `float *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasSdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdgmm_64', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm_64', 'mode', 'i32', mode);
@@ -71,7 +71,7 @@ let cublasSdot$c: NativeFunction | undefined;
  * @param y in `const float *`: device memory.
  * @param incy in `int`.
  * @param result_ out `float *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdot', 'n', 'i32', n_);
@@ -92,7 +92,7 @@ let cublasSdot_v2_64$c: NativeFunction | undefined;
  * @param y in `const float *`: device memory.
  * @param incy in `int64_t`.
  * @param result_ out `float *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasSdot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSdot_v2_64', 'n', n_, true);
@@ -108,7 +108,7 @@ let cublasSetAtomicsMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param mode in `cublasAtomicsMode_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetatomicsmode). */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cublasAtomicsMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetAtomicsMode', 'mode', 'i32', mode);
@@ -118,7 +118,7 @@ export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cu
 let cublasSetLoggerCallback$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 12.5 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param userCallback in C callback `cublasLogCallback`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetloggercallback). */
 export function cublasSetLoggerCallback(userCallback: T.Pointer): void {
   callbackArg('cublasSetLoggerCallback', 'userCallback', userCallback, true);
   const status = (cublasSetLoggerCallback$c ??= binder.native('cublasSetLoggerCallback'))(userCallback);
@@ -128,7 +128,7 @@ let cublasSetMathMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param mode in `cublasMath_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmathmode). */
 export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cublasMath_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetMathMode', 'mode', 'i32', mode);
@@ -144,7 +144,7 @@ let cublasSetMatrix$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param B out `void *`: device memory.
  * @param ldb in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrix). */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.HostMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrix', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrix', 'cols', 'i32', cols);
@@ -166,7 +166,7 @@ let cublasSetMatrixAsync$c: NativeFunction | undefined;
  * @param B out `void *`: device memory.
  * @param ldb in `int`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrixasync). */
 export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.HostMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasSetMatrixAsync', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasSetMatrixAsync', 'cols', 'i32', cols);
@@ -189,7 +189,7 @@ let cublasSetMatrixAsync_64$c: NativeFunction | undefined;
  * @param B out `void *`: device memory.
  * @param ldb in `int64_t`.
  * @param stream in `cudaStream_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrixasync). */
 export function cublasSetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.HostMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasSetMatrixAsync_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasSetMatrixAsync_64', 'cols', cols, true);
@@ -211,7 +211,7 @@ let cublasSetMatrix_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param B out `void *`: device memory.
  * @param ldb in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetmatrix). */
 export function cublasSetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.HostMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasSetMatrix_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasSetMatrix_64', 'cols', cols, true);
@@ -227,7 +227,7 @@ let cublasSetPointerMode$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param mode in `cublasPointerMode_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetpointermode). */
 export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cublasPointerMode_t): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetPointerMode', 'mode', 'i32', mode);
@@ -238,7 +238,7 @@ let cublasSetSmCountTarget$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param smCountTarget in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetsmcounttarget). */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountTarget: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
   if (typeof smCountTarget !== 'number' || (smCountTarget | 0) !== smCountTarget) throw intError('cublasSetSmCountTarget', 'smCountTarget', 'i32', smCountTarget);
@@ -249,7 +249,7 @@ let cublasSetStream$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param streamId in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetstream). */
 export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cublasSetStream', 'streamId', streamId, true) as typeof streamId;
@@ -264,7 +264,7 @@ let cublasSetVector$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param devicePtr out `void *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvector). */
 export function cublasSetVector(n_: number, elemSize: number, x: T.HostMemory | null, incx: number, devicePtr: T.DeviceMemory | null, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVector', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVector', 'elemSize', 'i32', elemSize);
@@ -284,7 +284,7 @@ let cublasSetVectorAsync$c: NativeFunction | undefined;
  * @param devicePtr out `void *`: device memory.
  * @param incy in `int`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvectorasync). */
 export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.HostMemory | null, incx: number, devicePtr: T.DeviceMemory | null, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSetVectorAsync', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasSetVectorAsync', 'elemSize', 'i32', elemSize);
@@ -305,7 +305,7 @@ let cublasSetVectorAsync_64$c: NativeFunction | undefined;
  * @param devicePtr out `void *`: device memory.
  * @param incy in `int64_t`.
  * @param stream in `cudaStream_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvectorasync). */
 export function cublasSetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, hostPtr: T.HostMemory | null, incx: T.Int64, devicePtr: T.DeviceMemory | null, incy: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSetVectorAsync_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasSetVectorAsync_64', 'elemSize', elemSize, true);
@@ -325,7 +325,7 @@ let cublasSetVector_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param devicePtr out `void *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetvector). */
 export function cublasSetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.HostMemory | null, incx: T.Int64, devicePtr: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSetVector_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasSetVector_64', 'elemSize', elemSize, true);
@@ -341,7 +341,7 @@ let cublasSetWorkspace$c: NativeFunction | undefined;
  * @param handle in `cublasHandle_t`.
  * @param workspace in/out `void *`: address or host buffer.
  * @param workspaceSizeInBytes in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublassetworkspace). */
 export function cublasSetWorkspace(handle: T.cublasHandle_t | null, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetWorkspace', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSetWorkspace', 'workspace', workspace, true);

@@ -24,7 +24,7 @@ let cublasSgbmv$: typeof cublasSgbmv | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasSgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasSgbmv$ ??= bind$cublasSgbmv())(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -68,7 +68,7 @@ let cublasSgbmv_v2_64$: typeof cublasSgbmv_v2_64 | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasSgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasSgbmv_v2_64$ ??= bind$cublasSgbmv_v2_64())(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -111,7 +111,7 @@ let cublasSgeam$: typeof cublasSgeam | undefined;
  * @param ldb in `int`.
  * @param C in/out `float *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-geam). */
 export function cublasSgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, beta: T.RealScalar, B: T.DeviceMemory | null, ldb: number, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasSgeam$ ??= bind$cublasSgeam())(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
 }
@@ -153,7 +153,7 @@ let cublasSgeam_64$: typeof cublasSgeam_64 | undefined;
  * @param ldb in `int64_t`.
  * @param C in/out `float *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-geam). */
 export function cublasSgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, beta: T.RealScalar, B: T.DeviceMemory | null, ldb: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasSgeam_64$ ??= bind$cublasSgeam_64())(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
 }
@@ -194,7 +194,7 @@ let cublasSgelsBatched$c: NativeFunction | undefined;
  * @param info in/out `int *`: address or host buffer.
  * @param devInfoArray in/out `int *`: device memory.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gelsbatched). */
 export function cublasSgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, Carray: T.DeviceMemory | null, ldc: number, info: T.Pointer, devInfoArray: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgelsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgelsBatched', 'trans', 'i32', trans);
@@ -227,7 +227,7 @@ let cublasSgemm$: typeof cublasSgemm | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `float *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemm).
  * @see {@link cuda-ts/objects!Blas#gemm | Blas.gemm} (objects layer) */
 export function cublasSgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasSgemm$ ??= bind$cublasSgemm())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -273,7 +273,7 @@ let cublasSgemmBatched$: typeof cublasSgemmBatched | undefined;
  * @param Carray in `float *const *`: device memory.
  * @param ldc in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasSgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.RealScalar, Aarray: T.DeviceMemory | null, lda: number, Barray: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, Carray: T.DeviceMemory | null, ldc: number, batchCount: number): void {
   return (cublasSgemmBatched$ ??= bind$cublasSgemmBatched())(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
@@ -319,7 +319,7 @@ let cublasSgemmBatched_64$: typeof cublasSgemmBatched_64 | undefined;
  * @param Carray in `float *const *`: device memory.
  * @param ldc in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasSgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, Aarray: T.DeviceMemory | null, lda: T.Int64, Barray: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, Carray: T.DeviceMemory | null, ldc: T.Int64, batchCount: T.Int64): void {
   return (cublasSgemmBatched_64$ ??= bind$cublasSgemmBatched_64())(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
@@ -367,7 +367,7 @@ let cublasSgemmEx$: typeof cublasSgemmEx | undefined;
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmex). */
 export function cublasSgemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number): void {
   return (cublasSgemmEx$ ??= bind$cublasSgemmEx())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
@@ -417,7 +417,7 @@ let cublasSgemmEx_64$: typeof cublasSgemmEx_64 | undefined;
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmex). */
 export function cublasSgemmEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: T.Int64, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: T.Int64): void {
   return (cublasSgemmEx_64$ ??= bind$cublasSgemmEx_64())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
@@ -466,7 +466,7 @@ let cublasSgemmGroupedBatched$c: NativeFunction | undefined;
  * @param ldc_array in `const int *`: address or host buffer.
  * @param group_count in `int`.
  * @param group_size in `const int *`: address or host buffer.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmgroupedbatched). */
 export function cublasSgemmGroupedBatched(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, lda_array: T.Pointer, Barray: T.DeviceMemory | null, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, ldc_array: T.Pointer, group_count: number, group_size: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmGroupedBatched', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSgemmGroupedBatched', 'transa_array', transa_array, true);
@@ -505,7 +505,7 @@ let cublasSgemmGroupedBatched_64$c: NativeFunction | undefined;
  * @param ldc_array in `const int64_t *`: address or host buffer.
  * @param group_count in `int64_t`.
  * @param group_size in `const int64_t *`: address or host buffer.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmgroupedbatched). */
 export function cublasSgemmGroupedBatched_64(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, lda_array: T.Pointer, Barray: T.DeviceMemory | null, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, ldc_array: T.Pointer, group_count: T.Int64, group_size: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmGroupedBatched_64', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSgemmGroupedBatched_64', 'transa_array', transa_array, true);
@@ -546,7 +546,7 @@ let cublasSgemmStridedBatched$: typeof cublasSgemmStridedBatched | undefined;
  * @param ldc in `int`.
  * @param strideC in `long long`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasSgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, B: T.DeviceMemory | null, ldb: number, strideB: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number, strideC: T.Int64, batchCount: number): void {
   return (cublasSgemmStridedBatched$ ??= bind$cublasSgemmStridedBatched())(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
@@ -598,7 +598,7 @@ let cublasSgemmStridedBatched_64$: typeof cublasSgemmStridedBatched_64 | undefin
  * @param ldc in `int64_t`.
  * @param strideC in `long long`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasSgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, strideA: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, strideB: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   return (cublasSgemmStridedBatched_64$ ??= bind$cublasSgemmStridedBatched_64())(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
@@ -646,7 +646,7 @@ let cublasSgemm_v2_64$: typeof cublasSgemm_v2_64 | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `float *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-gemm). */
 export function cublasSgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasSgemm_v2_64$ ??= bind$cublasSgemm_v2_64())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }

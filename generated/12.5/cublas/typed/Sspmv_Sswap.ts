@@ -20,7 +20,7 @@ let cublasSspmv$: typeof cublasSspmv | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-spmv). */
 export function cublasSspmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasSspmv$ ??= bind$cublasSspmv())(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
 }
@@ -56,7 +56,7 @@ let cublasSspmv_v2_64$: typeof cublasSspmv_v2_64 | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-spmv). */
 export function cublasSspmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasSspmv_v2_64$ ??= bind$cublasSspmv_v2_64())(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
 }
@@ -89,7 +89,7 @@ let cublasSspr$: typeof cublasSspr | undefined;
  * @param x in `const float *`: device memory.
  * @param incx in `int`.
  * @param AP in/out `float *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-spr). */
 export function cublasSspr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, AP: T.DeviceMemory | null): void {
   return (cublasSspr$ ??= bind$cublasSspr())(handle, uplo, n_, alpha, x, incx, AP);
 }
@@ -121,7 +121,7 @@ let cublasSspr2$: typeof cublasSspr2 | undefined;
  * @param y in `const float *`: device memory.
  * @param incy in `int`.
  * @param AP in/out `float *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-spr2). */
 export function cublasSspr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, AP: T.DeviceMemory | null): void {
   return (cublasSspr2$ ??= bind$cublasSspr2())(handle, uplo, n_, alpha, x, incx, y, incy, AP);
 }
@@ -155,7 +155,7 @@ let cublasSspr2_v2_64$: typeof cublasSspr2_v2_64 | undefined;
  * @param y in `const float *`: device memory.
  * @param incy in `int64_t`.
  * @param AP in/out `float *`: device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-spr2). */
 export function cublasSspr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, AP: T.DeviceMemory | null): void {
   return (cublasSspr2_v2_64$ ??= bind$cublasSspr2_v2_64())(handle, uplo, n_, alpha, x, incx, y, incy, AP);
 }
@@ -187,7 +187,7 @@ let cublasSspr_v2_64$: typeof cublasSspr_v2_64 | undefined;
  * @param x in `const float *`: device memory.
  * @param incx in `int64_t`.
  * @param AP in/out `float *`: device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-spr). */
 export function cublasSspr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, AP: T.DeviceMemory | null): void {
   return (cublasSspr_v2_64$ ??= bind$cublasSspr_v2_64())(handle, uplo, n_, alpha, x, incx, AP);
 }
@@ -216,7 +216,7 @@ let cublasSswap$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in/out `float *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-swap). */
 export function cublasSswap(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSswap', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSswap', 'n', 'i32', n_);
@@ -235,7 +235,7 @@ let cublasSswap_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `float *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-swap). */
 export function cublasSswap_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSswap_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSswap_v2_64', 'n', n_, true);

@@ -72,7 +72,7 @@ let cublasZaxpy$: typeof cublasZaxpy | undefined;
  * @param incx in `int`.
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-axpy). */
 export function cublasZaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   return (cublasZaxpy$ ??= bind$cublasZaxpy())(handle, n_, alpha, x, incx, y, incy);
 }
@@ -102,7 +102,7 @@ let cublasZaxpy_v2_64$: typeof cublasZaxpy_v2_64 | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-axpy). */
 export function cublasZaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasZaxpy_v2_64$ ??= bind$cublasZaxpy_v2_64())(handle, n_, alpha, x, incx, y, incy);
 }
@@ -131,7 +131,7 @@ let cublasZcopy$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-copy). */
 export function cublasZcopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZcopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZcopy', 'n', 'i32', n_);
@@ -150,7 +150,7 @@ let cublasZcopy_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-copy). */
 export function cublasZcopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZcopy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZcopy_v2_64', 'n', n_, true);
@@ -173,7 +173,7 @@ let cublasZdgmm$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasZdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasZdgmm', 'mode', 'i32', mode);
@@ -200,7 +200,7 @@ let cublasZdgmm_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasZdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdgmm_64', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasZdgmm_64', 'mode', 'i32', mode);

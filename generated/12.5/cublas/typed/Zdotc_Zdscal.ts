@@ -17,7 +17,7 @@ let cublasZdotc$c: NativeFunction | undefined;
  * @param y in `const cuDoubleComplex *`: device memory.
  * @param incy in `int`.
  * @param result_ out `cuDoubleComplex *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasZdotc(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdotc', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdotc', 'n', 'i32', n_);
@@ -38,7 +38,7 @@ let cublasZdotc_v2_64$c: NativeFunction | undefined;
  * @param y in `const cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
  * @param result_ out `cuDoubleComplex *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasZdotc_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdotc_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZdotc_v2_64', 'n', n_, true);
@@ -59,7 +59,7 @@ let cublasZdotu$c: NativeFunction | undefined;
  * @param y in `const cuDoubleComplex *`: device memory.
  * @param incy in `int`.
  * @param result_ out `cuDoubleComplex *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasZdotu(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdotu', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdotu', 'n', 'i32', n_);
@@ -80,7 +80,7 @@ let cublasZdotu_v2_64$c: NativeFunction | undefined;
  * @param y in `const cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
  * @param result_ out `cuDoubleComplex *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-dot). */
 export function cublasZdotu_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdotu_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZdotu_v2_64', 'n', n_, true);
@@ -102,7 +102,7 @@ let cublasZdrot$: typeof cublasZdrot | undefined;
  * @param incy in `int`.
  * @param c in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-rot). */
 export function cublasZdrot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, c: T.RealScalar, s_: T.RealScalar): void {
   return (cublasZdrot$ ??= bind$cublasZdrot())(handle, n_, x, incx, y, incy, c, s_);
 }
@@ -134,7 +134,7 @@ let cublasZdrot_v2_64$: typeof cublasZdrot_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param c in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-rot). */
 export function cublasZdrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, c: T.RealScalar, s_: T.RealScalar): void {
   return (cublasZdrot_v2_64$ ??= bind$cublasZdrot_v2_64())(handle, n_, x, incx, y, incy, c, s_);
 }
@@ -163,7 +163,7 @@ let cublasZdscal$: typeof cublasZdscal | undefined;
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-scal). */
 export function cublasZdscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number): void {
   return (cublasZdscal$ ??= bind$cublasZdscal())(handle, n_, alpha, x, incx);
 }
@@ -189,7 +189,7 @@ let cublasZdscal_v2_64$: typeof cublasZdscal_v2_64 | undefined;
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-scal). */
 export function cublasZdscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64): void {
   return (cublasZdscal_v2_64$ ??= bind$cublasZdscal_v2_64())(handle, n_, alpha, x, incx);
 }

@@ -18,7 +18,7 @@ let cublasZgeqrfBatched$c: NativeFunction | undefined;
  * @param TauArray in `cuDoubleComplex *const *`: device memory.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-geqrfbatched). */
 export function cublasZgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.DeviceMemory | null, lda: number, TauArray: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgeqrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgeqrfBatched', 'm', 'i32', m);
@@ -43,7 +43,7 @@ let cublasZgerc$: typeof cublasZgerc | undefined;
  * @param incy in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-ger). */
 export function cublasZgerc(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasZgerc$ ??= bind$cublasZgerc())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -79,7 +79,7 @@ let cublasZgerc_v2_64$: typeof cublasZgerc_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-ger). */
 export function cublasZgerc_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasZgerc_v2_64$ ??= bind$cublasZgerc_v2_64())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -115,7 +115,7 @@ let cublasZgeru$: typeof cublasZgeru | undefined;
  * @param incy in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-ger). */
 export function cublasZgeru(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasZgeru$ ??= bind$cublasZgeru())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -151,7 +151,7 @@ let cublasZgeru_v2_64$: typeof cublasZgeru_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-ger). */
 export function cublasZgeru_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasZgeru_v2_64$ ??= bind$cublasZgeru_v2_64())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -184,7 +184,7 @@ let cublasZgetrfBatched$c: NativeFunction | undefined;
  * @param P in/out `int *`: device memory.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-getrfbatched). */
 export function cublasZgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgetrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgetrfBatched', 'n', 'i32', n_);
@@ -207,7 +207,7 @@ let cublasZgetriBatched$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-getribatched). */
 export function cublasZgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgetriBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgetriBatched', 'n', 'i32', n_);
@@ -234,7 +234,7 @@ let cublasZgetrsBatched$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-getrsbatched). */
 export function cublasZgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, devIpiv: T.DeviceMemory | null, Barray: T.DeviceMemory | null, ldb: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgetrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgetrsBatched', 'trans', 'i32', trans);

@@ -19,7 +19,7 @@ let cublasZtrsv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsv). */
 export function cublasZtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrsv', 'uplo', 'i32', uplo);
@@ -44,7 +44,7 @@ let cublasZtrsv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trsv). */
 export function cublasZtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtrsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrsv_v2_64', 'uplo', 'i32', uplo);
@@ -66,7 +66,7 @@ let cublasZtrttp$c: NativeFunction | undefined;
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param AP in/out `cuDoubleComplex *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublas-t-trttp). */
 export function cublasZtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrttp', 'uplo', 'i32', uplo);

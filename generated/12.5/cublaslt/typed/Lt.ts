@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cublasLtCreate$: typeof cublasLtCreate | undefined;
 /** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `lightHandle`: out `cublasLtHandle_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltcreate). */
 export function cublasLtCreate(): T.cublasLtHandle_t {
   return (cublasLtCreate$ ??= bind$cublasLtCreate())();
 }
@@ -35,7 +35,7 @@ function bind$cublasLtCreate(): typeof cublasLtCreate {
 let cublasLtDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param lightHandle in `cublasLtHandle_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltdestroy). */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
   const status = (cublasLtDestroy$c ??= binder.native('cublasLtDestroy'))(lightHandle);
@@ -45,7 +45,7 @@ let cublasLtDisableCpuInstructionsSetMask$c: NativeFunction | undefined;
 /** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 12.5
  * @param mask in `unsigned int`.
  * @returns `unsigned int`
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltdisablecpuinstructionssetmask). */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
   if (typeof mask !== 'number' || (mask >>> 0) !== mask) throw intError('cublasLtDisableCpuInstructionsSetMask', 'mask', 'u32', mask);
   const result = (cublasLtDisableCpuInstructionsSetMask$c ??= binder.native('cublasLtDisableCpuInstructionsSetMask'))(mask);
@@ -54,7 +54,7 @@ export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
 let cublasLtGetCudartVersion$c: NativeFunction | undefined;
 /** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 12.5
  * @returns `size_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltgetcudartversion). */
 export function cublasLtGetCudartVersion(): number {
   const result = (cublasLtGetCudartVersion$c ??= binder.native('cublasLtGetCudartVersion'))();
   return result;
@@ -63,7 +63,7 @@ let cublasLtGetProperty$: typeof cublasLtGetProperty | undefined;
 /** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltgetproperty). */
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
   return (cublasLtGetProperty$ ??= bind$cublasLtGetProperty())(type);
 }
@@ -84,7 +84,7 @@ let cublasLtGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 12.5
  * @param status_ in `cublasStatus_t`.
  * @returns `const char *`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltgetstatusname). */
 export function cublasLtGetStatusName(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusName', 'status', 'i32', status_);
   const result = (cublasLtGetStatusName$c ??= binder.native('cublasLtGetStatusName'))(status_);
@@ -94,7 +94,7 @@ let cublasLtGetStatusString$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 12.5
  * @param status_ in `cublasStatus_t`.
  * @returns `const char *`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltgetstatusstring). */
 export function cublasLtGetStatusString(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusString', 'status', 'i32', status_);
   const result = (cublasLtGetStatusString$c ??= binder.native('cublasLtGetStatusString'))(status_);
@@ -103,7 +103,7 @@ export function cublasLtGetStatusString(status_: T.cublasStatus_t): string | nul
 let cublasLtGetVersion$c: NativeFunction | undefined;
 /** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 12.5
  * @returns `size_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltgetversion). */
 export function cublasLtGetVersion(): number {
   const result = (cublasLtGetVersion$c ??= binder.native('cublasLtGetVersion'))();
   return result;
@@ -111,7 +111,7 @@ export function cublasLtGetVersion(): number {
 let cublasLtHeuristicsCacheGetCapacity$: typeof cublasLtHeuristicsCacheGetCapacity | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `capacity`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltheuristicscachegetcapacity). */
 export function cublasLtHeuristicsCacheGetCapacity(): number {
   return (cublasLtHeuristicsCacheGetCapacity$ ??= bind$cublasLtHeuristicsCacheGetCapacity())();
 }
@@ -135,7 +135,7 @@ function bind$cublasLtHeuristicsCacheGetCapacity(): typeof cublasLtHeuristicsCac
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param capacity in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltheuristicscachesetcapacity). */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): void {
   if (typeof capacity !== 'number' || !(capacity >= 0 && capacity <= 9007199254740991) || Math.floor(capacity) !== capacity) int64Arg('cublasLtHeuristicsCacheSetCapacity', 'capacity', capacity, false);
   const status = (cublasLtHeuristicsCacheSetCapacity$c ??= binder.native('cublasLtHeuristicsCacheSetCapacity'))(capacity);
@@ -143,7 +143,7 @@ export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): void {
 }
 let cublasLtLoggerForceDisable$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltloggerforcedisable). */
 export function cublasLtLoggerForceDisable(): void {
   const status = (cublasLtLoggerForceDisable$c ??= binder.native('cublasLtLoggerForceDisable'))();
   if (status !== 0) throw fail('cublasLtLoggerForceDisable', status);
@@ -151,7 +151,7 @@ export function cublasLtLoggerForceDisable(): void {
 let cublasLtLoggerOpenFile$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param logFile in string (`const char *`).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltloggeropenfile). */
 export function cublasLtLoggerOpenFile(logFile: string): void {
   if (typeof logFile === 'string' ? logFile.includes('\0') : true) cstringArg('cublasLtLoggerOpenFile', 'logFile', logFile, false);
   const status = (cublasLtLoggerOpenFile$c ??= binder.native('cublasLtLoggerOpenFile'))(logFile);
@@ -160,7 +160,7 @@ export function cublasLtLoggerOpenFile(logFile: string): void {
 let cublasLtLoggerSetCallback$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 12.5 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param callback in C callback `cublasLtLoggerCallback_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltloggersetcallback). */
 export function cublasLtLoggerSetCallback(callback: T.Pointer): void {
   callbackArg('cublasLtLoggerSetCallback', 'callback', callback, true);
   const status = (cublasLtLoggerSetCallback$c ??= binder.native('cublasLtLoggerSetCallback'))(callback);
@@ -169,7 +169,7 @@ export function cublasLtLoggerSetCallback(callback: T.Pointer): void {
 let cublasLtLoggerSetFile$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param file in/out `FILE *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltloggersetfile). */
 export function cublasLtLoggerSetFile(file: T.Pointer): void {
   pointerArg('cublasLtLoggerSetFile', 'file', file, true);
   const status = (cublasLtLoggerSetFile$c ??= binder.native('cublasLtLoggerSetFile'))(file);
@@ -178,7 +178,7 @@ export function cublasLtLoggerSetFile(file: T.Pointer): void {
 let cublasLtLoggerSetLevel$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param level in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltloggersetlevel). */
 export function cublasLtLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cublasLtLoggerSetLevel', 'level', 'i32', level);
   const status = (cublasLtLoggerSetLevel$c ??= binder.native('cublasLtLoggerSetLevel'))(level);
@@ -187,7 +187,7 @@ export function cublasLtLoggerSetLevel(level: number): void {
 let cublasLtLoggerSetMask$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param mask in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltloggersetmask). */
 export function cublasLtLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cublasLtLoggerSetMask', 'mask', 'i32', mask);
   const status = (cublasLtLoggerSetMask$c ??= binder.native('cublasLtLoggerSetMask'))(mask);
@@ -211,7 +211,7 @@ let cublasLtMatmul$: typeof cublasLtMatmul | undefined;
  * @param workspace in/out `void *`: device memory, `workspaceSizeInBytes` bytes, or null.
  * @param workspaceSizeInBytes in `size_t`: count of `workspace` in bytes.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmul).
  * @see {@link cuda-ts/objects!Matmul#execute | Matmul.execute} (objects layer) */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.cublasLtMatmulDesc_t | null, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Adesc: T.cublasLtMatrixLayout_t | null, B: T.DeviceMemory | null, Bdesc: T.cublasLtMatrixLayout_t | null, beta: T.UntypedScalar, C: T.DeviceMemory | null, Cdesc: T.cublasLtMatrixLayout_t | null, D: T.DeviceMemory | null, Ddesc: T.cublasLtMatrixLayout_t | null, algo: T.cublasLtMatmulAlgo_t | Uint8Array | null, workspace: T.DeviceMemory | null, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
   return (cublasLtMatmul$ ??= bind$cublasLtMatmul())(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
@@ -249,7 +249,7 @@ let cublasLtMatmulAlgoCapGetAttribute$: typeof cublasLtMatmulAlgoCapGetAttribute
  * @param buf out `void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `sizeWritten`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulalgocapgetattribute). */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.cublasLtMatmulAlgo_t | Uint8Array, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   return (cublasLtMatmulAlgoCapGetAttribute$ ??= bind$cublasLtMatmulAlgoCapGetAttribute())(algo, attr, buf, sizeInBytes);
 }
@@ -285,7 +285,7 @@ let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
  * @param Ddesc in `cublasLtMatrixLayout_t`.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
  * @returns the value of `result`: out `cublasLtMatmulHeuristicResult_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulalgocheck). */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.cublasLtMatmulDesc_t | null, Adesc: T.cublasLtMatrixLayout_t | null, Bdesc: T.cublasLtMatrixLayout_t | null, Cdesc: T.cublasLtMatrixLayout_t | null, Ddesc: T.cublasLtMatrixLayout_t | null, algo: T.cublasLtMatmulAlgo_t | Uint8Array): T.cublasLtMatmulHeuristicResult_t {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
   if (typeof operationDesc !== 'number' || !(operationDesc >= 0 && operationDesc <= 9007199254740991) || Math.floor(operationDesc) !== operationDesc) operationDesc = addressArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true) as typeof operationDesc;
@@ -306,7 +306,7 @@ let cublasLtMatmulAlgoConfigGetAttribute$: typeof cublasLtMatmulAlgoConfigGetAtt
  * @param buf out `void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `sizeWritten`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulalgoconfiggetattribute). */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.cublasLtMatmulAlgo_t | Uint8Array, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   return (cublasLtMatmulAlgoConfigGetAttribute$ ??= bind$cublasLtMatmulAlgoConfigGetAttribute())(algo, attr, buf, sizeInBytes);
 }
@@ -339,7 +339,7 @@ let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
  * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `algo`: in/out `cublasLtMatmulAlgo_t`: fields given here in, the record the call fills returned.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulalgoconfigsetattribute). */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: Uint8Array | null, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): Uint8Array {
   const algo$ = new Uint8Array(records.cublasLtMatmulAlgo_t().size);
   if (algo === undefined) throw argError('cublasLtMatmulAlgoConfigSetAttribute', 'algo', 'a record object, its encoded bytes or null', algo);
@@ -363,7 +363,7 @@ let cublasLtMatmulAlgoGetHeuristic$: typeof cublasLtMatmulAlgoGetHeuristic | und
  * @param preference in `cublasLtMatmulPreference_t`.
  * @param requestedAlgoCount in `int`: capacity of `heuristicResultsArray`.
  * @returns the value of `heuristicResultsArray`: out array of `struct cublasLtMatmulHeuristicResult_t`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulalgogetheuristic). */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.cublasLtMatmulDesc_t | null, Adesc: T.cublasLtMatrixLayout_t | null, Bdesc: T.cublasLtMatrixLayout_t | null, Cdesc: T.cublasLtMatrixLayout_t | null, Ddesc: T.cublasLtMatrixLayout_t | null, preference: T.cublasLtMatmulPreference_t | null, requestedAlgoCount: number): T.cublasLtMatmulHeuristicResult_t[] {
   return (cublasLtMatmulAlgoGetHeuristic$ ??= bind$cublasLtMatmulAlgoGetHeuristic())(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount);
 }
@@ -399,7 +399,7 @@ let cublasLtMatmulAlgoGetIds$: typeof cublasLtMatmulAlgoGetIds | undefined;
  * @param Dtype in `cudaDataType_t`.
  * @param requestedAlgoCount in `int`: capacity of `algoIdsArray`.
  * @returns the value of `algoIdsArray`: out array of `i32`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulalgogetids). */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number): Int32Array {
   return (cublasLtMatmulAlgoGetIds$ ??= bind$cublasLtMatmulAlgoGetIds())(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount);
 }
@@ -435,7 +435,7 @@ let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
  * @param Dtype in `cudaDataType_t`.
  * @param algoId in `int`.
  * @returns the value of `algo`: out `cublasLtMatmulAlgo_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulalgoinit). */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number): Uint8Array {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoInit', 'lightHandle', lightHandle, true) as typeof lightHandle;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoInit', 'computeType', 'i32', computeType);
@@ -455,7 +455,7 @@ let cublasLtMatmulDescCreate$: typeof cublasLtMatmulDescCreate | undefined;
  * @param computeType in `cublasComputeType_t`.
  * @param scaleType in `cudaDataType_t`.
  * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmuldesccreate). */
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
   return (cublasLtMatmulDescCreate$ ??= bind$cublasLtMatmulDescCreate())(computeType, scaleType);
 }
@@ -481,7 +481,7 @@ function bind$cublasLtMatmulDescCreate(): typeof cublasLtMatmulDescCreate {
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matmulDesc in `cublasLtMatmulDesc_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmuldescdestroy). */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t | null): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   const status = (cublasLtMatmulDescDestroy$c ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
@@ -492,7 +492,7 @@ let cublasLtMatmulDescGetAttribute$: typeof cublasLtMatmulDescGetAttribute | und
  * @param matmulDesc in `cublasLtMatmulDesc_t`.
  * @param attr in `cublasLtMatmulDescAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmuldescgetattribute). */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t): T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | T.cublasOperation_t | T.cublasFillMode_t | T.cublasLtEpilogue_t | T.DevicePointer | bigint | number {
   return (cublasLtMatmulDescGetAttribute$ ??= bind$cublasLtMatmulDescGetAttribute())(matmulDesc, attr);
 }
@@ -534,7 +534,7 @@ let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
  * @param matmulDesc in `cublasLtMatmulDesc_t`.
  * @param attr in `cublasLtMatmulDescAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmuldescsetattribute). */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t, buf: T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | T.cublasOperation_t | T.cublasFillMode_t | T.cublasLtEpilogue_t | T.DeviceMemory | T.Int64 | number): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
@@ -548,7 +548,7 @@ export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_
 let cublasLtMatmulPreferenceCreate$: typeof cublasLtMatmulPreferenceCreate | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pref`: out `cublasLtMatmulPreference_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulpreferencecreate). */
 export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
   return (cublasLtMatmulPreferenceCreate$ ??= bind$cublasLtMatmulPreferenceCreate())();
 }
@@ -572,7 +572,7 @@ function bind$cublasLtMatmulPreferenceCreate(): typeof cublasLtMatmulPreferenceC
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param pref in `cublasLtMatmulPreference_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulpreferencedestroy). */
 export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t | null): void {
   if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true) as typeof pref;
   const status = (cublasLtMatmulPreferenceDestroy$c ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
@@ -583,7 +583,7 @@ let cublasLtMatmulPreferenceGetAttribute$: typeof cublasLtMatmulPreferenceGetAtt
  * @param pref in `cublasLtMatmulPreference_t`.
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulpreferencegetattribute). */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.cublasLtMatmulPreference_t | null, attr: T.cublasLtMatmulPreferenceAttributes_t): number | bigint {
   return (cublasLtMatmulPreferenceGetAttribute$ ??= bind$cublasLtMatmulPreferenceGetAttribute())(pref, attr);
 }
@@ -621,7 +621,7 @@ let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
  * @param pref in `cublasLtMatmulPreference_t`.
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatmulpreferencesetattribute). */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.cublasLtMatmulPreference_t | null, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: number | T.Int64): void {
   if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true) as typeof pref;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);
@@ -639,7 +639,7 @@ let cublasLtMatrixLayoutCreate$: typeof cublasLtMatrixLayoutCreate | undefined;
  * @param cols in `uint64_t`.
  * @param ld in `int64_t`.
  * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixlayoutcreate). */
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
   return (cublasLtMatrixLayoutCreate$ ??= bind$cublasLtMatrixLayoutCreate())(type, rows, cols, ld);
 }
@@ -667,7 +667,7 @@ function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matLayout in `cublasLtMatrixLayout_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixlayoutdestroy). */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t | null): void {
   if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true) as typeof matLayout;
   const status = (cublasLtMatrixLayoutDestroy$c ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
@@ -678,7 +678,7 @@ let cublasLtMatrixLayoutGetAttribute$: typeof cublasLtMatrixLayoutGetAttribute |
  * @param matLayout in `cublasLtMatrixLayout_t`.
  * @param attr in `cublasLtMatrixLayoutAttribute_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixlayoutgetattribute). */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.cublasLtMatrixLayout_t | null, attr: T.cublasLtMatrixLayoutAttribute_t): number | T.cublasLtOrder_t | bigint {
   return (cublasLtMatrixLayoutGetAttribute$ ??= bind$cublasLtMatrixLayoutGetAttribute())(matLayout, attr);
 }
@@ -724,7 +724,7 @@ let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
  * @param matLayout in `cublasLtMatrixLayout_t`.
  * @param attr in `cublasLtMatrixLayoutAttribute_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixlayoutsetattribute). */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayout_t | null, attr: T.cublasLtMatrixLayoutAttribute_t, buf: number | T.cublasLtOrder_t | T.Int64): void {
   if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true) as typeof matLayout;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
@@ -748,7 +748,7 @@ let cublasLtMatrixTransform$: typeof cublasLtMatrixTransform | undefined;
  * @param C out `void *`: device memory.
  * @param Cdesc in `cublasLtMatrixLayout_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixtransform). */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, transformDesc: T.cublasLtMatrixTransformDesc_t | null, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Adesc: T.cublasLtMatrixLayout_t | null, beta: T.UntypedScalar, B: T.DeviceMemory | null, Bdesc: T.cublasLtMatrixLayout_t | null, C: T.DeviceMemory | null, Cdesc: T.cublasLtMatrixLayout_t | null, stream: T.cudaStream_t | null): void {
   return (cublasLtMatrixTransform$ ??= bind$cublasLtMatrixTransform())(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
 }
@@ -777,7 +777,7 @@ let cublasLtMatrixTransformDescCreate$: typeof cublasLtMatrixTransformDescCreate
 /** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param scaleType in `cudaDataType`.
  * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixtransformdesccreate). */
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
   return (cublasLtMatrixTransformDescCreate$ ??= bind$cublasLtMatrixTransformDescCreate())(scaleType);
 }
@@ -802,7 +802,7 @@ function bind$cublasLtMatrixTransformDescCreate(): typeof cublasLtMatrixTransfor
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixtransformdescdestroy). */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t | null): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true) as typeof transformDesc;
   const status = (cublasLtMatrixTransformDescDestroy$c ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
@@ -813,7 +813,7 @@ let cublasLtMatrixTransformDescGetAttribute$: typeof cublasLtMatrixTransformDesc
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixtransformdescgetattribute). */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t): number | T.cublasLtPointerMode_t | T.cublasOperation_t {
   return (cublasLtMatrixTransformDescGetAttribute$ ??= bind$cublasLtMatrixTransformDescGetAttribute())(transformDesc, attr);
 }
@@ -853,7 +853,7 @@ let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.5.0/cublas/index.html#cublasltmatrixtransformdescsetattribute). */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: number | T.cublasLtPointerMode_t | T.cublasOperation_t): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);

@@ -10,8 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuFileBatchIOCancel$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer. */
 export function cuFileBatchIOCancel(batch_idp: T.Pointer): void {
   pointerArg('cuFileBatchIOCancel', 'batch_idp', batch_idp, true);
   const status = ((cuFileBatchIOCancel$c ??= binder.native('cuFileBatchIOCancel'))(batch_idp) as { err: number }).err;
@@ -20,8 +19,7 @@ export function cuFileBatchIOCancel(batch_idp: T.Pointer): void {
 let cuFileBatchIODestroy$c: NativeFunction | undefined;
 /** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 12.5
  * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
- * @returns `void`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns `void` */
 export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
   pointerArg('cuFileBatchIODestroy', 'batch_idp', batch_idp, true);
   const result = (cuFileBatchIODestroy$c ??= binder.native('cuFileBatchIODestroy'))(batch_idp);
@@ -31,8 +29,7 @@ let cuFileBatchIOGetStatus$: typeof cuFileBatchIOGetStatus | undefined;
 /** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
  * @param min_nr in `unsigned int`.
- * @returns `{ nr, iocbp, timeout }`: `nr`: out `unsigned int *`; `iocbp`: out `CUfileIOEvents`; `timeout`: out `timespec`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns `{ nr, iocbp, timeout }`: `nr`: out `unsigned int *`; `iocbp`: out `CUfileIOEvents`; `timeout`: out `timespec`. */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { nr: number; iocbp: T.CUfileIOEvents; timeout: T.timespec } {
   return (cuFileBatchIOGetStatus$ ??= bind$cuFileBatchIOGetStatus())(batch_idp, min_nr);
 }
@@ -55,8 +52,7 @@ function bind$cuFileBatchIOGetStatus(): typeof cuFileBatchIOGetStatus {
 let cuFileBatchIOSetUp$: typeof cuFileBatchIOSetUp | undefined;
 /** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param nr in `unsigned int`.
- * @returns the value of `batch_idp`: out `CUfileBatchHandle_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the value of `batch_idp`: out `CUfileBatchHandle_t *`. */
 export function cuFileBatchIOSetUp(nr: number): number {
   return (cuFileBatchIOSetUp$ ??= bind$cuFileBatchIOSetUp())(nr);
 }
@@ -82,8 +78,7 @@ let cuFileBatchIOSubmit$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
  * @param iocbp in array of `struct CUfileIOParams`; its length is passed as `nr`.
- * @param flags in `unsigned int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @param flags in `unsigned int`. */
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUfileIOParams)[] | Uint8Array, flags: number): void {
   pointerArg('cuFileBatchIOSubmit', 'batch_idp', batch_idp, true);
   const iocbp$ = recordArrayArg('cuFileBatchIOSubmit', 'iocbp', records.CUfileIOParams(), iocbp, false);
@@ -94,8 +89,7 @@ export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUf
 }
 let cuFileBufDeregister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBufDeregister(const void *bufPtr_base)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param bufPtr_base in `const void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @param bufPtr_base in `const void *`: address or host buffer. */
 export function cuFileBufDeregister(bufPtr_base: T.Pointer): void {
   pointerArg('cuFileBufDeregister', 'bufPtr_base', bufPtr_base, true);
   const status = ((cuFileBufDeregister$c ??= binder.native('cuFileBufDeregister'))(bufPtr_base) as { err: number }).err;
@@ -105,8 +99,7 @@ let cuFileBufRegister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBufRegister(const void *bufPtr_base, size_t length, int flags)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param bufPtr_base in `const void *`: address or host buffer.
  * @param length in `size_t`.
- * @param flags in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @param flags in `int`. */
 export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags: number): void {
   pointerArg('cuFileBufRegister', 'bufPtr_base', bufPtr_base, true);
   if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || Math.floor(length) !== length) int64Arg('cuFileBufRegister', 'length', length, false);
@@ -115,32 +108,28 @@ export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags
   if (status !== 0) throw fail('cuFileBufRegister', status);
 }
 let cuFileDriverClose$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverClose_v2(void)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+/** `CUfileError_t cuFileDriverClose_v2(void)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileDriverClose(): void {
   const status = ((cuFileDriverClose$c ??= binder.native('cuFileDriverClose'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverClose', status);
 }
 let cuFileDriverGetProperties$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param props in/out `CUfileDrvProps_t *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @param props in/out `CUfileDrvProps_t *`: address or host buffer. */
 export function cuFileDriverGetProperties(props: T.Pointer): void {
   pointerArg('cuFileDriverGetProperties', 'props', props, true);
   const status = ((cuFileDriverGetProperties$c ??= binder.native('cuFileDriverGetProperties'))(props) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverGetProperties', status);
 }
 let cuFileDriverOpen$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverOpen(void)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+/** `CUfileError_t cuFileDriverOpen(void)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileDriverOpen(): void {
   const status = ((cuFileDriverOpen$c ??= binder.native('cuFileDriverOpen'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverOpen', status);
 }
 let cuFileDriverSetMaxCacheSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param max_cache_size in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @param max_cache_size in `size_t`. */
 export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
   if (typeof max_cache_size !== 'number' || !(max_cache_size >= 0 && max_cache_size <= 9007199254740991) || Math.floor(max_cache_size) !== max_cache_size) int64Arg('cuFileDriverSetMaxCacheSize', 'max_cache_size', max_cache_size, false);
   const status = ((cuFileDriverSetMaxCacheSize$c ??= binder.native('cuFileDriverSetMaxCacheSize'))(max_cache_size) as { err: number }).err;
@@ -148,8 +137,7 @@ export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
 }
 let cuFileDriverSetMaxDirectIOSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param max_direct_io_size in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @param max_direct_io_size in `size_t`. */
 export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): void {
   if (typeof max_direct_io_size !== 'number' || !(max_direct_io_size >= 0 && max_direct_io_size <= 9007199254740991) || Math.floor(max_direct_io_size) !== max_direct_io_size) int64Arg('cuFileDriverSetMaxDirectIOSize', 'max_direct_io_size', max_direct_io_size, false);
   const status = ((cuFileDriverSetMaxDirectIOSize$c ??= binder.native('cuFileDriverSetMaxDirectIOSize'))(max_direct_io_size) as { err: number }).err;
@@ -157,8 +145,7 @@ export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): voi
 }
 let cuFileDriverSetMaxPinnedMemSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @param max_pinned_size in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @param max_pinned_size in `size_t`. */
 export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void {
   if (typeof max_pinned_size !== 'number' || !(max_pinned_size >= 0 && max_pinned_size <= 9007199254740991) || Math.floor(max_pinned_size) !== max_pinned_size) int64Arg('cuFileDriverSetMaxPinnedMemSize', 'max_pinned_size', max_pinned_size, false);
   const status = ((cuFileDriverSetMaxPinnedMemSize$c ??= binder.native('cuFileDriverSetMaxPinnedMemSize'))(max_pinned_size) as { err: number }).err;
@@ -167,8 +154,7 @@ export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void 
 let cuFileDriverSetPollMode$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param poll in `_Bool`.
- * @param poll_threshold_size in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @param poll_threshold_size in `size_t`. */
 export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.Int64): void {
   if (typeof poll !== 'boolean') throw argError('cuFileDriverSetPollMode', 'poll', 'a boolean', poll);
   if (typeof poll_threshold_size !== 'number' || !(poll_threshold_size >= 0 && poll_threshold_size <= 9007199254740991) || Math.floor(poll_threshold_size) !== poll_threshold_size) int64Arg('cuFileDriverSetPollMode', 'poll_threshold_size', poll_threshold_size, false);
@@ -178,7 +164,7 @@ export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.In
 let cuFileGetVersion$: typeof cuFileGetVersion | undefined;
 /** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
 export function cuFileGetVersion(): number {
   return (cuFileGetVersion$ ??= bind$cuFileGetVersion())();
 }
@@ -197,8 +183,7 @@ function bind$cuFileGetVersion(): typeof cuFileGetVersion {
 let cuFileHandleDeregister$c: NativeFunction | undefined;
 /** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 12.5
  * @param fh in/out `CUfileHandle_t`: address or host buffer.
- * @returns `void`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns `void` */
 export function cuFileHandleDeregister(fh: T.Pointer): void {
   pointerArg('cuFileHandleDeregister', 'fh', fh, true);
   const result = (cuFileHandleDeregister$c ??= binder.native('cuFileHandleDeregister'))(fh);
@@ -207,8 +192,7 @@ export function cuFileHandleDeregister(fh: T.Pointer): void {
 let cuFileHandleRegister$: typeof cuFileHandleRegister | undefined;
 /** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param descr in `CUfileDescr_t *`: a `CUfileDescr_t` object or its bytes.
- * @returns the value of `fh`: out `CUfileHandle_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns the value of `fh`: out `CUfileHandle_t *`. */
 export function cuFileHandleRegister(descr: T.CUfileDescr_t | Uint8Array): number {
   return (cuFileHandleRegister$ ??= bind$cuFileHandleRegister())(descr);
 }
@@ -237,8 +221,7 @@ let cuFileRead$c: NativeFunction | undefined;
  * @param size in `size_t`: size of `bufPtr_base` in bytes.
  * @param file_offset in `off_t`.
  * @param bufPtr_offset in `off_t`.
- * @returns `ssize_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns `ssize_t` */
 export function cuFileRead(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileRead', 'fh', fh, false);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileRead', 'size', size, false);
@@ -258,7 +241,7 @@ let cuFileReadAsync$c: NativeFunction | undefined;
  * @param bufPtr_offset_p in/out `off_t *`: address or host buffer, kept by the library after the call.
  * @param bytes_read_p in/out `ssize_t *`: address or host buffer, kept by the library after the call.
  * @param stream in `CUstream`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
 export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_read_p: T.Pointer, stream: T.CUstream | null): void {
   pointerArg('cuFileReadAsync', 'fh', fh, true);
   pointerArg('cuFileReadAsync', 'bufPtr_base', bufPtr_base, true);
@@ -273,7 +256,7 @@ export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T
 let cuFileStreamDeregister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileStreamDeregister(CUstream stream)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `CUstream`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
 export function cuFileStreamDeregister(stream: T.CUstream | null): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuFileStreamDeregister', 'stream', stream, true) as typeof stream;
   const status = ((cuFileStreamDeregister$c ??= binder.native('cuFileStreamDeregister'))(stream) as { err: number }).err;
@@ -283,7 +266,7 @@ let cuFileStreamRegister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileStreamRegister(CUstream stream, unsigned int flags)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `CUstream`.
  * @param flags in `unsigned int`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
 export function cuFileStreamRegister(stream: T.CUstream | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuFileStreamRegister', 'stream', stream, true) as typeof stream;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuFileStreamRegister', 'flags', 'u32', flags);
@@ -292,8 +275,7 @@ export function cuFileStreamRegister(stream: T.CUstream | null, flags: number): 
 }
 let cuFileUseCount$c: NativeFunction | undefined;
 /** `long cuFileUseCount(void)` · cufile.h · CUDA 12.5
- * @returns `long`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns `long` */
 export function cuFileUseCount(): number | bigint {
   const result = (cuFileUseCount$c ??= binder.native('cuFileUseCount'))();
   return result;
@@ -305,8 +287,7 @@ let cuFileWrite$c: NativeFunction | undefined;
  * @param size in `size_t`: size of `bufPtr_base` in bytes.
  * @param file_offset in `off_t`.
  * @param bufPtr_offset in `off_t`.
- * @returns `ssize_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @returns `ssize_t` */
 export function cuFileWrite(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileWrite', 'fh', fh, false);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileWrite', 'size', size, false);
@@ -326,7 +307,7 @@ let cuFileWriteAsync$c: NativeFunction | undefined;
  * @param bufPtr_offset_p in/out `off_t *`: address or host buffer, kept by the library after the call.
  * @param bytes_written_p in/out `ssize_t *`: address or host buffer, kept by the library after the call.
  * @param stream in `CUstream`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
 export function cuFileWriteAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_written_p: T.Pointer, stream: T.CUstream | null): void {
   pointerArg('cuFileWriteAsync', 'fh', fh, true);
   pointerArg('cuFileWriteAsync', 'bufPtr_base', bufPtr_base, true);

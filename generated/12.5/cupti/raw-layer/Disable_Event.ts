@@ -10,7 +10,7 @@ let cuptiDisableKernelReplayMode$: NativeFunction | undefined;
 /** `CUptiResult cuptiDisableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 12.5
  * @param context `CUcontext`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiDisableKernelReplayMode(context: T.CUcontext): T.CUptiResult {
   return (cuptiDisableKernelReplayMode$ ??= binder.native('cuptiDisableKernelReplayMode'))(context);
 }
@@ -19,7 +19,7 @@ let cuptiEnableAllDomains$: NativeFunction | undefined;
  * @param enable `uint32_t`
  * @param subscriber `CUpti_SubscriberHandle`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_SubscriberHandle): T.CUptiResult {
   return (cuptiEnableAllDomains$ ??= binder.native('cuptiEnableAllDomains'))(enable, subscriber);
 }
@@ -30,7 +30,7 @@ let cuptiEnableCallback$: NativeFunction | undefined;
  * @param domain `CUpti_CallbackDomain`
  * @param cbid `CUpti_CallbackId`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiEnableCallback(enable: number, subscriber: T.CUpti_SubscriberHandle, domain: T.CUpti_CallbackDomain, cbid: number): T.CUptiResult {
   return (cuptiEnableCallback$ ??= binder.native('cuptiEnableCallback'))(enable, subscriber, domain, cbid);
 }
@@ -40,7 +40,7 @@ let cuptiEnableDomain$: NativeFunction | undefined;
  * @param subscriber `CUpti_SubscriberHandle`
  * @param domain `CUpti_CallbackDomain`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_SubscriberHandle, domain: T.CUpti_CallbackDomain): T.CUptiResult {
   return (cuptiEnableDomain$ ??= binder.native('cuptiEnableDomain'))(enable, subscriber, domain);
 }
@@ -48,7 +48,7 @@ let cuptiEnableKernelReplayMode$: NativeFunction | undefined;
 /** `CUptiResult cuptiEnableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 12.5
  * @param context `CUcontext`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEnableKernelReplayMode(context: T.CUcontext): T.CUptiResult {
   return (cuptiEnableKernelReplayMode$ ??= binder.native('cuptiEnableKernelReplayMode'))(context);
 }
@@ -57,7 +57,7 @@ let cuptiEnumEventDomains$: NativeFunction | undefined;
  * @param arraySizeBytes `size_t *`, in/out: a typed array of one element
  * @param domainArray `CUpti_EventDomainID *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEnumEventDomains(arraySizeBytes: T.Pointer, domainArray: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(arraySizeBytes) && hostByteLength(arraySizeBytes)! >= 8 && (((arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof arraySizeBytes === 'number' && arraySizeBytes >= 0 && Number.isSafeInteger(arraySizeBytes)) && arraySizeBytes !== null) rawCovers('cuptiEnumEventDomains', 'arraySizeBytes', arraySizeBytes, 8, 8);
   if (!(ArrayBuffer.isView(domainArray) && hostByteLength(domainArray)! >= 4 && (((domainArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (domainArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof domainArray === 'number' && domainArray >= 0 && Number.isSafeInteger(domainArray)) && domainArray !== null) rawCovers('cuptiEnumEventDomains', 'domainArray', domainArray, 4, 4);
@@ -68,7 +68,7 @@ let cuptiEnumMetrics$: NativeFunction | undefined;
  * @param arraySizeBytes `size_t *`, in/out: capacity of `metricArray` in, count out
  * @param metricArray `CUpti_MetricID *`, out: an array of `*arraySizeBytes` elements (capacity/count pair)
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiEnumMetrics(arraySizeBytes: T.Pointer, metricArray: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(arraySizeBytes) && hostByteLength(arraySizeBytes)! >= 8 && (((arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof arraySizeBytes === 'number' && arraySizeBytes >= 0 && Number.isSafeInteger(arraySizeBytes)) && arraySizeBytes !== null) rawCovers('cuptiEnumMetrics', 'arraySizeBytes', arraySizeBytes, 8, 8);
   if (!(ArrayBuffer.isView(metricArray) && hostByteLength(metricArray)! >= 4 && (((metricArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (metricArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof metricArray === 'number' && metricArray >= 0 && Number.isSafeInteger(metricArray)) && metricArray !== null) rawCovers('cuptiEnumMetrics', 'metricArray', metricArray, 4, 4);
@@ -80,7 +80,7 @@ let cuptiEventDomainEnumEvents$: NativeFunction | undefined;
  * @param arraySizeBytes `size_t *`, in/out: capacity of `eventArray` in, count out
  * @param eventArray `CUpti_EventID *`, out: an array of `*arraySizeBytes` elements (capacity/count pair)
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventDomainEnumEvents(eventDomain: number, arraySizeBytes: T.Pointer, eventArray: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(arraySizeBytes) && hostByteLength(arraySizeBytes)! >= 8 && (((arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof arraySizeBytes === 'number' && arraySizeBytes >= 0 && Number.isSafeInteger(arraySizeBytes)) && arraySizeBytes !== null) rawCovers('cuptiEventDomainEnumEvents', 'arraySizeBytes', arraySizeBytes, 8, 8);
   if (!(ArrayBuffer.isView(eventArray) && hostByteLength(eventArray)! >= 4 && (((eventArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof eventArray === 'number' && eventArray >= 0 && Number.isSafeInteger(eventArray)) && eventArray !== null) rawCovers('cuptiEventDomainEnumEvents', 'eventArray', eventArray, 4, 4);
@@ -93,7 +93,7 @@ let cuptiEventDomainGetAttribute$: NativeFunction | undefined;
  * @param valueSize `size_t *`, out: a typed array of one element
  * @param value `void *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventDomainGetAttribute(eventDomain: number, attrib: T.CUpti_EventDomainAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(valueSize) && hostByteLength(valueSize)! >= 8 && (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof valueSize === 'number' && valueSize >= 0 && Number.isSafeInteger(valueSize)) && valueSize !== null) rawCovers('cuptiEventDomainGetAttribute', 'valueSize', valueSize, 8, 8);
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuptiEventDomainGetAttribute', 'value', value, 0, 1);
@@ -104,7 +104,7 @@ let cuptiEventDomainGetNumEvents$: NativeFunction | undefined;
  * @param eventDomain `CUpti_EventDomainID`
  * @param numEvents `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventDomainGetNumEvents(eventDomain: number, numEvents: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(numEvents) && hostByteLength(numEvents)! >= 4 && (((numEvents as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numEvents as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numEvents === 'number' && numEvents >= 0 && Number.isSafeInteger(numEvents)) && numEvents !== null) rawCovers('cuptiEventDomainGetNumEvents', 'numEvents', numEvents, 4, 4);
   return (cuptiEventDomainGetNumEvents$ ??= binder.native('cuptiEventDomainGetNumEvents'))(eventDomain, numEvents);
@@ -116,7 +116,7 @@ let cuptiEventGetAttribute$: NativeFunction | undefined;
  * @param valueSize `size_t *`, out: a typed array of one element
  * @param value `void *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGetAttribute(event: number, attrib: T.CUpti_EventAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(valueSize) && hostByteLength(valueSize)! >= 8 && (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof valueSize === 'number' && valueSize >= 0 && Number.isSafeInteger(valueSize)) && valueSize !== null) rawCovers('cuptiEventGetAttribute', 'valueSize', valueSize, 8, 8);
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuptiEventGetAttribute', 'value', value, 0, 1);
@@ -128,7 +128,7 @@ let cuptiEventGetIdFromName$: NativeFunction | undefined;
  * @param eventName `const char *`
  * @param event `CUpti_EventID *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGetIdFromName(device: number, eventName: string | T.Pointer, event: T.Pointer): T.CUptiResult {
   if (typeof eventName === 'string' && eventName.includes('\0')) cstringArg('cuptiEventGetIdFromName', 'eventName', eventName, true);
   if (!(ArrayBuffer.isView(event) && hostByteLength(event)! >= 4 && (((event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof event === 'number' && event >= 0 && Number.isSafeInteger(event)) && event !== null) rawCovers('cuptiEventGetIdFromName', 'event', event, 4, 4);
@@ -139,7 +139,7 @@ let cuptiEventGroupAddEvent$: NativeFunction | undefined;
  * @param eventGroup `CUpti_EventGroup`
  * @param event `CUpti_EventID`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupAddEvent(eventGroup: T.Pointer, event: number): T.CUptiResult {
   if (!ArrayBuffer.isView(eventGroup) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupAddEvent', 'eventGroup', eventGroup, 0, 1);
   return (cuptiEventGroupAddEvent$ ??= binder.native('cuptiEventGroupAddEvent'))(eventGroup, event);
@@ -150,7 +150,7 @@ let cuptiEventGroupCreate$: NativeFunction | undefined;
  * @param eventGroup `CUpti_EventGroup *`, out: a typed array of one element
  * @param flags `uint32_t`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupCreate(context: T.CUcontext, eventGroup: T.Pointer, flags: number): T.CUptiResult {
   if (!(ArrayBuffer.isView(eventGroup) && hostByteLength(eventGroup)! >= 8 && (((eventGroup as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventGroup as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupCreate', 'eventGroup', eventGroup, 8, 8);
   return (cuptiEventGroupCreate$ ??= binder.native('cuptiEventGroupCreate'))(context, eventGroup, flags);
@@ -159,7 +159,7 @@ let cuptiEventGroupDestroy$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5
  * @param eventGroup `CUpti_EventGroup`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupDestroy(eventGroup: T.Pointer): T.CUptiResult {
   if (!ArrayBuffer.isView(eventGroup) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupDestroy', 'eventGroup', eventGroup, 0, 1);
   return (cuptiEventGroupDestroy$ ??= binder.native('cuptiEventGroupDestroy'))(eventGroup);
@@ -168,7 +168,7 @@ let cuptiEventGroupDisable$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupDisable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5
  * @param eventGroup `CUpti_EventGroup`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupDisable(eventGroup: T.Pointer): T.CUptiResult {
   if (!ArrayBuffer.isView(eventGroup) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupDisable', 'eventGroup', eventGroup, 0, 1);
   return (cuptiEventGroupDisable$ ??= binder.native('cuptiEventGroupDisable'))(eventGroup);
@@ -177,7 +177,7 @@ let cuptiEventGroupEnable$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupEnable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5
  * @param eventGroup `CUpti_EventGroup`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupEnable(eventGroup: T.Pointer): T.CUptiResult {
   if (!ArrayBuffer.isView(eventGroup) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupEnable', 'eventGroup', eventGroup, 0, 1);
   return (cuptiEventGroupEnable$ ??= binder.native('cuptiEventGroupEnable'))(eventGroup);
@@ -189,7 +189,7 @@ let cuptiEventGroupGetAttribute$: NativeFunction | undefined;
  * @param valueSize `size_t *`, out: a typed array of one element
  * @param value `void *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupGetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
   if (!ArrayBuffer.isView(eventGroup) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupGetAttribute', 'eventGroup', eventGroup, 0, 1);
   if (!(ArrayBuffer.isView(valueSize) && hostByteLength(valueSize)! >= 8 && (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof valueSize === 'number' && valueSize >= 0 && Number.isSafeInteger(valueSize)) && valueSize !== null) rawCovers('cuptiEventGroupGetAttribute', 'valueSize', valueSize, 8, 8);
@@ -206,7 +206,7 @@ let cuptiEventGroupReadAllEvents$: NativeFunction | undefined;
  * @param eventIdArray `CUpti_EventID *`, out: an array of `*eventValueBufferSizeBytes` elements (capacity/count pair)
  * @param numEventIdsRead `size_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupReadAllEvents(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags, eventValueBufferSizeBytes: T.Pointer, eventValueBuffer: T.Pointer, eventIdArraySizeBytes: T.Pointer, eventIdArray: T.Pointer, numEventIdsRead: T.Pointer): T.CUptiResult {
   if (!ArrayBuffer.isView(eventGroup) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupReadAllEvents', 'eventGroup', eventGroup, 0, 1);
   if (!(ArrayBuffer.isView(eventValueBufferSizeBytes) && hostByteLength(eventValueBufferSizeBytes)! >= 8 && (((eventValueBufferSizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventValueBufferSizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eventValueBufferSizeBytes === 'number' && eventValueBufferSizeBytes >= 0 && Number.isSafeInteger(eventValueBufferSizeBytes)) && eventValueBufferSizeBytes !== null) rawCovers('cuptiEventGroupReadAllEvents', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, 8, 8);
@@ -224,7 +224,7 @@ let cuptiEventGroupReadEvent$: NativeFunction | undefined;
  * @param eventValueBufferSizeBytes `size_t *`, in/out: a typed array of one element
  * @param eventValueBuffer `uint64_t *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupReadEvent(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags, event: number, eventValueBufferSizeBytes: T.Pointer, eventValueBuffer: T.Pointer): T.CUptiResult {
   if (!ArrayBuffer.isView(eventGroup) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupReadEvent', 'eventGroup', eventGroup, 0, 1);
   if (!(ArrayBuffer.isView(eventValueBufferSizeBytes) && hostByteLength(eventValueBufferSizeBytes)! >= 8 && (((eventValueBufferSizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventValueBufferSizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eventValueBufferSizeBytes === 'number' && eventValueBufferSizeBytes >= 0 && Number.isSafeInteger(eventValueBufferSizeBytes)) && eventValueBufferSizeBytes !== null) rawCovers('cuptiEventGroupReadEvent', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, 8, 8);
@@ -235,7 +235,7 @@ let cuptiEventGroupRemoveAllEvents$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5
  * @param eventGroup `CUpti_EventGroup`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupRemoveAllEvents(eventGroup: T.Pointer): T.CUptiResult {
   if (!ArrayBuffer.isView(eventGroup) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupRemoveAllEvents', 'eventGroup', eventGroup, 0, 1);
   return (cuptiEventGroupRemoveAllEvents$ ??= binder.native('cuptiEventGroupRemoveAllEvents'))(eventGroup);
@@ -245,7 +245,7 @@ let cuptiEventGroupRemoveEvent$: NativeFunction | undefined;
  * @param eventGroup `CUpti_EventGroup`
  * @param event `CUpti_EventID`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupRemoveEvent(eventGroup: T.Pointer, event: number): T.CUptiResult {
   if (!ArrayBuffer.isView(eventGroup) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupRemoveEvent', 'eventGroup', eventGroup, 0, 1);
   return (cuptiEventGroupRemoveEvent$ ??= binder.native('cuptiEventGroupRemoveEvent'))(eventGroup, event);
@@ -254,7 +254,7 @@ let cuptiEventGroupResetAllEvents$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5
  * @param eventGroup `CUpti_EventGroup`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupResetAllEvents(eventGroup: T.Pointer): T.CUptiResult {
   if (!ArrayBuffer.isView(eventGroup) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupResetAllEvents', 'eventGroup', eventGroup, 0, 1);
   return (cuptiEventGroupResetAllEvents$ ??= binder.native('cuptiEventGroupResetAllEvents'))(eventGroup);
@@ -266,7 +266,7 @@ let cuptiEventGroupSetAttribute$: NativeFunction | undefined;
  * @param valueSize `size_t`
  * @param value `void *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupSetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, valueSize: T.Int64, value: T.Pointer): T.CUptiResult {
   if (!ArrayBuffer.isView(eventGroup) && !(typeof eventGroup === 'number' && eventGroup >= 0 && Number.isSafeInteger(eventGroup)) && eventGroup !== null) rawCovers('cuptiEventGroupSetAttribute', 'eventGroup', eventGroup, 0, 1);
   if (!ArrayBuffer.isView(value) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuptiEventGroupSetAttribute', 'value', value, 0, 1);
@@ -276,7 +276,7 @@ let cuptiEventGroupSetDisable$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5
  * @param eventGroupSet `CUpti_EventGroupSet *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupSetDisable(eventGroupSet: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(eventGroupSet) && hostByteLength(eventGroupSet)! >= 16) && !(typeof eventGroupSet === 'number' && eventGroupSet >= 0 && Number.isSafeInteger(eventGroupSet)) && eventGroupSet !== null) rawCovers('cuptiEventGroupSetDisable', 'eventGroupSet', eventGroupSet, 16, 1);
   return (cuptiEventGroupSetDisable$ ??= binder.native('cuptiEventGroupSetDisable'))(eventGroupSet);
@@ -285,7 +285,7 @@ let cuptiEventGroupSetEnable$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5
  * @param eventGroupSet `CUpti_EventGroupSet *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupSetEnable(eventGroupSet: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(eventGroupSet) && hostByteLength(eventGroupSet)! >= 16) && !(typeof eventGroupSet === 'number' && eventGroupSet >= 0 && Number.isSafeInteger(eventGroupSet)) && eventGroupSet !== null) rawCovers('cuptiEventGroupSetEnable', 'eventGroupSet', eventGroupSet, 16, 1);
   return (cuptiEventGroupSetEnable$ ??= binder.native('cuptiEventGroupSetEnable'))(eventGroupSet);
@@ -297,7 +297,7 @@ let cuptiEventGroupSetsCreate$: NativeFunction | undefined;
  * @param eventIdArray `CUpti_EventID *`, covering `eventIdArraySizeBytes` bytes
  * @param eventGroupPasses `CUpti_EventGroupSets **`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupSetsCreate(context: T.CUcontext, eventIdArraySizeBytes: T.Int64, eventIdArray: T.Pointer, eventGroupPasses: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(eventIdArray) && hostByteLength(eventIdArray)! >= 4 && (((eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof eventIdArray === 'number' && eventIdArray >= 0 && Number.isSafeInteger(eventIdArray)) && eventIdArray !== null) rawCovers('cuptiEventGroupSetsCreate', 'eventIdArray', eventIdArray, 4, 4);
   if (!(ArrayBuffer.isView(eventGroupPasses) && hostByteLength(eventGroupPasses)! >= 8 && (((eventGroupPasses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventGroupPasses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eventGroupPasses === 'number' && eventGroupPasses >= 0 && Number.isSafeInteger(eventGroupPasses)) && eventGroupPasses !== null) rawCovers('cuptiEventGroupSetsCreate', 'eventGroupPasses', eventGroupPasses, 8, 8);
@@ -307,7 +307,7 @@ let cuptiEventGroupSetsDestroy$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 12.5
  * @param eventGroupSets `CUpti_EventGroupSets *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiEventGroupSetsDestroy(eventGroupSets: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(eventGroupSets) && hostByteLength(eventGroupSets)! >= 16) && !(typeof eventGroupSets === 'number' && eventGroupSets >= 0 && Number.isSafeInteger(eventGroupSets)) && eventGroupSets !== null) rawCovers('cuptiEventGroupSetsDestroy', 'eventGroupSets', eventGroupSets, 16, 1);
   return (cuptiEventGroupSetsDestroy$ ??= binder.native('cuptiEventGroupSetsDestroy'))(eventGroupSets);

@@ -9,7 +9,7 @@ void [callbackArg, checkRecord, cstringArg, hostByteLength, rawCovers];
 let cuptiFinalize$: NativeFunction | undefined;
 /** `CUptiResult cuptiFinalize(void)` · cupti_activity.h · CUDA 12.5
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiFinalize(): T.CUptiResult {
   return (cuptiFinalize$ ??= binder.native('cuptiFinalize'))();
 }
@@ -18,7 +18,7 @@ let cuptiGetAutoBoostState$: NativeFunction | undefined;
  * @param context `CUcontext`
  * @param state `CUpti_ActivityAutoBoostState *`, out: bytes of a `CUpti_ActivityAutoBoostState`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetAutoBoostState(context: T.CUcontext, state: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(state) && hostByteLength(state)! >= 8) && !(typeof state === 'number' && state >= 0 && Number.isSafeInteger(state)) && state !== null) rawCovers('cuptiGetAutoBoostState', 'state', state, 8, 1);
   return (cuptiGetAutoBoostState$ ??= binder.native('cuptiGetAutoBoostState'))(context, state);
@@ -29,7 +29,7 @@ let cuptiGetCallbackName$: NativeFunction | undefined;
  * @param cbid `uint32_t`
  * @param name `const char **`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiGetCallbackName(domain: T.CUpti_CallbackDomain, cbid: number, name: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(name) && hostByteLength(name)! >= 8 && (((name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof name === 'number' && name >= 0 && Number.isSafeInteger(name)) && name !== null) rawCovers('cuptiGetCallbackName', 'name', name, 8, 8);
   return (cuptiGetCallbackName$ ??= binder.native('cuptiGetCallbackName'))(domain, cbid, name);
@@ -41,7 +41,7 @@ let cuptiGetCallbackState$: NativeFunction | undefined;
  * @param domain `CUpti_CallbackDomain`
  * @param cbid `CUpti_CallbackId`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiGetCallbackState(enable: T.Pointer, subscriber: T.CUpti_SubscriberHandle, domain: T.CUpti_CallbackDomain, cbid: number): T.CUptiResult {
   if (!(ArrayBuffer.isView(enable) && hostByteLength(enable)! >= 4 && (((enable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (enable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof enable === 'number' && enable >= 0 && Number.isSafeInteger(enable)) && enable !== null) rawCovers('cuptiGetCallbackState', 'enable', enable, 4, 4);
   return (cuptiGetCallbackState$ ??= binder.native('cuptiGetCallbackState'))(enable, subscriber, domain, cbid);
@@ -51,7 +51,7 @@ let cuptiGetContextId$: NativeFunction | undefined;
  * @param context `CUcontext`
  * @param contextId `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetContextId(context: T.CUcontext, contextId: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(contextId) && hostByteLength(contextId)! >= 4 && (((contextId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (contextId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof contextId === 'number' && contextId >= 0 && Number.isSafeInteger(contextId)) && contextId !== null) rawCovers('cuptiGetContextId', 'contextId', contextId, 4, 4);
   return (cuptiGetContextId$ ??= binder.native('cuptiGetContextId'))(context, contextId);
@@ -61,7 +61,7 @@ let cuptiGetDeviceId$: NativeFunction | undefined;
  * @param context `CUcontext`
  * @param deviceId `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetDeviceId(context: T.CUcontext, deviceId: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(deviceId) && hostByteLength(deviceId)! >= 4 && (((deviceId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (deviceId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof deviceId === 'number' && deviceId >= 0 && Number.isSafeInteger(deviceId)) && deviceId !== null) rawCovers('cuptiGetDeviceId', 'deviceId', deviceId, 4, 4);
   return (cuptiGetDeviceId$ ??= binder.native('cuptiGetDeviceId'))(context, deviceId);
@@ -71,7 +71,7 @@ let cuptiGetErrorMessage$: NativeFunction | undefined;
  * @param result `CUptiResult`
  * @param str `const char **`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_RESULT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__RESULT__API.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `CUPTI_RESULT_API`. */
 export function cuptiGetErrorMessage(result: T.CUptiResult, str: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(str) && hostByteLength(str)! >= 8 && (((str as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (str as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof str === 'number' && str >= 0 && Number.isSafeInteger(str)) && str !== null) rawCovers('cuptiGetErrorMessage', 'str', str, 8, 8);
   return (cuptiGetErrorMessage$ ??= binder.native('cuptiGetErrorMessage'))(result, str);
@@ -81,7 +81,7 @@ let cuptiGetGraphExecId$: NativeFunction | undefined;
  * @param graphExec `CUgraphExec`
  * @param pId `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetGraphExecId(graphExec: T.CUgraphExec, pId: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(pId) && hostByteLength(pId)! >= 4 && (((pId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pId === 'number' && pId >= 0 && Number.isSafeInteger(pId)) && pId !== null) rawCovers('cuptiGetGraphExecId', 'pId', pId, 4, 4);
   return (cuptiGetGraphExecId$ ??= binder.native('cuptiGetGraphExecId'))(graphExec, pId);
@@ -91,7 +91,7 @@ let cuptiGetGraphId$: NativeFunction | undefined;
  * @param graph `CUgraph`
  * @param pId `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetGraphId(graph: T.CUgraph, pId: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(pId) && hostByteLength(pId)! >= 4 && (((pId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pId === 'number' && pId >= 0 && Number.isSafeInteger(pId)) && pId !== null) rawCovers('cuptiGetGraphId', 'pId', pId, 4, 4);
   return (cuptiGetGraphId$ ??= binder.native('cuptiGetGraphId'))(graph, pId);
@@ -101,7 +101,7 @@ let cuptiGetGraphNodeId$: NativeFunction | undefined;
  * @param node `CUgraphNode`
  * @param nodeId `uint64_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetGraphNodeId(node: T.CUgraphNode, nodeId: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(nodeId) && hostByteLength(nodeId)! >= 8 && (((nodeId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nodeId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof nodeId === 'number' && nodeId >= 0 && Number.isSafeInteger(nodeId)) && nodeId !== null) rawCovers('cuptiGetGraphNodeId', 'nodeId', nodeId, 8, 8);
   return (cuptiGetGraphNodeId$ ??= binder.native('cuptiGetGraphNodeId'))(node, nodeId);
@@ -109,7 +109,7 @@ export function cuptiGetGraphNodeId(node: T.CUgraphNode, nodeId: T.Pointer): T.C
 let cuptiGetLastError$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetLastError(void)` · cupti_activity.h · CUDA 12.5
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetLastError(): T.CUptiResult {
   return (cuptiGetLastError$ ??= binder.native('cuptiGetLastError'))();
 }
@@ -117,7 +117,7 @@ let cuptiGetNumEventDomains$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 12.5
  * @param numDomains `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiGetNumEventDomains(numDomains: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(numDomains) && hostByteLength(numDomains)! >= 4 && (((numDomains as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numDomains as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numDomains === 'number' && numDomains >= 0 && Number.isSafeInteger(numDomains)) && numDomains !== null) rawCovers('cuptiGetNumEventDomains', 'numDomains', numDomains, 4, 4);
   return (cuptiGetNumEventDomains$ ??= binder.native('cuptiGetNumEventDomains'))(numDomains);
@@ -126,7 +126,7 @@ let cuptiGetNumMetrics$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 12.5
  * @param numMetrics `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiGetNumMetrics(numMetrics: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(numMetrics) && hostByteLength(numMetrics)! >= 4 && (((numMetrics as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numMetrics as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numMetrics === 'number' && numMetrics >= 0 && Number.isSafeInteger(numMetrics)) && numMetrics !== null) rawCovers('cuptiGetNumMetrics', 'numMetrics', numMetrics, 4, 4);
   return (cuptiGetNumMetrics$ ??= binder.native('cuptiGetNumMetrics'))(numMetrics);
@@ -136,7 +136,7 @@ let cuptiGetResultString$: NativeFunction | undefined;
  * @param result `CUptiResult`
  * @param str `const char **`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_RESULT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__RESULT__API.html). */
+ * @remarks Group `CUPTI_RESULT_API`. */
 export function cuptiGetResultString(result: T.CUptiResult, str: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(str) && hostByteLength(str)! >= 8 && (((str as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (str as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof str === 'number' && str >= 0 && Number.isSafeInteger(str)) && str !== null) rawCovers('cuptiGetResultString', 'str', str, 8, 8);
   return (cuptiGetResultString$ ??= binder.native('cuptiGetResultString'))(result, str);
@@ -147,7 +147,7 @@ let cuptiGetStreamId$: NativeFunction | undefined;
  * @param stream `CUstream`
  * @param streamId `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetStreamId(context: T.CUcontext, stream: T.CUstream, streamId: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(streamId) && hostByteLength(streamId)! >= 4 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cuptiGetStreamId', 'streamId', streamId, 4, 4);
   return (cuptiGetStreamId$ ??= binder.native('cuptiGetStreamId'))(context, stream, streamId);
@@ -159,7 +159,7 @@ let cuptiGetStreamIdEx$: NativeFunction | undefined;
  * @param perThreadStream `uint8_t`
  * @param streamId `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetStreamIdEx(context: T.CUcontext, stream: T.CUstream, perThreadStream: number, streamId: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(streamId) && hostByteLength(streamId)! >= 4 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cuptiGetStreamIdEx', 'streamId', streamId, 4, 4);
   return (cuptiGetStreamIdEx$ ??= binder.native('cuptiGetStreamIdEx'))(context, stream, perThreadStream, streamId);
@@ -168,7 +168,7 @@ let cuptiGetThreadIdType$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 12.5
  * @param type `CUpti_ActivityThreadIdType *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetThreadIdType(type: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(type) && hostByteLength(type)! >= 4 && (((type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof type === 'number' && type >= 0 && Number.isSafeInteger(type)) && type !== null) rawCovers('cuptiGetThreadIdType', 'type', type, 4, 4);
   return (cuptiGetThreadIdType$ ??= binder.native('cuptiGetThreadIdType'))(type);
@@ -177,7 +177,7 @@ let cuptiGetTimestamp$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 12.5
  * @param timestamp `uint64_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetTimestamp(timestamp: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(timestamp) && hostByteLength(timestamp)! >= 8 && (((timestamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (timestamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof timestamp === 'number' && timestamp >= 0 && Number.isSafeInteger(timestamp)) && timestamp !== null) rawCovers('cuptiGetTimestamp', 'timestamp', timestamp, 8, 8);
   return (cuptiGetTimestamp$ ??= binder.native('cuptiGetTimestamp'))(timestamp);
@@ -186,7 +186,7 @@ let cuptiGetVersion$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 12.5
  * @param version `uint32_t *`, out: a typed array of one element
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_VERSION_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__VERSION__API.html). */
+ * @remarks Group `CUPTI_VERSION_API`. */
 export function cuptiGetVersion(version: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(version) && hostByteLength(version)! >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('cuptiGetVersion', 'version', version, 4, 4);
   return (cuptiGetVersion$ ??= binder.native('cuptiGetVersion'))(version);

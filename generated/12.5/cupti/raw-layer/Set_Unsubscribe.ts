@@ -11,7 +11,7 @@ let cuptiSetEventCollectionMode$: NativeFunction | undefined;
  * @param context `CUcontext`
  * @param mode `CUpti_EventCollectionMode`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiSetEventCollectionMode(context: T.CUcontext, mode: T.CUpti_EventCollectionMode): T.CUptiResult {
   return (cuptiSetEventCollectionMode$ ??= binder.native('cuptiSetEventCollectionMode'))(context, mode);
 }
@@ -19,7 +19,7 @@ let cuptiSetThreadIdType$: NativeFunction | undefined;
 /** `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 12.5
  * @param type `CUpti_ActivityThreadIdType`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiSetThreadIdType(type: T.CUpti_ActivityThreadIdType): T.CUptiResult {
   return (cuptiSetThreadIdType$ ??= binder.native('cuptiSetThreadIdType'))(type);
 }
@@ -29,7 +29,7 @@ let cuptiSubscribe$: NativeFunction | undefined;
  * @param callback `CUpti_CallbackFunc`
  * @param userdata `void *`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiSubscribe(subscriber: T.Pointer, callback: T.Pointer, userdata: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(subscriber) && hostByteLength(subscriber)! >= 8 && (((subscriber as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (subscriber as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof subscriber === 'number' && subscriber >= 0 && Number.isSafeInteger(subscriber)) && subscriber !== null) rawCovers('cuptiSubscribe', 'subscriber', subscriber, 8, 8);
   if (callback !== null && typeof callback !== 'bigint') callbackArg('cuptiSubscribe', 'callback', callback, true);
@@ -41,7 +41,7 @@ let cuptiSupportedDomains$: NativeFunction | undefined;
  * @param domainCount `size_t *`, in/out: capacity of `domainTable` in, count out
  * @param domainTable `CUpti_DomainTable *`, out: an array of `*domainCount` elements (capacity/count pair)
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiSupportedDomains(domainCount: T.Pointer, domainTable: T.Pointer): T.CUptiResult {
   if (!(ArrayBuffer.isView(domainCount) && hostByteLength(domainCount)! >= 8 && (((domainCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (domainCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof domainCount === 'number' && domainCount >= 0 && Number.isSafeInteger(domainCount)) && domainCount !== null) rawCovers('cuptiSupportedDomains', 'domainCount', domainCount, 8, 8);
   if (!(ArrayBuffer.isView(domainTable) && hostByteLength(domainTable)! >= 8 && (((domainTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (domainTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof domainTable === 'number' && domainTable >= 0 && Number.isSafeInteger(domainTable)) && domainTable !== null) rawCovers('cuptiSupportedDomains', 'domainTable', domainTable, 8, 8);
@@ -51,7 +51,7 @@ let cuptiUnsubscribe$: NativeFunction | undefined;
 /** `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 12.5
  * @param subscriber `CUpti_SubscriberHandle`
  * @returns the `CUptiResult` status, as C returns it.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiUnsubscribe(subscriber: T.CUpti_SubscriberHandle): T.CUptiResult {
   return (cuptiUnsubscribe$ ??= binder.native('cuptiUnsubscribe'))(subscriber);
 }

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cuptiFinalize$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiFinalize(void)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiFinalize(): void {
   const status = (cuptiFinalize$c ??= binder.native('cuptiFinalize'))();
   if (status !== 0) throw fail('cuptiFinalize', status);
@@ -19,7 +19,7 @@ let cuptiGetAutoBoostState$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @returns the value of `state`: out `CUpti_ActivityAutoBoostState`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetAutoBoostState(context: T.CUcontext | null): T.CUpti_ActivityAutoBoostState {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiGetAutoBoostState', 'context', context, true) as typeof context;
   const state$ = new Uint8Array(8);
@@ -32,7 +32,7 @@ let cuptiGetCallbackName$: typeof cuptiGetCallbackName | undefined;
  * @param domain in `CUpti_CallbackDomain`.
  * @param cbid in `uint32_t`.
  * @returns the value of `name`: out `const char **`.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiGetCallbackName(domain: T.CUpti_CallbackDomain, cbid: number): string | null {
   return (cuptiGetCallbackName$ ??= bind$cuptiGetCallbackName())(domain, cbid);
 }
@@ -56,7 +56,7 @@ let cuptiGetCallbackState$: typeof cuptiGetCallbackState | undefined;
  * @param domain in `CUpti_CallbackDomain`.
  * @param cbid in `CUpti_CallbackId`.
  * @returns the value of `enable`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
+ * @remarks Group `CUPTI_CALLBACK_API`. */
 export function cuptiGetCallbackState(subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): number {
   return (cuptiGetCallbackState$ ??= bind$cuptiGetCallbackState())(subscriber, domain, cbid);
 }
@@ -79,7 +79,7 @@ let cuptiGetContextId$: typeof cuptiGetContextId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @returns the value of `contextId`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetContextId(context: T.CUcontext | null): number {
   return (cuptiGetContextId$ ??= bind$cuptiGetContextId())(context);
 }
@@ -100,7 +100,7 @@ let cuptiGetDeviceId$: typeof cuptiGetDeviceId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @returns the value of `deviceId`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetDeviceId(context: T.CUcontext | null): number {
   return (cuptiGetDeviceId$ ??= bind$cuptiGetDeviceId())(context);
 }
@@ -121,7 +121,7 @@ let cuptiGetErrorMessage$: typeof cuptiGetErrorMessage | undefined;
 /** API group `CUPTI_RESULT_API`. `CUptiResult cuptiGetErrorMessage(CUptiResult result, const char **str)` · cupti_result.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param result_ in `CUptiResult`.
  * @returns the value of `str`: out `const char **`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_RESULT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__RESULT__API.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `CUPTI_RESULT_API`. */
 export function cuptiGetErrorMessage(result_: T.CUptiResult): string | null {
   return (cuptiGetErrorMessage$ ??= bind$cuptiGetErrorMessage())(result_);
 }
@@ -142,7 +142,7 @@ let cuptiGetGraphExecId$: typeof cuptiGetGraphExecId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param graphExec in `CUgraphExec`.
  * @returns the value of `pId`: out `uint32_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetGraphExecId(graphExec: T.CUgraphExec | null): number {
   return (cuptiGetGraphExecId$ ??= bind$cuptiGetGraphExecId())(graphExec);
 }
@@ -163,7 +163,7 @@ let cuptiGetGraphId$: typeof cuptiGetGraphId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `CUgraph`.
  * @returns the value of `pId`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetGraphId(graph: T.CUgraph | null): number {
   return (cuptiGetGraphId$ ??= bind$cuptiGetGraphId())(graph);
 }
@@ -184,7 +184,7 @@ let cuptiGetGraphNodeId$: typeof cuptiGetGraphNodeId | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `CUgraphNode`.
  * @returns the value of `nodeId`: out `uint64_t *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetGraphNodeId(node: T.CUgraphNode | null): bigint {
   return (cuptiGetGraphNodeId$ ??= bind$cuptiGetGraphNodeId())(node);
 }
@@ -203,7 +203,7 @@ function bind$cuptiGetGraphNodeId(): typeof cuptiGetGraphNodeId {
 }
 let cuptiGetLastError$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetLastError(void)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetLastError(): void {
   const status = (cuptiGetLastError$c ??= binder.native('cuptiGetLastError'))();
   if (status !== 0) throw fail('cuptiGetLastError', status);
@@ -211,7 +211,7 @@ export function cuptiGetLastError(): void {
 let cuptiGetNumEventDomains$: typeof cuptiGetNumEventDomains | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `numDomains`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiGetNumEventDomains(): number {
   return (cuptiGetNumEventDomains$ ??= bind$cuptiGetNumEventDomains())();
 }
@@ -230,7 +230,7 @@ function bind$cuptiGetNumEventDomains(): typeof cuptiGetNumEventDomains {
 let cuptiGetNumMetrics$: typeof cuptiGetNumMetrics | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `numMetrics`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiGetNumMetrics(): number {
   return (cuptiGetNumMetrics$ ??= bind$cuptiGetNumMetrics())();
 }
@@ -250,7 +250,7 @@ let cuptiGetResultString$: typeof cuptiGetResultString | undefined;
 /** API group `CUPTI_RESULT_API`. `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param result_ in `CUptiResult`.
  * @returns the value of `str`: out `const char **`.
- * @remarks [NVIDIA group `CUPTI_RESULT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__RESULT__API.html). */
+ * @remarks Group `CUPTI_RESULT_API`. */
 export function cuptiGetResultString(result_: T.CUptiResult): string | null {
   return (cuptiGetResultString$ ??= bind$cuptiGetResultString())(result_);
 }
@@ -272,7 +272,7 @@ let cuptiGetStreamId$: typeof cuptiGetStreamId | undefined;
  * @param context in `CUcontext`.
  * @param stream in `CUstream`.
  * @returns the value of `streamId`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetStreamId(context: T.CUcontext | null, stream: T.CUstream | null): number {
   return (cuptiGetStreamId$ ??= bind$cuptiGetStreamId())(context, stream);
 }
@@ -296,7 +296,7 @@ let cuptiGetStreamIdEx$: typeof cuptiGetStreamIdEx | undefined;
  * @param stream in `CUstream`.
  * @param perThreadStream in `uint8_t`.
  * @returns the value of `streamId`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetStreamIdEx(context: T.CUcontext | null, stream: T.CUstream | null, perThreadStream: number): number {
   return (cuptiGetStreamIdEx$ ??= bind$cuptiGetStreamIdEx())(context, stream, perThreadStream);
 }
@@ -318,7 +318,7 @@ function bind$cuptiGetStreamIdEx(): typeof cuptiGetStreamIdEx {
 let cuptiGetThreadIdType$: typeof cuptiGetThreadIdType | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `type`: out `CUpti_ActivityThreadIdType *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetThreadIdType(): T.CUpti_ActivityThreadIdType {
   return (cuptiGetThreadIdType$ ??= bind$cuptiGetThreadIdType())();
 }
@@ -337,7 +337,7 @@ function bind$cuptiGetThreadIdType(): typeof cuptiGetThreadIdType {
 let cuptiGetTimestamp$: typeof cuptiGetTimestamp | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `timestamp`: out `uint64_t *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Group `CUPTI_ACTIVITY_API`. */
 export function cuptiGetTimestamp(): bigint {
   return (cuptiGetTimestamp$ ??= bind$cuptiGetTimestamp())();
 }
@@ -356,7 +356,7 @@ function bind$cuptiGetTimestamp(): typeof cuptiGetTimestamp {
 let cuptiGetVersion$: typeof cuptiGetVersion | undefined;
 /** API group `CUPTI_VERSION_API`. `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_VERSION_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__VERSION__API.html). */
+ * @remarks Group `CUPTI_VERSION_API`. */
 export function cuptiGetVersion(): number {
   return (cuptiGetVersion$ ??= bind$cuptiGetVersion())();
 }

@@ -12,7 +12,7 @@ let cuptiKernelReplaySubscribeUpdate$c: NativeFunction | undefined;
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)` · cupti_events.h · CUDA 12.5 Takes a C callback `updateFunc` (callbacks.CUpti_KernelReplayUpdateFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param updateFunc in C callback `CUpti_KernelReplayUpdateFunc`.
  * @param customData in/out `void *`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks Group `CUPTI_EVENT_API`. */
 export function cuptiKernelReplaySubscribeUpdate(updateFunc: T.Pointer, customData: T.Pointer): void {
   callbackArg('cuptiKernelReplaySubscribeUpdate', 'updateFunc', updateFunc, true);
   pointerArg('cuptiKernelReplaySubscribeUpdate', 'customData', customData, true);
@@ -25,7 +25,7 @@ let cuptiMetricCreateEventGroupSets$c: NativeFunction | undefined;
  * @param metricIdArraySizeBytes in `size_t`.
  * @param metricIdArray in/out `CUpti_MetricID *`: address or host buffer.
  * @param eventGroupPasses in/out `CUpti_EventGroupSets **`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricCreateEventGroupSets(context: T.CUcontext | null, metricIdArraySizeBytes: T.Int64, metricIdArray: T.Pointer, eventGroupPasses: T.Pointer): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiMetricCreateEventGroupSets', 'context', context, true) as typeof context;
   if (typeof metricIdArraySizeBytes !== 'number' || !(metricIdArraySizeBytes >= 0 && metricIdArraySizeBytes <= 9007199254740991) || Math.floor(metricIdArraySizeBytes) !== metricIdArraySizeBytes) int64Arg('cuptiMetricCreateEventGroupSets', 'metricIdArraySizeBytes', metricIdArraySizeBytes, false);
@@ -38,7 +38,7 @@ let cuptiMetricEnumEvents$: typeof cuptiMetricEnumEvents | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `eventIdArray`: out array of `u32`: its length asked first through `eventIdArraySizeBytes` (capacity/count pair).
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricEnumEvents(metric: number): Uint32Array {
   return (cuptiMetricEnumEvents$ ??= bind$cuptiMetricEnumEvents())(metric);
 }
@@ -67,7 +67,7 @@ let cuptiMetricEnumProperties$: typeof cuptiMetricEnumProperties | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `propIdArray`: out array of `CUpti_MetricPropertyID`: its length asked first through `propIdArraySizeBytes` (capacity/count pair).
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricEnumProperties(metric: number): T.CUpti_MetricPropertyID[] {
   return (cuptiMetricEnumProperties$ ??= bind$cuptiMetricEnumProperties())(metric);
 }
@@ -98,7 +98,7 @@ let cuptiMetricGetAttribute$: typeof cuptiMetricGetAttribute | undefined;
  * @param attrib in `CUpti_MetricAttribute`.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetAttribute(metric: number, attrib: T.CUpti_MetricAttribute, value: T.Pointer): number {
   return (cuptiMetricGetAttribute$ ??= bind$cuptiMetricGetAttribute())(metric, attrib, value);
 }
@@ -127,7 +127,7 @@ let cuptiMetricGetIdFromName$: typeof cuptiMetricGetIdFromName | undefined;
  * @param device in `CUdevice`.
  * @param metricName in string (`const char *`).
  * @returns the value of `metric`: out `CUpti_MetricID *`.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetIdFromName(device: number, metricName: string): number {
   return (cuptiMetricGetIdFromName$ ??= bind$cuptiMetricGetIdFromName())(device, metricName);
 }
@@ -149,7 +149,7 @@ let cuptiMetricGetNumEvents$: typeof cuptiMetricGetNumEvents | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `numEvents`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetNumEvents(metric: number): number {
   return (cuptiMetricGetNumEvents$ ??= bind$cuptiMetricGetNumEvents())(metric);
 }
@@ -170,7 +170,7 @@ let cuptiMetricGetNumProperties$: typeof cuptiMetricGetNumProperties | undefined
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `numProp`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetNumProperties(metric: number): number {
   return (cuptiMetricGetNumProperties$ ??= bind$cuptiMetricGetNumProperties())(metric);
 }
@@ -192,7 +192,7 @@ let cuptiMetricGetRequiredEventGroupSets$c: NativeFunction | undefined;
  * @param context in `CUcontext`.
  * @param metric in `CUpti_MetricID`.
  * @param eventGroupSets in/out `CUpti_EventGroupSets **`: address or host buffer.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext | null, metric: number, eventGroupSets: T.Pointer): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiMetricGetRequiredEventGroupSets', 'context', context, true) as typeof context;
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetRequiredEventGroupSets', 'metric', 'u32', metric);
@@ -208,7 +208,7 @@ let cuptiMetricGetValue$: typeof cuptiMetricGetValue | undefined;
  * @param eventValueArraySizeBytes in `size_t`.
  * @param timeDuration in `uint64_t`.
  * @returns `{ eventIdArray, eventValueArray, metricValue }`: `eventIdArray`: out `CUpti_EventID *`; `eventValueArray`: out `uint64_t *`; `metricValue`: out `CUpti_MetricValue`.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetValue(device: number, metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, timeDuration: T.Int64): { eventIdArray: number; eventValueArray: bigint; metricValue: T.CUpti_MetricValue } {
   return (cuptiMetricGetValue$ ??= bind$cuptiMetricGetValue())(device, metric, eventIdArraySizeBytes, eventValueArraySizeBytes, timeDuration);
 }
@@ -239,7 +239,7 @@ let cuptiMetricGetValue2$: typeof cuptiMetricGetValue2 | undefined;
  * @param propIdArraySizeBytes in `size_t`.
  * @param propValueArraySizeBytes in `size_t`.
  * @returns `{ eventIdArray, eventValueArray, propIdArray, propValueArray, metricValue }`: `eventIdArray`: out `CUpti_EventID *`; `eventValueArray`: out `uint64_t *`; `propIdArray`: out `CUpti_MetricPropertyID *`; `propValueArray`: out `uint64_t *`; `metricValue`: out `CUpti_MetricValue`.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks Group `CUPTI_METRIC_API`. */
 export function cuptiMetricGetValue2(metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, propIdArraySizeBytes: T.Int64, propValueArraySizeBytes: T.Int64): { eventIdArray: number; eventValueArray: bigint; propIdArray: T.CUpti_MetricPropertyID; propValueArray: bigint; metricValue: T.CUpti_MetricValue } {
   return (cuptiMetricGetValue2$ ??= bind$cuptiMetricGetValue2())(metric, eventIdArraySizeBytes, eventValueArraySizeBytes, propIdArraySizeBytes, propValueArraySizeBytes);
 }

@@ -12,7 +12,7 @@ let nvmlDeviceGetFanControlPolicy_v2$: NativeFunction | undefined;
  * @param fan `unsigned int`
  * @param policy `nvmlFanControlPolicy_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t, fan: number, policy: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(policy) && hostByteLength(policy)! >= 4 && (((policy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (policy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof policy === 'number' && policy >= 0 && Number.isSafeInteger(policy)) && policy !== null) rawCovers('nvmlDeviceGetFanControlPolicy_v2', 'policy', policy, 4, 4);
   return (nvmlDeviceGetFanControlPolicy_v2$ ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, policy);
@@ -22,7 +22,7 @@ let nvmlDeviceGetFanSpeed$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param speed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t, speed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(speed) && hostByteLength(speed)! >= 4 && (((speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof speed === 'number' && speed >= 0 && Number.isSafeInteger(speed)) && speed !== null) rawCovers('nvmlDeviceGetFanSpeed', 'speed', speed, 4, 4);
   return (nvmlDeviceGetFanSpeed$ ??= binder.native('nvmlDeviceGetFanSpeed'))(device, speed);
@@ -33,7 +33,7 @@ let nvmlDeviceGetFanSpeed_v2$: NativeFunction | undefined;
  * @param fan `unsigned int`
  * @param speed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t, fan: number, speed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(speed) && hostByteLength(speed)! >= 4 && (((speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof speed === 'number' && speed >= 0 && Number.isSafeInteger(speed)) && speed !== null) rawCovers('nvmlDeviceGetFanSpeed_v2', 'speed', speed, 4, 4);
   return (nvmlDeviceGetFanSpeed_v2$ ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, speed);
@@ -44,7 +44,7 @@ let nvmlDeviceGetFieldValues$: NativeFunction | undefined;
  * @param valuesCount `int`
  * @param values `nvmlFieldValue_t *`, in/out array, `valuesCount` long
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
+ * @remarks Group `nvmlFieldValueQueries`. */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t, valuesCount: number, values: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(values) && hostByteLength(values)! >= 40) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('nvmlDeviceGetFieldValues', 'values', values, 40, 1);
   return (nvmlDeviceGetFieldValues$ ??= binder.native('nvmlDeviceGetFieldValues'))(device, valuesCount, values);
@@ -55,7 +55,7 @@ let nvmlDeviceGetGpcClkMinMaxVfOffset$: NativeFunction | undefined;
  * @param minOffset `int *`, out: a typed array of one element
  * @param maxOffset `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t, minOffset: T.Pointer, maxOffset: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minOffset) && hostByteLength(minOffset)! >= 4 && (((minOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minOffset === 'number' && minOffset >= 0 && Number.isSafeInteger(minOffset)) && minOffset !== null) rawCovers('nvmlDeviceGetGpcClkMinMaxVfOffset', 'minOffset', minOffset, 4, 4);
   if (!(ArrayBuffer.isView(maxOffset) && hostByteLength(maxOffset)! >= 4 && (((maxOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxOffset === 'number' && maxOffset >= 0 && Number.isSafeInteger(maxOffset)) && maxOffset !== null) rawCovers('nvmlDeviceGetGpcClkMinMaxVfOffset', 'maxOffset', maxOffset, 4, 4);
@@ -66,7 +66,7 @@ let nvmlDeviceGetGpcClkVfOffset$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param offset `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t, offset: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(offset) && hostByteLength(offset)! >= 4 && (((offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof offset === 'number' && offset >= 0 && Number.isSafeInteger(offset)) && offset !== null) rawCovers('nvmlDeviceGetGpcClkVfOffset', 'offset', offset, 4, 4);
   return (nvmlDeviceGetGpcClkVfOffset$ ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, offset);
@@ -76,7 +76,7 @@ let nvmlDeviceGetGpuFabricInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpuFabricInfo `nvmlGpuFabricInfo_t *`, out: bytes of a `nvmlGpuFabricInfo_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t, gpuFabricInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuFabricInfo) && hostByteLength(gpuFabricInfo)! >= 28) && !(typeof gpuFabricInfo === 'number' && gpuFabricInfo >= 0 && Number.isSafeInteger(gpuFabricInfo)) && gpuFabricInfo !== null) rawCovers('nvmlDeviceGetGpuFabricInfo', 'gpuFabricInfo', gpuFabricInfo, 28, 1);
   return (nvmlDeviceGetGpuFabricInfo$ ??= binder.native('nvmlDeviceGetGpuFabricInfo'))(device, gpuFabricInfo);
@@ -86,7 +86,7 @@ let nvmlDeviceGetGpuFabricInfoV$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpuFabricInfo `nvmlGpuFabricInfoV_t *`, in/out: bytes of a `nvmlGpuFabricInfo_v2_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t, gpuFabricInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuFabricInfo) && hostByteLength(gpuFabricInfo)! >= 36) && !(typeof gpuFabricInfo === 'number' && gpuFabricInfo >= 0 && Number.isSafeInteger(gpuFabricInfo)) && gpuFabricInfo !== null) rawCovers('nvmlDeviceGetGpuFabricInfoV', 'gpuFabricInfo', gpuFabricInfo, 36, 1);
   return (nvmlDeviceGetGpuFabricInfoV$ ??= binder.native('nvmlDeviceGetGpuFabricInfoV'))(device, gpuFabricInfo);
@@ -97,7 +97,7 @@ let nvmlDeviceGetGpuInstanceById$: NativeFunction | undefined;
  * @param id `unsigned int`
  * @param gpuInstance `nvmlGpuInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t, id: number, gpuInstance: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuInstance) && hostByteLength(gpuInstance)! >= 8 && (((gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof gpuInstance === 'number' && gpuInstance >= 0 && Number.isSafeInteger(gpuInstance)) && gpuInstance !== null) rawCovers('nvmlDeviceGetGpuInstanceById', 'gpuInstance', gpuInstance, 8, 8);
   return (nvmlDeviceGetGpuInstanceById$ ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, gpuInstance);
@@ -107,7 +107,7 @@ let nvmlDeviceGetGpuInstanceId$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param id `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t, id: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(id) && hostByteLength(id)! >= 4 && (((id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof id === 'number' && id >= 0 && Number.isSafeInteger(id)) && id !== null) rawCovers('nvmlDeviceGetGpuInstanceId', 'id', id, 4, 4);
   return (nvmlDeviceGetGpuInstanceId$ ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, id);
@@ -119,7 +119,7 @@ let nvmlDeviceGetGpuInstancePossiblePlacements$: NativeFunction | undefined;
  * @param placements `nvmlGpuInstancePlacement_t *`, out: an array of `*count` elements (capacity/count pair)
  * @param count `unsigned int *`, in/out: capacity of `placements` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_t, profileId: number, placements: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(placements) && hostByteLength(placements)! >= 8) && !(typeof placements === 'number' && placements >= 0 && Number.isSafeInteger(placements)) && placements !== null) rawCovers('nvmlDeviceGetGpuInstancePossiblePlacements', 'placements', placements, 8, 1);
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetGpuInstancePossiblePlacements', 'count', count, 4, 4);
@@ -131,7 +131,7 @@ let nvmlDeviceGetGpuInstanceProfileInfo$: NativeFunction | undefined;
  * @param profile `unsigned int`
  * @param info `nvmlGpuInstanceProfileInfo_t *`, out: bytes of a `nvmlGpuInstanceProfileInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t, profile: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 48) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceGetGpuInstanceProfileInfo', 'info', info, 48, 1);
   return (nvmlDeviceGetGpuInstanceProfileInfo$ ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfo'))(device, profile, info);
@@ -142,7 +142,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoV$: NativeFunction | undefined;
  * @param profile `unsigned int`
  * @param info `nvmlGpuInstanceProfileInfo_v2_t *`, in/out: bytes of a `nvmlGpuInstanceProfileInfo_v2_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t, profile: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 152) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceGetGpuInstanceProfileInfoV', 'info', info, 152, 1);
   return (nvmlDeviceGetGpuInstanceProfileInfoV$ ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfoV'))(device, profile, info);
@@ -153,7 +153,7 @@ let nvmlDeviceGetGpuInstanceRemainingCapacity$: NativeFunction | undefined;
  * @param profileId `unsigned int`
  * @param count `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t, profileId: number, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetGpuInstanceRemainingCapacity', 'count', count, 4, 4);
   return (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, count);
@@ -165,7 +165,7 @@ let nvmlDeviceGetGpuInstances$: NativeFunction | undefined;
  * @param gpuInstances `nvmlGpuInstance_t *`, out: an array of `*count` elements (capacity/count pair)
  * @param count `unsigned int *`, in/out: capacity of `gpuInstances` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t, profileId: number, gpuInstances: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuInstances) && hostByteLength(gpuInstances)! >= 8 && (((gpuInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gpuInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof gpuInstances === 'number' && gpuInstances >= 0 && Number.isSafeInteger(gpuInstances)) && gpuInstances !== null) rawCovers('nvmlDeviceGetGpuInstances', 'gpuInstances', gpuInstances, 8, 8);
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetGpuInstances', 'count', count, 4, 4);
@@ -176,7 +176,7 @@ let nvmlDeviceGetGpuMaxPcieLinkGeneration$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param maxLinkGenDevice `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpuMaxPcieLinkGeneration(device: T.nvmlDevice_t, maxLinkGenDevice: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(maxLinkGenDevice) && hostByteLength(maxLinkGenDevice)! >= 4 && (((maxLinkGenDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxLinkGenDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxLinkGenDevice === 'number' && maxLinkGenDevice >= 0 && Number.isSafeInteger(maxLinkGenDevice)) && maxLinkGenDevice !== null) rawCovers('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'maxLinkGenDevice', maxLinkGenDevice, 4, 4);
   return (nvmlDeviceGetGpuMaxPcieLinkGeneration$ ??= binder.native('nvmlDeviceGetGpuMaxPcieLinkGeneration'))(device, maxLinkGenDevice);
@@ -187,7 +187,7 @@ let nvmlDeviceGetGpuOperationMode$: NativeFunction | undefined;
  * @param current `nvmlGpuOperationMode_t *`, out: a typed array of one element
  * @param pending `nvmlGpuOperationMode_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t, current: T.Pointer, pending: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(current) && hostByteLength(current)! >= 4 && (((current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof current === 'number' && current >= 0 && Number.isSafeInteger(current)) && current !== null) rawCovers('nvmlDeviceGetGpuOperationMode', 'current', current, 4, 4);
   if (!(ArrayBuffer.isView(pending) && hostByteLength(pending)! >= 4 && (((pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pending === 'number' && pending >= 0 && Number.isSafeInteger(pending)) && pending !== null) rawCovers('nvmlDeviceGetGpuOperationMode', 'pending', pending, 4, 4);

@@ -13,7 +13,7 @@ let nvmlDeviceGetMemoryAffinity$: NativeFunction | undefined;
  * @param nodeSet `unsigned long *`, out: an array of `nodeSetSize` elements
  * @param scope `nvmlAffinityScope_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t, nodeSetSize: number, nodeSet: T.Pointer, scope: number): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(nodeSet) && hostByteLength(nodeSet)! >= 8 && (((nodeSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nodeSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof nodeSet === 'number' && nodeSet >= 0 && Number.isSafeInteger(nodeSet)) && nodeSet !== null) rawCovers('nvmlDeviceGetMemoryAffinity', 'nodeSet', nodeSet, 8, 8);
   return (nvmlDeviceGetMemoryAffinity$ ??= binder.native('nvmlDeviceGetMemoryAffinity'))(device, nodeSetSize, nodeSet, scope);
@@ -23,7 +23,7 @@ let nvmlDeviceGetMemoryBusWidth$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param busWidth `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t, busWidth: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(busWidth) && hostByteLength(busWidth)! >= 4 && (((busWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (busWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof busWidth === 'number' && busWidth >= 0 && Number.isSafeInteger(busWidth)) && busWidth !== null) rawCovers('nvmlDeviceGetMemoryBusWidth', 'busWidth', busWidth, 4, 4);
   return (nvmlDeviceGetMemoryBusWidth$ ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, busWidth);
@@ -36,7 +36,7 @@ let nvmlDeviceGetMemoryErrorCounter$: NativeFunction | undefined;
  * @param locationType `nvmlMemoryLocation_t`
  * @param count `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, locationType: T.nvmlMemoryLocation_t, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 8 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetMemoryErrorCounter', 'count', count, 8, 8);
   return (nvmlDeviceGetMemoryErrorCounter$ ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, count);
@@ -46,7 +46,7 @@ let nvmlDeviceGetMemoryInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param memory `nvmlMemory_t *`, out: bytes of a `nvmlMemory_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryInfo(device: T.nvmlDevice_t, memory: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(memory) && hostByteLength(memory)! >= 24) && !(typeof memory === 'number' && memory >= 0 && Number.isSafeInteger(memory)) && memory !== null) rawCovers('nvmlDeviceGetMemoryInfo', 'memory', memory, 24, 1);
   return (nvmlDeviceGetMemoryInfo$ ??= binder.native('nvmlDeviceGetMemoryInfo'))(device, memory);
@@ -56,7 +56,7 @@ let nvmlDeviceGetMemoryInfo_v2$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param memory `nvmlMemory_v2_t *`, in/out: bytes of a `nvmlMemory_v2_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t, memory: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(memory) && hostByteLength(memory)! >= 40) && !(typeof memory === 'number' && memory >= 0 && Number.isSafeInteger(memory)) && memory !== null) rawCovers('nvmlDeviceGetMemoryInfo_v2', 'memory', memory, 40, 1);
   return (nvmlDeviceGetMemoryInfo_v2$ ??= binder.native('nvmlDeviceGetMemoryInfo_v2'))(device, memory);
@@ -67,7 +67,7 @@ let nvmlDeviceGetMigDeviceHandleByIndex$: NativeFunction | undefined;
  * @param index `unsigned int`
  * @param migDevice `nvmlDevice_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t, index: number, migDevice: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(migDevice) && hostByteLength(migDevice)! >= 8 && (((migDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (migDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof migDevice === 'number' && migDevice >= 0 && Number.isSafeInteger(migDevice)) && migDevice !== null) rawCovers('nvmlDeviceGetMigDeviceHandleByIndex', 'migDevice', migDevice, 8, 8);
   return (nvmlDeviceGetMigDeviceHandleByIndex$ ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, migDevice);
@@ -78,7 +78,7 @@ let nvmlDeviceGetMigMode$: NativeFunction | undefined;
  * @param currentMode `unsigned int *`, out: a typed array of one element
  * @param pendingMode `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t, currentMode: T.Pointer, pendingMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(currentMode) && hostByteLength(currentMode)! >= 4 && (((currentMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (currentMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof currentMode === 'number' && currentMode >= 0 && Number.isSafeInteger(currentMode)) && currentMode !== null) rawCovers('nvmlDeviceGetMigMode', 'currentMode', currentMode, 4, 4);
   if (!(ArrayBuffer.isView(pendingMode) && hostByteLength(pendingMode)! >= 4 && (((pendingMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pendingMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pendingMode === 'number' && pendingMode >= 0 && Number.isSafeInteger(pendingMode)) && pendingMode !== null) rawCovers('nvmlDeviceGetMigMode', 'pendingMode', pendingMode, 4, 4);
@@ -92,7 +92,7 @@ let nvmlDeviceGetMinMaxClockOfPState$: NativeFunction | undefined;
  * @param minClockMHz `unsigned int *`, out: a typed array of one element
  * @param maxClockMHz `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t, minClockMHz: T.Pointer, maxClockMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minClockMHz) && hostByteLength(minClockMHz)! >= 4 && (((minClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minClockMHz === 'number' && minClockMHz >= 0 && Number.isSafeInteger(minClockMHz)) && minClockMHz !== null) rawCovers('nvmlDeviceGetMinMaxClockOfPState', 'minClockMHz', minClockMHz, 4, 4);
   if (!(ArrayBuffer.isView(maxClockMHz) && hostByteLength(maxClockMHz)! >= 4 && (((maxClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxClockMHz === 'number' && maxClockMHz >= 0 && Number.isSafeInteger(maxClockMHz)) && maxClockMHz !== null) rawCovers('nvmlDeviceGetMinMaxClockOfPState', 'maxClockMHz', maxClockMHz, 4, 4);
@@ -104,7 +104,7 @@ let nvmlDeviceGetMinMaxFanSpeed$: NativeFunction | undefined;
  * @param minSpeed `unsigned int *`, out: a typed array of one element
  * @param maxSpeed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t, minSpeed: T.Pointer, maxSpeed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minSpeed) && hostByteLength(minSpeed)! >= 4 && (((minSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minSpeed === 'number' && minSpeed >= 0 && Number.isSafeInteger(minSpeed)) && minSpeed !== null) rawCovers('nvmlDeviceGetMinMaxFanSpeed', 'minSpeed', minSpeed, 4, 4);
   if (!(ArrayBuffer.isView(maxSpeed) && hostByteLength(maxSpeed)! >= 4 && (((maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxSpeed === 'number' && maxSpeed >= 0 && Number.isSafeInteger(maxSpeed)) && maxSpeed !== null) rawCovers('nvmlDeviceGetMinMaxFanSpeed', 'maxSpeed', maxSpeed, 4, 4);

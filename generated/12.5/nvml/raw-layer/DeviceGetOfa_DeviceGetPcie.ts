@@ -12,7 +12,7 @@ let nvmlDeviceGetOfaUtilization$: NativeFunction | undefined;
  * @param utilization `unsigned int *`, out: a typed array of one element
  * @param samplingPeriodUs `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetOfaUtilization(device: T.nvmlDevice_t, utilization: T.Pointer, samplingPeriodUs: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(utilization) && hostByteLength(utilization)! >= 4 && (((utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof utilization === 'number' && utilization >= 0 && Number.isSafeInteger(utilization)) && utilization !== null) rawCovers('nvmlDeviceGetOfaUtilization', 'utilization', utilization, 4, 4);
   if (!(ArrayBuffer.isView(samplingPeriodUs) && hostByteLength(samplingPeriodUs)! >= 4 && (((samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof samplingPeriodUs === 'number' && samplingPeriodUs >= 0 && Number.isSafeInteger(samplingPeriodUs)) && samplingPeriodUs !== null) rawCovers('nvmlDeviceGetOfaUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);
@@ -25,7 +25,7 @@ let nvmlDeviceGetP2PStatus$: NativeFunction | undefined;
  * @param p2pIndex `nvmlGpuP2PCapsIndex_t`
  * @param p2pStatus `nvmlGpuP2PStatus_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t, p2pIndex: T.nvmlGpuP2PCapsIndex_t, p2pStatus: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(p2pStatus) && hostByteLength(p2pStatus)! >= 4 && (((p2pStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (p2pStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof p2pStatus === 'number' && p2pStatus >= 0 && Number.isSafeInteger(p2pStatus)) && p2pStatus !== null) rawCovers('nvmlDeviceGetP2PStatus', 'p2pStatus', p2pStatus, 4, 4);
   return (nvmlDeviceGetP2PStatus$ ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, p2pStatus);
@@ -35,7 +35,7 @@ let nvmlDeviceGetPciInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pci `nvmlPciInfo_t *`, out: bytes of a `nvmlPciInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t, pci: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pci) && hostByteLength(pci)! >= 68) && !(typeof pci === 'number' && pci >= 0 && Number.isSafeInteger(pci)) && pci !== null) rawCovers('nvmlDeviceGetPciInfo', 'pci', pci, 68, 1);
   return (nvmlDeviceGetPciInfo$ ??= binder.native('nvmlDeviceGetPciInfo'))(device, pci);
@@ -45,7 +45,7 @@ let nvmlDeviceGetPciInfoExt$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pci `nvmlPciInfoExt_t *`, in/out: bytes of a `nvmlPciInfoExt_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPciInfoExt(device: T.nvmlDevice_t, pci: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pci) && hostByteLength(pci)! >= 64) && !(typeof pci === 'number' && pci >= 0 && Number.isSafeInteger(pci)) && pci !== null) rawCovers('nvmlDeviceGetPciInfoExt', 'pci', pci, 64, 1);
   return (nvmlDeviceGetPciInfoExt$ ??= binder.native('nvmlDeviceGetPciInfoExt'))(device, pci);
@@ -55,7 +55,7 @@ let nvmlDeviceGetPcieLinkMaxSpeed$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param maxSpeed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t, maxSpeed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(maxSpeed) && hostByteLength(maxSpeed)! >= 4 && (((maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxSpeed === 'number' && maxSpeed >= 0 && Number.isSafeInteger(maxSpeed)) && maxSpeed !== null) rawCovers('nvmlDeviceGetPcieLinkMaxSpeed', 'maxSpeed', maxSpeed, 4, 4);
   return (nvmlDeviceGetPcieLinkMaxSpeed$ ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, maxSpeed);
@@ -65,7 +65,7 @@ let nvmlDeviceGetPcieReplayCounter$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param value `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t, value: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(value) && hostByteLength(value)! >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('nvmlDeviceGetPcieReplayCounter', 'value', value, 4, 4);
   return (nvmlDeviceGetPcieReplayCounter$ ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, value);
@@ -75,7 +75,7 @@ let nvmlDeviceGetPcieSpeed$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pcieSpeed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t, pcieSpeed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pcieSpeed) && hostByteLength(pcieSpeed)! >= 4 && (((pcieSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pcieSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pcieSpeed === 'number' && pcieSpeed >= 0 && Number.isSafeInteger(pcieSpeed)) && pcieSpeed !== null) rawCovers('nvmlDeviceGetPcieSpeed', 'pcieSpeed', pcieSpeed, 4, 4);
   return (nvmlDeviceGetPcieSpeed$ ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, pcieSpeed);
@@ -86,7 +86,7 @@ let nvmlDeviceGetPcieThroughput$: NativeFunction | undefined;
  * @param counter `nvmlPcieUtilCounter_t`
  * @param value `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t, counter: T.nvmlPcieUtilCounter_t, value: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(value) && hostByteLength(value)! >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('nvmlDeviceGetPcieThroughput', 'value', value, 4, 4);
   return (nvmlDeviceGetPcieThroughput$ ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, value);

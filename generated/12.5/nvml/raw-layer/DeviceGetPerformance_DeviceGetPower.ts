@@ -11,7 +11,7 @@ let nvmlDeviceGetPerformanceState$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pState `nvmlPstates_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t, pState: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pState) && hostByteLength(pState)! >= 4 && (((pState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pState === 'number' && pState >= 0 && Number.isSafeInteger(pState)) && pState !== null) rawCovers('nvmlDeviceGetPerformanceState', 'pState', pState, 4, 4);
   return (nvmlDeviceGetPerformanceState$ ??= binder.native('nvmlDeviceGetPerformanceState'))(device, pState);
@@ -21,7 +21,7 @@ let nvmlDeviceGetPersistenceMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t, mode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('nvmlDeviceGetPersistenceMode', 'mode', mode, 4, 4);
   return (nvmlDeviceGetPersistenceMode$ ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, mode);
@@ -32,7 +32,7 @@ let nvmlDeviceGetPgpuMetadataString$: NativeFunction | undefined;
  * @param pgpuMetadata `char *`, out: a char buffer of `bufferSize` bytes
  * @param bufferSize `unsigned int *`, in/out: capacity of `pgpuMetadata` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t, pgpuMetadata: T.Pointer, bufferSize: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(pgpuMetadata) && !(typeof pgpuMetadata === 'number' && pgpuMetadata >= 0 && Number.isSafeInteger(pgpuMetadata)) && pgpuMetadata !== null) rawCovers('nvmlDeviceGetPgpuMetadataString', 'pgpuMetadata', pgpuMetadata, 0, 1);
   if (!(ArrayBuffer.isView(bufferSize) && hostByteLength(bufferSize)! >= 4 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('nvmlDeviceGetPgpuMetadataString', 'bufferSize', bufferSize, 4, 4);
@@ -43,7 +43,7 @@ let nvmlDeviceGetPowerManagementDefaultLimit$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param defaultLimit `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t, defaultLimit: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(defaultLimit) && hostByteLength(defaultLimit)! >= 4 && (((defaultLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (defaultLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof defaultLimit === 'number' && defaultLimit >= 0 && Number.isSafeInteger(defaultLimit)) && defaultLimit !== null) rawCovers('nvmlDeviceGetPowerManagementDefaultLimit', 'defaultLimit', defaultLimit, 4, 4);
   return (nvmlDeviceGetPowerManagementDefaultLimit$ ??= binder.native('nvmlDeviceGetPowerManagementDefaultLimit'))(device, defaultLimit);
@@ -53,7 +53,7 @@ let nvmlDeviceGetPowerManagementLimit$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param limit `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t, limit: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(limit) && hostByteLength(limit)! >= 4 && (((limit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (limit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof limit === 'number' && limit >= 0 && Number.isSafeInteger(limit)) && limit !== null) rawCovers('nvmlDeviceGetPowerManagementLimit', 'limit', limit, 4, 4);
   return (nvmlDeviceGetPowerManagementLimit$ ??= binder.native('nvmlDeviceGetPowerManagementLimit'))(device, limit);
@@ -64,7 +64,7 @@ let nvmlDeviceGetPowerManagementLimitConstraints$: NativeFunction | undefined;
  * @param minLimit `unsigned int *`, out: a typed array of one element
  * @param maxLimit `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevice_t, minLimit: T.Pointer, maxLimit: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minLimit) && hostByteLength(minLimit)! >= 4 && (((minLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minLimit === 'number' && minLimit >= 0 && Number.isSafeInteger(minLimit)) && minLimit !== null) rawCovers('nvmlDeviceGetPowerManagementLimitConstraints', 'minLimit', minLimit, 4, 4);
   if (!(ArrayBuffer.isView(maxLimit) && hostByteLength(maxLimit)! >= 4 && (((maxLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxLimit === 'number' && maxLimit >= 0 && Number.isSafeInteger(maxLimit)) && maxLimit !== null) rawCovers('nvmlDeviceGetPowerManagementLimitConstraints', 'maxLimit', maxLimit, 4, 4);
@@ -75,7 +75,7 @@ let nvmlDeviceGetPowerManagementMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t, mode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('nvmlDeviceGetPowerManagementMode', 'mode', mode, 4, 4);
   return (nvmlDeviceGetPowerManagementMode$ ??= binder.native('nvmlDeviceGetPowerManagementMode'))(device, mode);
@@ -85,7 +85,7 @@ let nvmlDeviceGetPowerSource$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param powerSource `nvmlPowerSource_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t, powerSource: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(powerSource) && hostByteLength(powerSource)! >= 4 && (((powerSource as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (powerSource as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof powerSource === 'number' && powerSource >= 0 && Number.isSafeInteger(powerSource)) && powerSource !== null) rawCovers('nvmlDeviceGetPowerSource', 'powerSource', powerSource, 4, 4);
   return (nvmlDeviceGetPowerSource$ ??= binder.native('nvmlDeviceGetPowerSource'))(device, powerSource);
@@ -95,7 +95,7 @@ let nvmlDeviceGetPowerState$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pState `nvmlPstates_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t, pState: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pState) && hostByteLength(pState)! >= 4 && (((pState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pState === 'number' && pState >= 0 && Number.isSafeInteger(pState)) && pState !== null) rawCovers('nvmlDeviceGetPowerState', 'pState', pState, 4, 4);
   return (nvmlDeviceGetPowerState$ ??= binder.native('nvmlDeviceGetPowerState'))(device, pState);
@@ -105,7 +105,7 @@ let nvmlDeviceGetPowerUsage$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param power `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerUsage(device: T.nvmlDevice_t, power: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(power) && hostByteLength(power)! >= 4 && (((power as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (power as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof power === 'number' && power >= 0 && Number.isSafeInteger(power)) && power !== null) rawCovers('nvmlDeviceGetPowerUsage', 'power', power, 4, 4);
   return (nvmlDeviceGetPowerUsage$ ??= binder.native('nvmlDeviceGetPowerUsage'))(device, power);

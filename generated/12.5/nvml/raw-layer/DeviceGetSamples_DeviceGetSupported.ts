@@ -15,7 +15,7 @@ let nvmlDeviceGetSamples$: NativeFunction | undefined;
  * @param sampleCount `unsigned int *`, in/out: capacity of `samples` in, count out
  * @param samples `nvmlSample_t *`, out: an array of `*sampleCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSamples(device: T.nvmlDevice_t, type: T.nvmlSamplingType_t, lastSeenTimeStamp: T.Int64, sampleValType: T.Pointer, sampleCount: T.Pointer, samples: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(sampleValType) && hostByteLength(sampleValType)! >= 4 && (((sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sampleValType === 'number' && sampleValType >= 0 && Number.isSafeInteger(sampleValType)) && sampleValType !== null) rawCovers('nvmlDeviceGetSamples', 'sampleValType', sampleValType, 4, 4);
   if (!(ArrayBuffer.isView(sampleCount) && hostByteLength(sampleCount)! >= 4 && (((sampleCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sampleCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sampleCount === 'number' && sampleCount >= 0 && Number.isSafeInteger(sampleCount)) && sampleCount !== null) rawCovers('nvmlDeviceGetSamples', 'sampleCount', sampleCount, 4, 4);
@@ -28,7 +28,7 @@ let nvmlDeviceGetSerial$: NativeFunction | undefined;
  * @param serial `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSerial(device: T.nvmlDevice_t, serial: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(serial) && !(typeof serial === 'number' && serial >= 0 && Number.isSafeInteger(serial)) && serial !== null) rawCovers('nvmlDeviceGetSerial', 'serial', serial, 0, 1);
   return (nvmlDeviceGetSerial$ ??= binder.native('nvmlDeviceGetSerial'))(device, serial, length);
@@ -38,7 +38,7 @@ let nvmlDeviceGetSramEccErrorStatus$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param status `nvmlEccSramErrorStatus_t *`, in/out: bytes of a `nvmlEccSramErrorStatus_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
 export function nvmlDeviceGetSramEccErrorStatus(device: T.nvmlDevice_t, status: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(status) && hostByteLength(status)! >= 104) && !(typeof status === 'number' && status >= 0 && Number.isSafeInteger(status)) && status !== null) rawCovers('nvmlDeviceGetSramEccErrorStatus', 'status', status, 104, 1);
   return (nvmlDeviceGetSramEccErrorStatus$ ??= binder.native('nvmlDeviceGetSramEccErrorStatus'))(device, status);
@@ -48,7 +48,7 @@ let nvmlDeviceGetSupportedClocksEventReasons$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param supportedClocksEventReasons `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedClocksEventReasons(device: T.nvmlDevice_t, supportedClocksEventReasons: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(supportedClocksEventReasons) && hostByteLength(supportedClocksEventReasons)! >= 8 && (((supportedClocksEventReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (supportedClocksEventReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof supportedClocksEventReasons === 'number' && supportedClocksEventReasons >= 0 && Number.isSafeInteger(supportedClocksEventReasons)) && supportedClocksEventReasons !== null) rawCovers('nvmlDeviceGetSupportedClocksEventReasons', 'supportedClocksEventReasons', supportedClocksEventReasons, 8, 8);
   return (nvmlDeviceGetSupportedClocksEventReasons$ ??= binder.native('nvmlDeviceGetSupportedClocksEventReasons'))(device, supportedClocksEventReasons);
@@ -58,7 +58,7 @@ let nvmlDeviceGetSupportedClocksThrottleReasons$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param supportedClocksThrottleReasons `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks Group `nvmlDeviceQueries`.
  * @deprecated The headers mark it deprecated. */
 export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t, supportedClocksThrottleReasons: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(supportedClocksThrottleReasons) && hostByteLength(supportedClocksThrottleReasons)! >= 8 && (((supportedClocksThrottleReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (supportedClocksThrottleReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof supportedClocksThrottleReasons === 'number' && supportedClocksThrottleReasons >= 0 && Number.isSafeInteger(supportedClocksThrottleReasons)) && supportedClocksThrottleReasons !== null) rawCovers('nvmlDeviceGetSupportedClocksThrottleReasons', 'supportedClocksThrottleReasons', supportedClocksThrottleReasons, 8, 8);
@@ -69,7 +69,7 @@ let nvmlDeviceGetSupportedEventTypes$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param eventTypes `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t, eventTypes: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(eventTypes) && hostByteLength(eventTypes)! >= 8 && (((eventTypes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eventTypes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eventTypes === 'number' && eventTypes >= 0 && Number.isSafeInteger(eventTypes)) && eventTypes !== null) rawCovers('nvmlDeviceGetSupportedEventTypes', 'eventTypes', eventTypes, 8, 8);
   return (nvmlDeviceGetSupportedEventTypes$ ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, eventTypes);
@@ -81,7 +81,7 @@ let nvmlDeviceGetSupportedGraphicsClocks$: NativeFunction | undefined;
  * @param count `unsigned int *`, in/out: capacity of `clocksMHz` in, count out
  * @param clocksMHz `unsigned int *`, out: an array of `*count` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t, memoryClockMHz: number, count: T.Pointer, clocksMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetSupportedGraphicsClocks', 'count', count, 4, 4);
   if (!(ArrayBuffer.isView(clocksMHz) && hostByteLength(clocksMHz)! >= 4 && (((clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clocksMHz === 'number' && clocksMHz >= 0 && Number.isSafeInteger(clocksMHz)) && clocksMHz !== null) rawCovers('nvmlDeviceGetSupportedGraphicsClocks', 'clocksMHz', clocksMHz, 4, 4);
@@ -93,7 +93,7 @@ let nvmlDeviceGetSupportedMemoryClocks$: NativeFunction | undefined;
  * @param count `unsigned int *`, in/out: capacity of `clocksMHz` in, count out
  * @param clocksMHz `unsigned int *`, out: an array of `*count` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t, count: T.Pointer, clocksMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetSupportedMemoryClocks', 'count', count, 4, 4);
   if (!(ArrayBuffer.isView(clocksMHz) && hostByteLength(clocksMHz)! >= 4 && (((clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clocksMHz === 'number' && clocksMHz >= 0 && Number.isSafeInteger(clocksMHz)) && clocksMHz !== null) rawCovers('nvmlDeviceGetSupportedMemoryClocks', 'clocksMHz', clocksMHz, 4, 4);
@@ -105,7 +105,7 @@ let nvmlDeviceGetSupportedPerformanceStates$: NativeFunction | undefined;
  * @param pstates `nvmlPstates_t *`, covering `size` bytes
  * @param size `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t, pstates: T.Pointer, size: number): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pstates) && hostByteLength(pstates)! >= 4 && (((pstates as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pstates as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pstates === 'number' && pstates >= 0 && Number.isSafeInteger(pstates)) && pstates !== null) rawCovers('nvmlDeviceGetSupportedPerformanceStates', 'pstates', pstates, 4, 4);
   return (nvmlDeviceGetSupportedPerformanceStates$ ??= binder.native('nvmlDeviceGetSupportedPerformanceStates'))(device, pstates, size);
@@ -116,7 +116,7 @@ let nvmlDeviceGetSupportedVgpus$: NativeFunction | undefined;
  * @param vgpuCount `unsigned int *`, in/out: capacity of `vgpuTypeIds` in, count out
  * @param vgpuTypeIds `nvmlVgpuTypeId_t *`, out: an array of `*vgpuCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t, vgpuCount: T.Pointer, vgpuTypeIds: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuCount) && hostByteLength(vgpuCount)! >= 4 && (((vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuCount === 'number' && vgpuCount >= 0 && Number.isSafeInteger(vgpuCount)) && vgpuCount !== null) rawCovers('nvmlDeviceGetSupportedVgpus', 'vgpuCount', vgpuCount, 4, 4);
   if (!(ArrayBuffer.isView(vgpuTypeIds) && hostByteLength(vgpuTypeIds)! >= 4 && (((vgpuTypeIds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuTypeIds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuTypeIds === 'number' && vgpuTypeIds >= 0 && Number.isSafeInteger(vgpuTypeIds)) && vgpuTypeIds !== null) rawCovers('nvmlDeviceGetSupportedVgpus', 'vgpuTypeIds', vgpuTypeIds, 4, 4);

@@ -12,7 +12,7 @@ let nvmlDeviceGetTargetFanSpeed$: NativeFunction | undefined;
  * @param fan `unsigned int`
  * @param targetSpeed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t, fan: number, targetSpeed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(targetSpeed) && hostByteLength(targetSpeed)! >= 4 && (((targetSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (targetSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof targetSpeed === 'number' && targetSpeed >= 0 && Number.isSafeInteger(targetSpeed)) && targetSpeed !== null) rawCovers('nvmlDeviceGetTargetFanSpeed', 'targetSpeed', targetSpeed, 4, 4);
   return (nvmlDeviceGetTargetFanSpeed$ ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, targetSpeed);
@@ -23,7 +23,7 @@ let nvmlDeviceGetTemperature$: NativeFunction | undefined;
  * @param sensorType `nvmlTemperatureSensors_t`
  * @param temp `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t, sensorType: T.nvmlTemperatureSensors_t, temp: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(temp) && hostByteLength(temp)! >= 4 && (((temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof temp === 'number' && temp >= 0 && Number.isSafeInteger(temp)) && temp !== null) rawCovers('nvmlDeviceGetTemperature', 'temp', temp, 4, 4);
   return (nvmlDeviceGetTemperature$ ??= binder.native('nvmlDeviceGetTemperature'))(device, sensorType, temp);
@@ -34,7 +34,7 @@ let nvmlDeviceGetTemperatureThreshold$: NativeFunction | undefined;
  * @param thresholdType `nvmlTemperatureThresholds_t`
  * @param temp `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t, thresholdType: T.nvmlTemperatureThresholds_t, temp: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(temp) && hostByteLength(temp)! >= 4 && (((temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof temp === 'number' && temp >= 0 && Number.isSafeInteger(temp)) && temp !== null) rawCovers('nvmlDeviceGetTemperatureThreshold', 'temp', temp, 4, 4);
   return (nvmlDeviceGetTemperatureThreshold$ ??= binder.native('nvmlDeviceGetTemperatureThreshold'))(device, thresholdType, temp);
@@ -45,7 +45,7 @@ let nvmlDeviceGetThermalSettings$: NativeFunction | undefined;
  * @param sensorIndex `unsigned int`
  * @param pThermalSettings `nvmlGpuThermalSettings_t *`, out: bytes of a `nvmlGpuThermalSettings_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t, sensorIndex: number, pThermalSettings: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pThermalSettings) && hostByteLength(pThermalSettings)! >= 64) && !(typeof pThermalSettings === 'number' && pThermalSettings >= 0 && Number.isSafeInteger(pThermalSettings)) && pThermalSettings !== null) rawCovers('nvmlDeviceGetThermalSettings', 'pThermalSettings', pThermalSettings, 64, 1);
   return (nvmlDeviceGetThermalSettings$ ??= binder.native('nvmlDeviceGetThermalSettings'))(device, sensorIndex, pThermalSettings);
@@ -56,7 +56,7 @@ let nvmlDeviceGetTopologyCommonAncestor$: NativeFunction | undefined;
  * @param device2 `nvmlDevice_t`
  * @param pathInfo `nvmlGpuTopologyLevel_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t, pathInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pathInfo) && hostByteLength(pathInfo)! >= 4 && (((pathInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pathInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pathInfo === 'number' && pathInfo >= 0 && Number.isSafeInteger(pathInfo)) && pathInfo !== null) rawCovers('nvmlDeviceGetTopologyCommonAncestor', 'pathInfo', pathInfo, 4, 4);
   return (nvmlDeviceGetTopologyCommonAncestor$ ??= binder.native('nvmlDeviceGetTopologyCommonAncestor'))(device1, device2, pathInfo);
@@ -68,7 +68,7 @@ let nvmlDeviceGetTopologyNearestGpus$: NativeFunction | undefined;
  * @param count `unsigned int *`, in/out: capacity of `deviceArray` in, count out
  * @param deviceArray `nvmlDevice_t *`, out: an array of `*count` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t, level: T.nvmlGpuTopologyLevel_t, count: T.Pointer, deviceArray: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetTopologyNearestGpus', 'count', count, 4, 4);
   if (!(ArrayBuffer.isView(deviceArray) && hostByteLength(deviceArray)! >= 8 && (((deviceArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (deviceArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof deviceArray === 'number' && deviceArray >= 0 && Number.isSafeInteger(deviceArray)) && deviceArray !== null) rawCovers('nvmlDeviceGetTopologyNearestGpus', 'deviceArray', deviceArray, 8, 8);
@@ -81,7 +81,7 @@ let nvmlDeviceGetTotalEccErrors$: NativeFunction | undefined;
  * @param counterType `nvmlEccCounterType_t`
  * @param eccCounts `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, eccCounts: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(eccCounts) && hostByteLength(eccCounts)! >= 8 && (((eccCounts as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eccCounts as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof eccCounts === 'number' && eccCounts >= 0 && Number.isSafeInteger(eccCounts)) && eccCounts !== null) rawCovers('nvmlDeviceGetTotalEccErrors', 'eccCounts', eccCounts, 8, 8);
   return (nvmlDeviceGetTotalEccErrors$ ??= binder.native('nvmlDeviceGetTotalEccErrors'))(device, errorType, counterType, eccCounts);
@@ -91,7 +91,7 @@ let nvmlDeviceGetTotalEnergyConsumption$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param energy `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTotalEnergyConsumption(device: T.nvmlDevice_t, energy: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(energy) && hostByteLength(energy)! >= 8 && (((energy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (energy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof energy === 'number' && energy >= 0 && Number.isSafeInteger(energy)) && energy !== null) rawCovers('nvmlDeviceGetTotalEnergyConsumption', 'energy', energy, 8, 8);
   return (nvmlDeviceGetTotalEnergyConsumption$ ??= binder.native('nvmlDeviceGetTotalEnergyConsumption'))(device, energy);

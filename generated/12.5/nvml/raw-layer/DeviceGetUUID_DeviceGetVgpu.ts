@@ -12,7 +12,7 @@ let nvmlDeviceGetUUID$: NativeFunction | undefined;
  * @param uuid `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetUUID(device: T.nvmlDevice_t, uuid: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(uuid) && !(typeof uuid === 'number' && uuid >= 0 && Number.isSafeInteger(uuid)) && uuid !== null) rawCovers('nvmlDeviceGetUUID', 'uuid', uuid, 0, 1);
   return (nvmlDeviceGetUUID$ ??= binder.native('nvmlDeviceGetUUID'))(device, uuid, length);
@@ -22,7 +22,7 @@ let nvmlDeviceGetUtilizationRates$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param utilization `nvmlUtilization_t *`, out: bytes of a `nvmlUtilization_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t, utilization: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(utilization) && hostByteLength(utilization)! >= 8) && !(typeof utilization === 'number' && utilization >= 0 && Number.isSafeInteger(utilization)) && utilization !== null) rawCovers('nvmlDeviceGetUtilizationRates', 'utilization', utilization, 8, 1);
   return (nvmlDeviceGetUtilizationRates$ ??= binder.native('nvmlDeviceGetUtilizationRates'))(device, utilization);
@@ -33,7 +33,7 @@ let nvmlDeviceGetVbiosVersion$: NativeFunction | undefined;
  * @param version `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t, version: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlDeviceGetVbiosVersion', 'version', version, 0, 1);
   return (nvmlDeviceGetVbiosVersion$ ??= binder.native('nvmlDeviceGetVbiosVersion'))(device, version, length);
@@ -44,7 +44,7 @@ let nvmlDeviceGetVgpuCapabilities$: NativeFunction | undefined;
  * @param capability `nvmlDeviceVgpuCapability_t`
  * @param capResult `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVgpu`. */
 export function nvmlDeviceGetVgpuCapabilities(device: T.nvmlDevice_t, capability: T.nvmlDeviceVgpuCapability_t, capResult: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(capResult) && hostByteLength(capResult)! >= 4 && (((capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof capResult === 'number' && capResult >= 0 && Number.isSafeInteger(capResult)) && capResult !== null) rawCovers('nvmlDeviceGetVgpuCapabilities', 'capResult', capResult, 4, 4);
   return (nvmlDeviceGetVgpuCapabilities$ ??= binder.native('nvmlDeviceGetVgpuCapabilities'))(device, capability, capResult);
@@ -54,7 +54,7 @@ let nvmlDeviceGetVgpuHeterogeneousMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pHeterogeneousMode `nvmlVgpuHeterogeneousMode_t *`, in/out: bytes of a `nvmlVgpuHeterogeneousMode_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetVgpuHeterogeneousMode(device: T.nvmlDevice_t, pHeterogeneousMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pHeterogeneousMode) && hostByteLength(pHeterogeneousMode)! >= 8) && !(typeof pHeterogeneousMode === 'number' && pHeterogeneousMode >= 0 && Number.isSafeInteger(pHeterogeneousMode)) && pHeterogeneousMode !== null) rawCovers('nvmlDeviceGetVgpuHeterogeneousMode', 'pHeterogeneousMode', pHeterogeneousMode, 8, 1);
   return (nvmlDeviceGetVgpuHeterogeneousMode$ ??= binder.native('nvmlDeviceGetVgpuHeterogeneousMode'))(device, pHeterogeneousMode);
@@ -64,7 +64,7 @@ let nvmlDeviceGetVgpuInstancesUtilizationInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param vgpuUtilInfo `nvmlVgpuInstancesUtilizationInfo_t *`, in/out: bytes of a `nvmlVgpuInstancesUtilizationInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuInstancesUtilizationInfo(device: T.nvmlDevice_t, vgpuUtilInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuUtilInfo) && hostByteLength(vgpuUtilInfo)! >= 32) && !(typeof vgpuUtilInfo === 'number' && vgpuUtilInfo >= 0 && Number.isSafeInteger(vgpuUtilInfo)) && vgpuUtilInfo !== null) rawCovers('nvmlDeviceGetVgpuInstancesUtilizationInfo', 'vgpuUtilInfo', vgpuUtilInfo, 32, 1);
   return (nvmlDeviceGetVgpuInstancesUtilizationInfo$ ??= binder.native('nvmlDeviceGetVgpuInstancesUtilizationInfo'))(device, vgpuUtilInfo);
@@ -75,7 +75,7 @@ let nvmlDeviceGetVgpuMetadata$: NativeFunction | undefined;
  * @param pgpuMetadata `nvmlVgpuPgpuMetadata_t *`, out: bytes of a `nvmlVgpuPgpuMetadata_st`
  * @param bufferSize `unsigned int *`, in/out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t, pgpuMetadata: T.Pointer, bufferSize: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pgpuMetadata) && hostByteLength(pgpuMetadata)! >= 128) && !(typeof pgpuMetadata === 'number' && pgpuMetadata >= 0 && Number.isSafeInteger(pgpuMetadata)) && pgpuMetadata !== null) rawCovers('nvmlDeviceGetVgpuMetadata', 'pgpuMetadata', pgpuMetadata, 128, 1);
   if (!(ArrayBuffer.isView(bufferSize) && hostByteLength(bufferSize)! >= 4 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('nvmlDeviceGetVgpuMetadata', 'bufferSize', bufferSize, 4, 4);
@@ -88,7 +88,7 @@ let nvmlDeviceGetVgpuProcessUtilization$: NativeFunction | undefined;
  * @param vgpuProcessSamplesCount `unsigned int *`, in/out: capacity of `utilizationSamples` in, count out
  * @param utilizationSamples `nvmlVgpuProcessUtilizationSample_t *`, out: an array of `*vgpuProcessSamplesCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t, lastSeenTimeStamp: T.Int64, vgpuProcessSamplesCount: T.Pointer, utilizationSamples: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuProcessSamplesCount) && hostByteLength(vgpuProcessSamplesCount)! >= 4 && (((vgpuProcessSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuProcessSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuProcessSamplesCount === 'number' && vgpuProcessSamplesCount >= 0 && Number.isSafeInteger(vgpuProcessSamplesCount)) && vgpuProcessSamplesCount !== null) rawCovers('nvmlDeviceGetVgpuProcessUtilization', 'vgpuProcessSamplesCount', vgpuProcessSamplesCount, 4, 4);
   if (!(ArrayBuffer.isView(utilizationSamples) && hostByteLength(utilizationSamples)! >= 96) && !(typeof utilizationSamples === 'number' && utilizationSamples >= 0 && Number.isSafeInteger(utilizationSamples)) && utilizationSamples !== null) rawCovers('nvmlDeviceGetVgpuProcessUtilization', 'utilizationSamples', utilizationSamples, 96, 1);
@@ -99,7 +99,7 @@ let nvmlDeviceGetVgpuProcessesUtilizationInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param vgpuProcUtilInfo `nvmlVgpuProcessesUtilizationInfo_t *`, in/out: bytes of a `nvmlVgpuProcessesUtilizationInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuProcessesUtilizationInfo(device: T.nvmlDevice_t, vgpuProcUtilInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuProcUtilInfo) && hostByteLength(vgpuProcUtilInfo)! >= 24) && !(typeof vgpuProcUtilInfo === 'number' && vgpuProcUtilInfo >= 0 && Number.isSafeInteger(vgpuProcUtilInfo)) && vgpuProcUtilInfo !== null) rawCovers('nvmlDeviceGetVgpuProcessesUtilizationInfo', 'vgpuProcUtilInfo', vgpuProcUtilInfo, 24, 1);
   return (nvmlDeviceGetVgpuProcessesUtilizationInfo$ ??= binder.native('nvmlDeviceGetVgpuProcessesUtilizationInfo'))(device, vgpuProcUtilInfo);
@@ -109,7 +109,7 @@ let nvmlDeviceGetVgpuSchedulerCapabilities$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pCapabilities `nvmlVgpuSchedulerCapabilities_t *`, out: bytes of a `nvmlVgpuSchedulerCapabilities_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvml`. */
 export function nvmlDeviceGetVgpuSchedulerCapabilities(device: T.nvmlDevice_t, pCapabilities: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pCapabilities) && hostByteLength(pCapabilities)! >= 40) && !(typeof pCapabilities === 'number' && pCapabilities >= 0 && Number.isSafeInteger(pCapabilities)) && pCapabilities !== null) rawCovers('nvmlDeviceGetVgpuSchedulerCapabilities', 'pCapabilities', pCapabilities, 40, 1);
   return (nvmlDeviceGetVgpuSchedulerCapabilities$ ??= binder.native('nvmlDeviceGetVgpuSchedulerCapabilities'))(device, pCapabilities);
@@ -119,7 +119,7 @@ let nvmlDeviceGetVgpuSchedulerLog$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pSchedulerLog `nvmlVgpuSchedulerLog_t *`, out: bytes of a `nvmlVgpuSchedulerLog_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvml`. */
 export function nvmlDeviceGetVgpuSchedulerLog(device: T.nvmlDevice_t, pSchedulerLog: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pSchedulerLog) && hostByteLength(pSchedulerLog)! >= 9624) && !(typeof pSchedulerLog === 'number' && pSchedulerLog >= 0 && Number.isSafeInteger(pSchedulerLog)) && pSchedulerLog !== null) rawCovers('nvmlDeviceGetVgpuSchedulerLog', 'pSchedulerLog', pSchedulerLog, 9624, 1);
   return (nvmlDeviceGetVgpuSchedulerLog$ ??= binder.native('nvmlDeviceGetVgpuSchedulerLog'))(device, pSchedulerLog);
@@ -129,7 +129,7 @@ let nvmlDeviceGetVgpuSchedulerState$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pSchedulerState `nvmlVgpuSchedulerGetState_t *`, out: bytes of a `nvmlVgpuSchedulerGetState_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvml`. */
 export function nvmlDeviceGetVgpuSchedulerState(device: T.nvmlDevice_t, pSchedulerState: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pSchedulerState) && hostByteLength(pSchedulerState)! >= 16) && !(typeof pSchedulerState === 'number' && pSchedulerState >= 0 && Number.isSafeInteger(pSchedulerState)) && pSchedulerState !== null) rawCovers('nvmlDeviceGetVgpuSchedulerState', 'pSchedulerState', pSchedulerState, 16, 1);
   return (nvmlDeviceGetVgpuSchedulerState$ ??= binder.native('nvmlDeviceGetVgpuSchedulerState'))(device, pSchedulerState);
@@ -140,7 +140,7 @@ let nvmlDeviceGetVgpuTypeCreatablePlacements$: NativeFunction | undefined;
  * @param vgpuTypeId `nvmlVgpuTypeId_t`
  * @param pPlacementList `nvmlVgpuPlacementList_t *`, in/out: bytes of a `nvmlVgpuPlacementList_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetVgpuTypeCreatablePlacements(device: T.nvmlDevice_t, vgpuTypeId: number, pPlacementList: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pPlacementList) && hostByteLength(pPlacementList)! >= 24) && !(typeof pPlacementList === 'number' && pPlacementList >= 0 && Number.isSafeInteger(pPlacementList)) && pPlacementList !== null) rawCovers('nvmlDeviceGetVgpuTypeCreatablePlacements', 'pPlacementList', pPlacementList, 24, 1);
   return (nvmlDeviceGetVgpuTypeCreatablePlacements$ ??= binder.native('nvmlDeviceGetVgpuTypeCreatablePlacements'))(device, vgpuTypeId, pPlacementList);
@@ -151,7 +151,7 @@ let nvmlDeviceGetVgpuTypeSupportedPlacements$: NativeFunction | undefined;
  * @param vgpuTypeId `nvmlVgpuTypeId_t`
  * @param pPlacementList `nvmlVgpuPlacementList_t *`, in/out: bytes of a `nvmlVgpuPlacementList_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetVgpuTypeSupportedPlacements(device: T.nvmlDevice_t, vgpuTypeId: number, pPlacementList: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pPlacementList) && hostByteLength(pPlacementList)! >= 24) && !(typeof pPlacementList === 'number' && pPlacementList >= 0 && Number.isSafeInteger(pPlacementList)) && pPlacementList !== null) rawCovers('nvmlDeviceGetVgpuTypeSupportedPlacements', 'pPlacementList', pPlacementList, 24, 1);
   return (nvmlDeviceGetVgpuTypeSupportedPlacements$ ??= binder.native('nvmlDeviceGetVgpuTypeSupportedPlacements'))(device, vgpuTypeId, pPlacementList);
@@ -164,7 +164,7 @@ let nvmlDeviceGetVgpuUtilization$: NativeFunction | undefined;
  * @param vgpuInstanceSamplesCount `unsigned int *`, in/out: capacity of `utilizationSamples` in, count out
  * @param utilizationSamples `nvmlVgpuInstanceUtilizationSample_t *`, out: an array of `*vgpuInstanceSamplesCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t, lastSeenTimeStamp: T.Int64, sampleValType: T.Pointer, vgpuInstanceSamplesCount: T.Pointer, utilizationSamples: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(sampleValType) && hostByteLength(sampleValType)! >= 4 && (((sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sampleValType === 'number' && sampleValType >= 0 && Number.isSafeInteger(sampleValType)) && sampleValType !== null) rawCovers('nvmlDeviceGetVgpuUtilization', 'sampleValType', sampleValType, 4, 4);
   if (!(ArrayBuffer.isView(vgpuInstanceSamplesCount) && hostByteLength(vgpuInstanceSamplesCount)! >= 4 && (((vgpuInstanceSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuInstanceSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuInstanceSamplesCount === 'number' && vgpuInstanceSamplesCount >= 0 && Number.isSafeInteger(vgpuInstanceSamplesCount)) && vgpuInstanceSamplesCount !== null) rawCovers('nvmlDeviceGetVgpuUtilization', 'vgpuInstanceSamplesCount', vgpuInstanceSamplesCount, 4, 4);

@@ -12,7 +12,7 @@ let nvmlDeviceGetViolationStatus$: NativeFunction | undefined;
  * @param perfPolicyType `nvmlPerfPolicyType_t`
  * @param violTime `nvmlViolationTime_t *`, out: bytes of a `nvmlViolationTime_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t, perfPolicyType: T.nvmlPerfPolicyType_t, violTime: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(violTime) && hostByteLength(violTime)! >= 16) && !(typeof violTime === 'number' && violTime >= 0 && Number.isSafeInteger(violTime)) && violTime !== null) rawCovers('nvmlDeviceGetViolationStatus', 'violTime', violTime, 16, 1);
   return (nvmlDeviceGetViolationStatus$ ??= binder.native('nvmlDeviceGetViolationStatus'))(device, perfPolicyType, violTime);
@@ -22,7 +22,7 @@ let nvmlDeviceGetVirtualizationMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pVirtualMode `nvmlGpuVirtualizationMode_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t, pVirtualMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pVirtualMode) && hostByteLength(pVirtualMode)! >= 4 && (((pVirtualMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pVirtualMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pVirtualMode === 'number' && pVirtualMode >= 0 && Number.isSafeInteger(pVirtualMode)) && pVirtualMode !== null) rawCovers('nvmlDeviceGetVirtualizationMode', 'pVirtualMode', pVirtualMode, 4, 4);
   return (nvmlDeviceGetVirtualizationMode$ ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, pVirtualMode);
@@ -32,7 +32,7 @@ let nvmlDeviceIsMigDeviceHandle$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param isMigDevice `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t, isMigDevice: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isMigDevice) && hostByteLength(isMigDevice)! >= 4 && (((isMigDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isMigDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isMigDevice === 'number' && isMigDevice >= 0 && Number.isSafeInteger(isMigDevice)) && isMigDevice !== null) rawCovers('nvmlDeviceIsMigDeviceHandle', 'isMigDevice', isMigDevice, 4, 4);
   return (nvmlDeviceIsMigDeviceHandle$ ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, isMigDevice);
@@ -42,7 +42,7 @@ let nvmlDeviceModifyDrainState$: NativeFunction | undefined;
  * @param pciInfo `nvmlPciInfo_t *`
  * @param newState `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceModifyDrainState(pciInfo: T.Pointer, newState: T.nvmlEnableState_t): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pciInfo) && hostByteLength(pciInfo)! >= 68) && !(typeof pciInfo === 'number' && pciInfo >= 0 && Number.isSafeInteger(pciInfo)) && pciInfo !== null) rawCovers('nvmlDeviceModifyDrainState', 'pciInfo', pciInfo, 68, 1);
   return (nvmlDeviceModifyDrainState$ ??= binder.native('nvmlDeviceModifyDrainState'))(pciInfo, newState);
@@ -53,7 +53,7 @@ let nvmlDeviceOnSameBoard$: NativeFunction | undefined;
  * @param device2 `nvmlDevice_t`
  * @param onSameBoard `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t, onSameBoard: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(onSameBoard) && hostByteLength(onSameBoard)! >= 4 && (((onSameBoard as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (onSameBoard as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof onSameBoard === 'number' && onSameBoard >= 0 && Number.isSafeInteger(onSameBoard)) && onSameBoard !== null) rawCovers('nvmlDeviceOnSameBoard', 'onSameBoard', onSameBoard, 4, 4);
   return (nvmlDeviceOnSameBoard$ ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, onSameBoard);
@@ -63,7 +63,7 @@ let nvmlDeviceQueryDrainState$: NativeFunction | undefined;
  * @param pciInfo `nvmlPciInfo_t *`
  * @param currentState `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceQueryDrainState(pciInfo: T.Pointer, currentState: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pciInfo) && hostByteLength(pciInfo)! >= 68) && !(typeof pciInfo === 'number' && pciInfo >= 0 && Number.isSafeInteger(pciInfo)) && pciInfo !== null) rawCovers('nvmlDeviceQueryDrainState', 'pciInfo', pciInfo, 68, 1);
   if (!(ArrayBuffer.isView(currentState) && hostByteLength(currentState)! >= 4 && (((currentState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (currentState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof currentState === 'number' && currentState >= 0 && Number.isSafeInteger(currentState)) && currentState !== null) rawCovers('nvmlDeviceQueryDrainState', 'currentState', currentState, 4, 4);
@@ -75,7 +75,7 @@ let nvmlDeviceRegisterEvents$: NativeFunction | undefined;
  * @param eventTypes `unsigned long long`
  * @param set `nvmlEventSet_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t, eventTypes: T.Int64, set: T.nvmlEventSet_t): T.nvmlReturn_t {
   return (nvmlDeviceRegisterEvents$ ??= binder.native('nvmlDeviceRegisterEvents'))(device, eventTypes, set);
 }
@@ -85,7 +85,7 @@ let nvmlDeviceRemoveGpu$: NativeFunction | undefined;
  * @param gpuState `nvmlDetachGpuState_t`
  * @param linkState `nvmlPcieLinkState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceRemoveGpu(pciInfo: T.Pointer, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pciInfo) && hostByteLength(pciInfo)! >= 68) && !(typeof pciInfo === 'number' && pciInfo >= 0 && Number.isSafeInteger(pciInfo)) && pciInfo !== null) rawCovers('nvmlDeviceRemoveGpu', 'pciInfo', pciInfo, 68, 1);
   return (nvmlDeviceRemoveGpu$ ??= binder.native('nvmlDeviceRemoveGpu'))(pciInfo, gpuState, linkState);

@@ -10,7 +10,7 @@ let nvmlDeviceResetApplicationsClocks$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.5
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceResetApplicationsClocks$ ??= binder.native('nvmlDeviceResetApplicationsClocks'))(device);
 }
@@ -18,7 +18,7 @@ let nvmlDeviceResetGpuLockedClocks$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.5
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceResetGpuLockedClocks$ ??= binder.native('nvmlDeviceResetGpuLockedClocks'))(device);
 }
@@ -26,7 +26,7 @@ let nvmlDeviceResetMemoryLockedClocks$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.5
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceResetMemoryLockedClocks$ ??= binder.native('nvmlDeviceResetMemoryLockedClocks'))(device);
 }
@@ -35,7 +35,7 @@ let nvmlDeviceResetNvLinkErrorCounters$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param link `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t, link: number): T.nvmlReturn_t {
   return (nvmlDeviceResetNvLinkErrorCounters$ ??= binder.native('nvmlDeviceResetNvLinkErrorCounters'))(device, link);
 }
@@ -45,7 +45,7 @@ let nvmlDeviceResetNvLinkUtilizationCounter$: NativeFunction | undefined;
  * @param link `unsigned int`
  * @param counter `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t, link: number, counter: number): T.nvmlReturn_t {
   return (nvmlDeviceResetNvLinkUtilizationCounter$ ??= binder.native('nvmlDeviceResetNvLinkUtilizationCounter'))(device, link, counter);
 }
@@ -55,7 +55,7 @@ let nvmlDeviceSetAPIRestriction$: NativeFunction | undefined;
  * @param apiType `nvmlRestrictedAPI_t`
  * @param isRestricted `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetAPIRestriction$ ??= binder.native('nvmlDeviceSetAPIRestriction'))(device, apiType, isRestricted);
 }
@@ -64,7 +64,7 @@ let nvmlDeviceSetAccountingMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t, mode: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetAccountingMode$ ??= binder.native('nvmlDeviceSetAccountingMode'))(device, mode);
 }
@@ -74,7 +74,7 @@ let nvmlDeviceSetApplicationsClocks$: NativeFunction | undefined;
  * @param memClockMHz `unsigned int`
  * @param graphicsClockMHz `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t, memClockMHz: number, graphicsClockMHz: number): T.nvmlReturn_t {
   return (nvmlDeviceSetApplicationsClocks$ ??= binder.native('nvmlDeviceSetApplicationsClocks'))(device, memClockMHz, graphicsClockMHz);
 }
@@ -83,7 +83,7 @@ let nvmlDeviceSetAutoBoostedClocksEnabled$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param enabled `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t, enabled: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetAutoBoostedClocksEnabled$ ??= binder.native('nvmlDeviceSetAutoBoostedClocksEnabled'))(device, enabled);
 }
@@ -92,7 +92,7 @@ let nvmlDeviceSetClockOffsets$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param info `nvmlClockOffset_t *`, in/out: bytes of a `nvmlClockOffset_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetClockOffsets(device: T.nvmlDevice_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 24) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceSetClockOffsets', 'info', info, 24, 1);
   return (nvmlDeviceSetClockOffsets$ ??= binder.native('nvmlDeviceSetClockOffsets'))(device, info);
@@ -102,7 +102,7 @@ let nvmlDeviceSetComputeMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlComputeMode_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t, mode: T.nvmlComputeMode_t): T.nvmlReturn_t {
   return (nvmlDeviceSetComputeMode$ ??= binder.native('nvmlDeviceSetComputeMode'))(device, mode);
 }
@@ -111,7 +111,7 @@ let nvmlDeviceSetConfComputeUnprotectedMemSize$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param sizeKiB `unsigned long long`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetConfComputeUnprotectedMemSize(device: T.nvmlDevice_t, sizeKiB: T.Int64): T.nvmlReturn_t {
   return (nvmlDeviceSetConfComputeUnprotectedMemSize$ ??= binder.native('nvmlDeviceSetConfComputeUnprotectedMemSize'))(device, sizeKiB);
 }
@@ -119,7 +119,7 @@ let nvmlDeviceSetCpuAffinity$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 12.5
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceSetCpuAffinity$ ??= binder.native('nvmlDeviceSetCpuAffinity'))(device);
 }
@@ -129,7 +129,7 @@ let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$: NativeFunction | undefined;
  * @param enabled `nvmlEnableState_t`
  * @param flags `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t, enabled: T.nvmlEnableState_t, flags: number): T.nvmlReturn_t {
   return (nvmlDeviceSetDefaultAutoBoostedClocksEnabled$ ??= binder.native('nvmlDeviceSetDefaultAutoBoostedClocksEnabled'))(device, enabled, flags);
 }
@@ -138,7 +138,7 @@ let nvmlDeviceSetDefaultFanSpeed_v2$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param fan `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t, fan: number): T.nvmlReturn_t {
   return (nvmlDeviceSetDefaultFanSpeed_v2$ ??= binder.native('nvmlDeviceSetDefaultFanSpeed_v2'))(device, fan);
 }
@@ -148,7 +148,7 @@ let nvmlDeviceSetDriverModel$: NativeFunction | undefined;
  * @param driverModel `nvmlDriverModel_t`
  * @param flags `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t, driverModel: T.nvmlDriverModel_t, flags: number): T.nvmlReturn_t {
   return (nvmlDeviceSetDriverModel$ ??= binder.native('nvmlDeviceSetDriverModel'))(device, driverModel, flags);
 }
@@ -157,7 +157,7 @@ let nvmlDeviceSetEccMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param ecc `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t, ecc: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetEccMode$ ??= binder.native('nvmlDeviceSetEccMode'))(device, ecc);
 }
@@ -167,7 +167,7 @@ let nvmlDeviceSetFanControlPolicy$: NativeFunction | undefined;
  * @param fan `unsigned int`
  * @param policy `nvmlFanControlPolicy_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetFanControlPolicy(device: T.nvmlDevice_t, fan: number, policy: number): T.nvmlReturn_t {
   return (nvmlDeviceSetFanControlPolicy$ ??= binder.native('nvmlDeviceSetFanControlPolicy'))(device, fan, policy);
 }
@@ -177,7 +177,7 @@ let nvmlDeviceSetFanSpeed_v2$: NativeFunction | undefined;
  * @param fan `unsigned int`
  * @param speed `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t, fan: number, speed: number): T.nvmlReturn_t {
   return (nvmlDeviceSetFanSpeed_v2$ ??= binder.native('nvmlDeviceSetFanSpeed_v2'))(device, fan, speed);
 }
@@ -186,7 +186,7 @@ let nvmlDeviceSetGpcClkVfOffset$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param offset `int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t, offset: number): T.nvmlReturn_t {
   return (nvmlDeviceSetGpcClkVfOffset$ ??= binder.native('nvmlDeviceSetGpcClkVfOffset'))(device, offset);
 }
@@ -196,7 +196,7 @@ let nvmlDeviceSetGpuLockedClocks$: NativeFunction | undefined;
  * @param minGpuClockMHz `unsigned int`
  * @param maxGpuClockMHz `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t, minGpuClockMHz: number, maxGpuClockMHz: number): T.nvmlReturn_t {
   return (nvmlDeviceSetGpuLockedClocks$ ??= binder.native('nvmlDeviceSetGpuLockedClocks'))(device, minGpuClockMHz, maxGpuClockMHz);
 }
@@ -205,7 +205,7 @@ let nvmlDeviceSetGpuOperationMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlGpuOperationMode_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t, mode: T.nvmlGpuOperationMode_t): T.nvmlReturn_t {
   return (nvmlDeviceSetGpuOperationMode$ ??= binder.native('nvmlDeviceSetGpuOperationMode'))(device, mode);
 }
@@ -214,7 +214,7 @@ let nvmlDeviceSetMemClkVfOffset$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param offset `int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t, offset: number): T.nvmlReturn_t {
   return (nvmlDeviceSetMemClkVfOffset$ ??= binder.native('nvmlDeviceSetMemClkVfOffset'))(device, offset);
 }
@@ -224,7 +224,7 @@ let nvmlDeviceSetMemoryLockedClocks$: NativeFunction | undefined;
  * @param minMemClockMHz `unsigned int`
  * @param maxMemClockMHz `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t, minMemClockMHz: number, maxMemClockMHz: number): T.nvmlReturn_t {
   return (nvmlDeviceSetMemoryLockedClocks$ ??= binder.native('nvmlDeviceSetMemoryLockedClocks'))(device, minMemClockMHz, maxMemClockMHz);
 }
@@ -234,7 +234,7 @@ let nvmlDeviceSetMigMode$: NativeFunction | undefined;
  * @param mode `unsigned int`
  * @param activationStatus `nvmlReturn_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t, mode: number, activationStatus: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(activationStatus) && hostByteLength(activationStatus)! >= 4 && (((activationStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (activationStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof activationStatus === 'number' && activationStatus >= 0 && Number.isSafeInteger(activationStatus)) && activationStatus !== null) rawCovers('nvmlDeviceSetMigMode', 'activationStatus', activationStatus, 4, 4);
   return (nvmlDeviceSetMigMode$ ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, activationStatus);
@@ -244,7 +244,7 @@ let nvmlDeviceSetNvLinkDeviceLowPowerThreshold$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param info `nvmlNvLinkPowerThres_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
 export function nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device: T.nvmlDevice_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 4) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'info', info, 4, 1);
   return (nvmlDeviceSetNvLinkDeviceLowPowerThreshold$ ??= binder.native('nvmlDeviceSetNvLinkDeviceLowPowerThreshold'))(device, info);
@@ -257,7 +257,7 @@ let nvmlDeviceSetNvLinkUtilizationControl$: NativeFunction | undefined;
  * @param control `nvmlNvLinkUtilizationControl_t *`
  * @param reset `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t, link: number, counter: number, control: T.Pointer, reset: number): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(control) && hostByteLength(control)! >= 8) && !(typeof control === 'number' && control >= 0 && Number.isSafeInteger(control)) && control !== null) rawCovers('nvmlDeviceSetNvLinkUtilizationControl', 'control', control, 8, 1);
   return (nvmlDeviceSetNvLinkUtilizationControl$ ??= binder.native('nvmlDeviceSetNvLinkUtilizationControl'))(device, link, counter, control, reset);
@@ -267,7 +267,7 @@ let nvmlDeviceSetPersistenceMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t, mode: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetPersistenceMode$ ??= binder.native('nvmlDeviceSetPersistenceMode'))(device, mode);
 }
@@ -276,7 +276,7 @@ let nvmlDeviceSetPowerManagementLimit$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param limit `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t, limit: number): T.nvmlReturn_t {
   return (nvmlDeviceSetPowerManagementLimit$ ??= binder.native('nvmlDeviceSetPowerManagementLimit'))(device, limit);
 }
@@ -285,7 +285,7 @@ let nvmlDeviceSetPowerManagementLimit_v2$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param powerValue `nvmlPowerValue_v2_t *`, in/out: bytes of a `nvmlPowerValue_v2_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
 export function nvmlDeviceSetPowerManagementLimit_v2(device: T.nvmlDevice_t, powerValue: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(powerValue) && hostByteLength(powerValue)! >= 12) && !(typeof powerValue === 'number' && powerValue >= 0 && Number.isSafeInteger(powerValue)) && powerValue !== null) rawCovers('nvmlDeviceSetPowerManagementLimit_v2', 'powerValue', powerValue, 12, 1);
   return (nvmlDeviceSetPowerManagementLimit_v2$ ??= binder.native('nvmlDeviceSetPowerManagementLimit_v2'))(device, powerValue);
@@ -296,7 +296,7 @@ let nvmlDeviceSetTemperatureThreshold$: NativeFunction | undefined;
  * @param thresholdType `nvmlTemperatureThresholds_t`
  * @param temp `int *`, in/out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t, thresholdType: T.nvmlTemperatureThresholds_t, temp: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(temp) && hostByteLength(temp)! >= 4 && (((temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof temp === 'number' && temp >= 0 && Number.isSafeInteger(temp)) && temp !== null) rawCovers('nvmlDeviceSetTemperatureThreshold', 'temp', temp, 4, 4);
   return (nvmlDeviceSetTemperatureThreshold$ ??= binder.native('nvmlDeviceSetTemperatureThreshold'))(device, thresholdType, temp);
@@ -307,7 +307,7 @@ let nvmlDeviceSetVgpuCapabilities$: NativeFunction | undefined;
  * @param capability `nvmlDeviceVgpuCapability_t`
  * @param state `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceSetVgpuCapabilities(device: T.nvmlDevice_t, capability: T.nvmlDeviceVgpuCapability_t, state: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetVgpuCapabilities$ ??= binder.native('nvmlDeviceSetVgpuCapabilities'))(device, capability, state);
 }
@@ -316,7 +316,7 @@ let nvmlDeviceSetVgpuHeterogeneousMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pHeterogeneousMode `const nvmlVgpuHeterogeneousMode_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceSetVgpuHeterogeneousMode(device: T.nvmlDevice_t, pHeterogeneousMode: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(pHeterogeneousMode) && !(typeof pHeterogeneousMode === 'number' && pHeterogeneousMode >= 0 && Number.isSafeInteger(pHeterogeneousMode)) && pHeterogeneousMode !== null) rawCovers('nvmlDeviceSetVgpuHeterogeneousMode', 'pHeterogeneousMode', pHeterogeneousMode, 0, 1);
   return (nvmlDeviceSetVgpuHeterogeneousMode$ ??= binder.native('nvmlDeviceSetVgpuHeterogeneousMode'))(device, pHeterogeneousMode);
@@ -326,7 +326,7 @@ let nvmlDeviceSetVgpuSchedulerState$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pSchedulerState `nvmlVgpuSchedulerSetState_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvml`. */
 export function nvmlDeviceSetVgpuSchedulerState(device: T.nvmlDevice_t, pSchedulerState: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pSchedulerState) && hostByteLength(pSchedulerState)! >= 16) && !(typeof pSchedulerState === 'number' && pSchedulerState >= 0 && Number.isSafeInteger(pSchedulerState)) && pSchedulerState !== null) rawCovers('nvmlDeviceSetVgpuSchedulerState', 'pSchedulerState', pSchedulerState, 16, 1);
   return (nvmlDeviceSetVgpuSchedulerState$ ??= binder.native('nvmlDeviceSetVgpuSchedulerState'))(device, pSchedulerState);
@@ -336,7 +336,7 @@ let nvmlDeviceSetVirtualizationMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param virtualMode `nvmlGpuVirtualizationMode_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t, virtualMode: T.nvmlGpuVirtualizationMode_t): T.nvmlReturn_t {
   return (nvmlDeviceSetVirtualizationMode$ ??= binder.native('nvmlDeviceSetVirtualizationMode'))(device, virtualMode);
 }

@@ -10,7 +10,7 @@ let nvmlDeviceValidateInforom$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 12.5
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceValidateInforom$ ??= binder.native('nvmlDeviceValidateInforom'))(device);
 }
@@ -18,7 +18,7 @@ let nvmlErrorString$: NativeFunction | undefined;
 /** `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 12.5
  * @param result `nvmlReturn_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA group `nvmlErrorReporting`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlErrorReporting.html). */
+ * @remarks Group `nvmlErrorReporting`. */
 export function nvmlErrorString(result: T.nvmlReturn_t): string | null {
   return (nvmlErrorString$ ??= binder.native('nvmlErrorString'))(result);
 }
@@ -26,7 +26,7 @@ let nvmlEventSetCreate$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 12.5
  * @param set `nvmlEventSet_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlEventSetCreate(set: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(set) && hostByteLength(set)! >= 8 && (((set as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (set as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof set === 'number' && set >= 0 && Number.isSafeInteger(set)) && set !== null) rawCovers('nvmlEventSetCreate', 'set', set, 8, 8);
   return (nvmlEventSetCreate$ ??= binder.native('nvmlEventSetCreate'))(set);
@@ -35,7 +35,7 @@ let nvmlEventSetFree$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 12.5
  * @param set `nvmlEventSet_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t): T.nvmlReturn_t {
   return (nvmlEventSetFree$ ??= binder.native('nvmlEventSetFree'))(set);
 }
@@ -45,7 +45,7 @@ let nvmlEventSetWait$: NativeFunction | undefined;
  * @param data `nvmlEventData_t *`, out: bytes of a `nvmlEventData_st`
  * @param timeoutms `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlEventSetWait(set: T.nvmlEventSet_t, data: T.Pointer, timeoutms: number): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(data) && hostByteLength(data)! >= 32) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('nvmlEventSetWait', 'data', data, 32, 1);
   return (nvmlEventSetWait$ ??= binder.native('nvmlEventSetWait'))(set, data, timeoutms);
@@ -54,7 +54,7 @@ let nvmlGetExcludedDeviceCount$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 12.5
  * @param deviceCount `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
+ * @remarks Group `nvmlExcludedGpuQueries`. */
 export function nvmlGetExcludedDeviceCount(deviceCount: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(deviceCount) && hostByteLength(deviceCount)! >= 4 && (((deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof deviceCount === 'number' && deviceCount >= 0 && Number.isSafeInteger(deviceCount)) && deviceCount !== null) rawCovers('nvmlGetExcludedDeviceCount', 'deviceCount', deviceCount, 4, 4);
   return (nvmlGetExcludedDeviceCount$ ??= binder.native('nvmlGetExcludedDeviceCount'))(deviceCount);
@@ -64,7 +64,7 @@ let nvmlGetExcludedDeviceInfoByIndex$: NativeFunction | undefined;
  * @param index `unsigned int`
  * @param info `nvmlExcludedDeviceInfo_t *`, out: bytes of a `nvmlExcludedDeviceInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
+ * @remarks Group `nvmlExcludedGpuQueries`. */
 export function nvmlGetExcludedDeviceInfoByIndex(index: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 148) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlGetExcludedDeviceInfoByIndex', 'info', info, 148, 1);
   return (nvmlGetExcludedDeviceInfoByIndex$ ??= binder.native('nvmlGetExcludedDeviceInfoByIndex'))(index, info);
@@ -75,7 +75,7 @@ let nvmlGetVgpuCompatibility$: NativeFunction | undefined;
  * @param pgpuMetadata `nvmlVgpuPgpuMetadata_t *`
  * @param compatibilityInfo `nvmlVgpuPgpuCompatibility_t *`, out: bytes of a `nvmlVgpuPgpuCompatibility_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlGetVgpuCompatibility(vgpuMetadata: T.Pointer, pgpuMetadata: T.Pointer, compatibilityInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuMetadata) && hostByteLength(vgpuMetadata)! >= 212) && !(typeof vgpuMetadata === 'number' && vgpuMetadata >= 0 && Number.isSafeInteger(vgpuMetadata)) && vgpuMetadata !== null) rawCovers('nvmlGetVgpuCompatibility', 'vgpuMetadata', vgpuMetadata, 212, 1);
   if (!(ArrayBuffer.isView(pgpuMetadata) && hostByteLength(pgpuMetadata)! >= 128) && !(typeof pgpuMetadata === 'number' && pgpuMetadata >= 0 && Number.isSafeInteger(pgpuMetadata)) && pgpuMetadata !== null) rawCovers('nvmlGetVgpuCompatibility', 'pgpuMetadata', pgpuMetadata, 128, 1);
@@ -87,7 +87,7 @@ let nvmlGetVgpuDriverCapabilities$: NativeFunction | undefined;
  * @param capability `nvmlVgpuDriverCapability_t`
  * @param capResult `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVgpu`. */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t, capResult: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(capResult) && hostByteLength(capResult)! >= 4 && (((capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof capResult === 'number' && capResult >= 0 && Number.isSafeInteger(capResult)) && capResult !== null) rawCovers('nvmlGetVgpuDriverCapabilities', 'capResult', capResult, 4, 4);
   return (nvmlGetVgpuDriverCapabilities$ ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, capResult);
@@ -97,7 +97,7 @@ let nvmlGetVgpuVersion$: NativeFunction | undefined;
  * @param supported `nvmlVgpuVersion_t *`, out: bytes of a `nvmlVgpuVersion_st`
  * @param current `nvmlVgpuVersion_t *`, out: bytes of a `nvmlVgpuVersion_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlGetVgpuVersion(supported: T.Pointer, current: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(supported) && hostByteLength(supported)! >= 8) && !(typeof supported === 'number' && supported >= 0 && Number.isSafeInteger(supported)) && supported !== null) rawCovers('nvmlGetVgpuVersion', 'supported', supported, 8, 1);
   if (!(ArrayBuffer.isView(current) && hostByteLength(current)! >= 8) && !(typeof current === 'number' && current >= 0 && Number.isSafeInteger(current)) && current !== null) rawCovers('nvmlGetVgpuVersion', 'current', current, 8, 1);

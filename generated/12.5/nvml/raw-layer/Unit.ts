@@ -10,7 +10,7 @@ let nvmlUnitGetCount$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)` · nvml.h · CUDA 12.5
  * @param unitCount `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetCount(unitCount: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(unitCount) && hostByteLength(unitCount)! >= 4 && (((unitCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (unitCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof unitCount === 'number' && unitCount >= 0 && Number.isSafeInteger(unitCount)) && unitCount !== null) rawCovers('nvmlUnitGetCount', 'unitCount', unitCount, 4, 4);
   return (nvmlUnitGetCount$ ??= binder.native('nvmlUnitGetCount'))(unitCount);
@@ -21,7 +21,7 @@ let nvmlUnitGetDevices$: NativeFunction | undefined;
  * @param deviceCount `unsigned int *`, in/out: capacity of `devices` in, count out
  * @param devices `nvmlDevice_t *`, out: an array of `*deviceCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetDevices(unit: T.nvmlUnit_t, deviceCount: T.Pointer, devices: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(deviceCount) && hostByteLength(deviceCount)! >= 4 && (((deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof deviceCount === 'number' && deviceCount >= 0 && Number.isSafeInteger(deviceCount)) && deviceCount !== null) rawCovers('nvmlUnitGetDevices', 'deviceCount', deviceCount, 4, 4);
   if (!(ArrayBuffer.isView(devices) && hostByteLength(devices)! >= 8 && (((devices as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (devices as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof devices === 'number' && devices >= 0 && Number.isSafeInteger(devices)) && devices !== null) rawCovers('nvmlUnitGetDevices', 'devices', devices, 8, 8);
@@ -32,7 +32,7 @@ let nvmlUnitGetFanSpeedInfo$: NativeFunction | undefined;
  * @param unit `nvmlUnit_t`
  * @param fanSpeeds `nvmlUnitFanSpeeds_t *`, out: bytes of a `nvmlUnitFanSpeeds_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t, fanSpeeds: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(fanSpeeds) && hostByteLength(fanSpeeds)! >= 196) && !(typeof fanSpeeds === 'number' && fanSpeeds >= 0 && Number.isSafeInteger(fanSpeeds)) && fanSpeeds !== null) rawCovers('nvmlUnitGetFanSpeedInfo', 'fanSpeeds', fanSpeeds, 196, 1);
   return (nvmlUnitGetFanSpeedInfo$ ??= binder.native('nvmlUnitGetFanSpeedInfo'))(unit, fanSpeeds);
@@ -42,7 +42,7 @@ let nvmlUnitGetHandleByIndex$: NativeFunction | undefined;
  * @param index `unsigned int`
  * @param unit `nvmlUnit_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetHandleByIndex(index: number, unit: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(unit) && hostByteLength(unit)! >= 8 && (((unit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (unit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof unit === 'number' && unit >= 0 && Number.isSafeInteger(unit)) && unit !== null) rawCovers('nvmlUnitGetHandleByIndex', 'unit', unit, 8, 8);
   return (nvmlUnitGetHandleByIndex$ ??= binder.native('nvmlUnitGetHandleByIndex'))(index, unit);
@@ -52,7 +52,7 @@ let nvmlUnitGetLedState$: NativeFunction | undefined;
  * @param unit `nvmlUnit_t`
  * @param state `nvmlLedState_t *`, out: bytes of a `nvmlLedState_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetLedState(unit: T.nvmlUnit_t, state: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(state) && hostByteLength(state)! >= 260) && !(typeof state === 'number' && state >= 0 && Number.isSafeInteger(state)) && state !== null) rawCovers('nvmlUnitGetLedState', 'state', state, 260, 1);
   return (nvmlUnitGetLedState$ ??= binder.native('nvmlUnitGetLedState'))(unit, state);
@@ -62,7 +62,7 @@ let nvmlUnitGetPsuInfo$: NativeFunction | undefined;
  * @param unit `nvmlUnit_t`
  * @param psu `nvmlPSUInfo_t *`, out: bytes of a `nvmlPSUInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t, psu: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(psu) && hostByteLength(psu)! >= 268) && !(typeof psu === 'number' && psu >= 0 && Number.isSafeInteger(psu)) && psu !== null) rawCovers('nvmlUnitGetPsuInfo', 'psu', psu, 268, 1);
   return (nvmlUnitGetPsuInfo$ ??= binder.native('nvmlUnitGetPsuInfo'))(unit, psu);
@@ -73,7 +73,7 @@ let nvmlUnitGetTemperature$: NativeFunction | undefined;
  * @param type `unsigned int`
  * @param temp `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetTemperature(unit: T.nvmlUnit_t, type: number, temp: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(temp) && hostByteLength(temp)! >= 4 && (((temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof temp === 'number' && temp >= 0 && Number.isSafeInteger(temp)) && temp !== null) rawCovers('nvmlUnitGetTemperature', 'temp', temp, 4, 4);
   return (nvmlUnitGetTemperature$ ??= binder.native('nvmlUnitGetTemperature'))(unit, type, temp);
@@ -83,7 +83,7 @@ let nvmlUnitGetUnitInfo$: NativeFunction | undefined;
  * @param unit `nvmlUnit_t`
  * @param info `nvmlUnitInfo_t *`, out: bytes of a `nvmlUnitInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetUnitInfo(unit: T.nvmlUnit_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 384) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlUnitGetUnitInfo', 'info', info, 384, 1);
   return (nvmlUnitGetUnitInfo$ ??= binder.native('nvmlUnitGetUnitInfo'))(unit, info);
@@ -93,7 +93,7 @@ let nvmlUnitSetLedState$: NativeFunction | undefined;
  * @param unit `nvmlUnit_t`
  * @param color `nvmlLedColor_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUnitCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitCommands.html). */
+ * @remarks Group `nvmlUnitCommands`. */
 export function nvmlUnitSetLedState(unit: T.nvmlUnit_t, color: T.nvmlLedColor_t): T.nvmlReturn_t {
   return (nvmlUnitSetLedState$ ??= binder.native('nvmlUnitSetLedState'))(unit, color);
 }

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let nvmlComputeInstanceDestroy$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param computeInstance in `nvmlComputeInstance_t`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlComputeInstanceDestroy(computeInstance: T.nvmlComputeInstance_t | null): void {
   if (typeof computeInstance !== 'number' || !(computeInstance >= 0 && computeInstance <= 9007199254740991) || Math.floor(computeInstance) !== computeInstance) computeInstance = addressArg('nvmlComputeInstanceDestroy', 'computeInstance', computeInstance, true) as typeof computeInstance;
   const status = (nvmlComputeInstanceDestroy$c ??= binder.native('nvmlComputeInstanceDestroy'))(computeInstance);
@@ -21,7 +21,7 @@ let nvmlComputeInstanceGetInfo$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param computeInstance in `nvmlComputeInstance_t`.
  * @returns the value of `info`: out `nvmlComputeInstanceInfo_st`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstance_t | null): T.nvmlComputeInstanceInfo_st {
   if (typeof computeInstance !== 'number' || !(computeInstance >= 0 && computeInstance <= 9007199254740991) || Math.floor(computeInstance) !== computeInstance) computeInstance = addressArg('nvmlComputeInstanceGetInfo', 'computeInstance', computeInstance, true) as typeof computeInstance;
   const info$ = new Uint8Array(32);
@@ -32,7 +32,7 @@ export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstanc
 let nvmlDeviceClearAccountingPids$c: NativeFunction | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceClearAccountingPids(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceClearAccountingPids', 'device', device, true) as typeof device;
   const status = (nvmlDeviceClearAccountingPids$c ??= binder.native('nvmlDeviceClearAccountingPids'))(device);
@@ -41,7 +41,7 @@ export function nvmlDeviceClearAccountingPids(device: T.nvmlDevice_t | null): vo
 let nvmlDeviceClearCpuAffinity$c: NativeFunction | undefined;
 /** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceClearCpuAffinity(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceClearCpuAffinity', 'device', device, true) as typeof device;
   const status = (nvmlDeviceClearCpuAffinity$c ??= binder.native('nvmlDeviceClearCpuAffinity'))(device);
@@ -51,7 +51,7 @@ let nvmlDeviceClearEccErrorCounts$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param counterType in `nvmlEccCounterType_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t | null, counterType: T.nvmlEccCounterType_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceClearEccErrorCounts', 'device', device, true) as typeof device;
   if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceClearEccErrorCounts', 'counterType', 'i32', counterType);
@@ -64,7 +64,7 @@ let nvmlDeviceClearFieldValues$c: NativeFunction | undefined;
  * @param valuesCount in `int`: length of `values`.
  * @param values in/out array of `struct nvmlFieldValue_st`; at least `valuesCount` long.
  * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlFieldValueQueries`. */
 export function nvmlDeviceClearFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceClearFieldValues', 'device', device, true) as typeof device;
   if (typeof valuesCount !== 'number' || (valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceClearFieldValues', 'valuesCount', 'i32', valuesCount);
@@ -79,7 +79,7 @@ let nvmlDeviceCreateGpuInstance$: typeof nvmlDeviceCreateGpuInstance | undefined
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceCreateGpuInstance(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t {
   return (nvmlDeviceCreateGpuInstance$ ??= bind$nvmlDeviceCreateGpuInstance())(device, profileId);
 }
@@ -108,7 +108,7 @@ let nvmlDeviceCreateGpuInstanceWithPlacement$: typeof nvmlDeviceCreateGpuInstanc
  * @param profileId in `unsigned int`.
  * @param placement in `const nvmlGpuInstancePlacement_t *`: a `nvmlGpuInstancePlacement_st` object or its bytes.
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceCreateGpuInstanceWithPlacement(device: T.nvmlDevice_t | null, profileId: number, placement: T.nvmlGpuInstancePlacement_st | Uint8Array): T.nvmlGpuInstance_t {
   return (nvmlDeviceCreateGpuInstanceWithPlacement$ ??= bind$nvmlDeviceCreateGpuInstanceWithPlacement())(device, profileId, placement);
 }

@@ -12,7 +12,7 @@ let nvmlDeviceGetAdaptiveClockInfoStatus$: typeof nvmlDeviceGetAdaptiveClockInfo
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `adaptiveClockStatus`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetAdaptiveClockInfoStatus$ ??= bind$nvmlDeviceGetAdaptiveClockInfoStatus())(device);
 }
@@ -34,7 +34,7 @@ let nvmlDeviceGetApplicationsClock$: typeof nvmlDeviceGetApplicationsClock | und
  * @param device in `nvmlDevice_t`.
  * @param clockType in `nvmlClockType_t`.
  * @returns the value of `clockMHz`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   return (nvmlDeviceGetApplicationsClock$ ??= bind$nvmlDeviceGetApplicationsClock())(device, clockType);
 }
@@ -56,7 +56,7 @@ let nvmlDeviceGetArchitecture$: typeof nvmlDeviceGetArchitecture | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `arch`: out `nvmlDeviceArchitecture_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetArchitecture$ ??= bind$nvmlDeviceGetArchitecture())(device);
 }
@@ -77,7 +77,7 @@ let nvmlDeviceGetAttributes$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `attributes`: out `nvmlDeviceAttributes_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t | null): T.nvmlDeviceAttributes_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAttributes', 'device', device, true) as typeof device;
   const attributes$ = new Uint8Array(40);
@@ -89,7 +89,7 @@ let nvmlDeviceGetAutoBoostedClocksEnabled$: typeof nvmlDeviceGetAutoBoostedClock
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ isEnabled, defaultIsEnabled }`: `isEnabled`: out `nvmlEnableState_t *`; `defaultIsEnabled`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null): { isEnabled: T.nvmlEnableState_t; defaultIsEnabled: T.nvmlEnableState_t } {
   return (nvmlDeviceGetAutoBoostedClocksEnabled$ ??= bind$nvmlDeviceGetAutoBoostedClocksEnabled())(device);
 }
@@ -111,7 +111,7 @@ let nvmlDeviceGetBAR1MemoryInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `bar1Memory`: out `nvmlBAR1Memory_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t | null): T.nvmlBAR1Memory_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBAR1MemoryInfo', 'device', device, true) as typeof device;
   const bar1Memory$ = new Uint8Array(24);
@@ -123,7 +123,7 @@ let nvmlDeviceGetBoardId$: typeof nvmlDeviceGetBoardId | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `boardId`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetBoardId$ ??= bind$nvmlDeviceGetBoardId())(device);
 }
@@ -145,7 +145,7 @@ let nvmlDeviceGetBoardPartNumber$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param length in `unsigned int`: capacity of `partNumber` in bytes.
  * @returns the value of `partNumber`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBoardPartNumber(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBoardPartNumber', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetBoardPartNumber', 'length', 'u32', length);

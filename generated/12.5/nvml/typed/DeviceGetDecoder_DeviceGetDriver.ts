@@ -12,7 +12,7 @@ let nvmlDeviceGetDecoderUtilization$: typeof nvmlDeviceGetDecoderUtilization | u
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDecoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   return (nvmlDeviceGetDecoderUtilization$ ??= bind$nvmlDeviceGetDecoderUtilization())(device);
 }
@@ -35,7 +35,7 @@ let nvmlDeviceGetDefaultApplicationsClock$: typeof nvmlDeviceGetDefaultApplicati
  * @param device in `nvmlDevice_t`.
  * @param clockType in `nvmlClockType_t`.
  * @returns the value of `clockMHz`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDefaultApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   return (nvmlDeviceGetDefaultApplicationsClock$ ??= bind$nvmlDeviceGetDefaultApplicationsClock())(device, clockType);
 }
@@ -57,7 +57,7 @@ let nvmlDeviceGetDefaultEccMode$: typeof nvmlDeviceGetDefaultEccMode | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t *defaultMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `defaultMode`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDefaultEccMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   return (nvmlDeviceGetDefaultEccMode$ ??= bind$nvmlDeviceGetDefaultEccMode())(device);
 }
@@ -80,7 +80,7 @@ let nvmlDeviceGetDetailedEccErrors$c: NativeFunction | undefined;
  * @param errorType in `nvmlMemoryErrorType_t`.
  * @param counterType in `nvmlEccCounterType_t`.
  * @returns the value of `eccCounts`: out `nvmlEccErrorCounts_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks Group `nvmlDeviceQueries`.
  * @deprecated The headers mark it deprecated. */
 export function nvmlDeviceGetDetailedEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): T.nvmlEccErrorCounts_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetDetailedEccErrors', 'device', device, true) as typeof device;
@@ -95,7 +95,7 @@ let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$: typeof nvmlDeviceGetDeviceHan
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param migDevice in `nvmlDevice_t`.
  * @returns the value of `device`: out `nvmlDevice_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice: T.nvmlDevice_t | null): T.nvmlDevice_t {
   return (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$ ??= bind$nvmlDeviceGetDeviceHandleFromMigDeviceHandle())(migDevice);
 }
@@ -121,7 +121,7 @@ let nvmlDeviceGetDisplayActive$: typeof nvmlDeviceGetDisplayActive | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `isActive`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDisplayActive(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   return (nvmlDeviceGetDisplayActive$ ??= bind$nvmlDeviceGetDisplayActive())(device);
 }
@@ -142,7 +142,7 @@ let nvmlDeviceGetDisplayMode$: typeof nvmlDeviceGetDisplayMode | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `display`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDisplayMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   return (nvmlDeviceGetDisplayMode$ ??= bind$nvmlDeviceGetDisplayMode())(device);
 }
@@ -163,7 +163,7 @@ let nvmlDeviceGetDriverModel$: typeof nvmlDeviceGetDriverModel | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ current, pending }`: `current`: out `nvmlDriverModel_t *`; `pending`: out `nvmlDriverModel_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDriverModel(device: T.nvmlDevice_t | null): { current: T.nvmlDriverModel_t; pending: T.nvmlDriverModel_t } {
   return (nvmlDeviceGetDriverModel$ ??= bind$nvmlDeviceGetDriverModel())(device);
 }

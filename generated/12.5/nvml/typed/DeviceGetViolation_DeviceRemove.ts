@@ -13,7 +13,7 @@ let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param perfPolicyType in `nvmlPerfPolicyType_t`.
  * @returns the value of `violTime`: out `nvmlViolationTime_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
   if (typeof perfPolicyType !== 'number' || (perfPolicyType | 0) !== perfPolicyType) throw intError('nvmlDeviceGetViolationStatus', 'perfPolicyType', 'i32', perfPolicyType);
@@ -26,7 +26,7 @@ let nvmlDeviceGetVirtualizationMode$: typeof nvmlDeviceGetVirtualizationMode | u
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pVirtualMode`: out `nvmlGpuVirtualizationMode_t *`.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
   return (nvmlDeviceGetVirtualizationMode$ ??= bind$nvmlDeviceGetVirtualizationMode())(device);
 }
@@ -47,7 +47,7 @@ let nvmlDeviceIsMigDeviceHandle$: typeof nvmlDeviceIsMigDeviceHandle | undefined
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `isMigDevice`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceIsMigDeviceHandle$ ??= bind$nvmlDeviceIsMigDeviceHandle())(device);
 }
@@ -68,7 +68,7 @@ let nvmlDeviceModifyDrainState$c: NativeFunction | undefined;
 /** API group `nvmlZPI`. `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @param newState in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array, newState: T.nvmlEnableState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceModifyDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   if (typeof newState !== 'number' || (newState | 0) !== newState) throw intError('nvmlDeviceModifyDrainState', 'newState', 'i32', newState);
@@ -80,7 +80,7 @@ let nvmlDeviceOnSameBoard$: typeof nvmlDeviceOnSameBoard | undefined;
  * @param device1 in `nvmlDevice_t`.
  * @param device2 in `nvmlDevice_t`.
  * @returns the value of `onSameBoard`: out `int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): number {
   return (nvmlDeviceOnSameBoard$ ??= bind$nvmlDeviceOnSameBoard())(device1, device2);
 }
@@ -102,7 +102,7 @@ let nvmlDeviceQueryDrainState$: typeof nvmlDeviceQueryDrainState | undefined;
 /** API group `nvmlZPI`. `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @returns the value of `currentState`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceQueryDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array): T.nvmlEnableState_t {
   return (nvmlDeviceQueryDrainState$ ??= bind$nvmlDeviceQueryDrainState())(pciInfo);
 }
@@ -124,7 +124,7 @@ let nvmlDeviceRegisterEvents$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param eventTypes in `unsigned long long`.
  * @param set in `nvmlEventSet_t`.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTypes: T.Int64, set: T.nvmlEventSet_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
   if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || Math.floor(eventTypes) !== eventTypes) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
@@ -137,7 +137,7 @@ let nvmlDeviceRemoveGpu$c: NativeFunction | undefined;
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @param gpuState in `nvmlDetachGpuState_t`.
  * @param linkState in `nvmlPcieLinkState_t`.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceRemoveGpu(pciInfo: T.nvmlPciInfo_st | Uint8Array, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceRemoveGpu', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   if (typeof gpuState !== 'number' || (gpuState | 0) !== gpuState) throw intError('nvmlDeviceRemoveGpu', 'gpuState', 'i32', gpuState);

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let nvmlDeviceResetApplicationsClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetApplicationsClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetApplicationsClocks$c ??= binder.native('nvmlDeviceResetApplicationsClocks'))(device);
@@ -20,7 +20,7 @@ export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null)
 let nvmlDeviceResetGpuLockedClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetGpuLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetGpuLockedClocks$c ??= binder.native('nvmlDeviceResetGpuLockedClocks'))(device);
@@ -29,7 +29,7 @@ export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): v
 let nvmlDeviceResetMemoryLockedClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetMemoryLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetMemoryLockedClocks$c ??= binder.native('nvmlDeviceResetMemoryLockedClocks'))(device);
@@ -39,7 +39,7 @@ let nvmlDeviceResetNvLinkErrorCounters$c: NativeFunction | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t | null, link: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkErrorCounters', 'link', 'u32', link);
@@ -51,7 +51,7 @@ let nvmlDeviceResetNvLinkUtilizationCounter$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'link', 'u32', link);
@@ -64,7 +64,7 @@ let nvmlDeviceSetAPIRestriction$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param apiType in `nvmlRestrictedAPI_t`.
  * @param isRestricted in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAPIRestriction', 'device', device, true) as typeof device;
   if (typeof apiType !== 'number' || (apiType | 0) !== apiType) throw intError('nvmlDeviceSetAPIRestriction', 'apiType', 'i32', apiType);
@@ -76,7 +76,7 @@ let nvmlDeviceSetAccountingMode$c: NativeFunction | undefined;
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAccountingMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetAccountingMode', 'mode', 'i32', mode);
@@ -88,7 +88,7 @@ let nvmlDeviceSetApplicationsClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param memClockMHz in `unsigned int`.
  * @param graphicsClockMHz in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, memClockMHz: number, graphicsClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetApplicationsClocks', 'device', device, true) as typeof device;
   if (typeof memClockMHz !== 'number' || (memClockMHz >>> 0) !== memClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'memClockMHz', 'u32', memClockMHz);
@@ -100,7 +100,7 @@ let nvmlDeviceSetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param enabled in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
   if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
@@ -112,7 +112,7 @@ let nvmlDeviceSetClockOffsets$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param info in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `info`: in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetClockOffsets(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlClockOffset_v1_t> | Uint8Array): T.nvmlClockOffset_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetClockOffsets', 'device', device, true) as typeof device;
   const info$ = new Uint8Array(records.nvmlClockOffset_v1_t().size);
@@ -126,7 +126,7 @@ let nvmlDeviceSetComputeMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlComputeMode_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.nvmlComputeMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetComputeMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetComputeMode', 'mode', 'i32', mode);
@@ -137,7 +137,7 @@ let nvmlDeviceSetConfComputeUnprotectedMemSize$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param sizeKiB in `unsigned long long`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceSetConfComputeUnprotectedMemSize(device: T.nvmlDevice_t | null, sizeKiB: T.Int64): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetConfComputeUnprotectedMemSize', 'device', device, true) as typeof device;
   if (typeof sizeKiB !== 'number' || !(sizeKiB >= 0 && sizeKiB <= 9007199254740991) || Math.floor(sizeKiB) !== sizeKiB) int64Arg('nvmlDeviceSetConfComputeUnprotectedMemSize', 'sizeKiB', sizeKiB, false);
@@ -147,7 +147,7 @@ export function nvmlDeviceSetConfComputeUnprotectedMemSize(device: T.nvmlDevice_
 let nvmlDeviceSetCpuAffinity$c: NativeFunction | undefined;
 /** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetCpuAffinity', 'device', device, true) as typeof device;
   const status = (nvmlDeviceSetCpuAffinity$c ??= binder.native('nvmlDeviceSetCpuAffinity'))(device);
@@ -158,7 +158,7 @@ let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param enabled in `nvmlEnableState_t`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t, flags: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
   if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
@@ -170,7 +170,7 @@ let nvmlDeviceSetDefaultFanSpeed_v2$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDefaultFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetDefaultFanSpeed_v2', 'fan', 'u32', fan);
@@ -182,7 +182,7 @@ let nvmlDeviceSetDriverModel$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param driverModel in `nvmlDriverModel_t`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverModel: T.nvmlDriverModel_t, flags: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDriverModel', 'device', device, true) as typeof device;
   if (typeof driverModel !== 'number' || (driverModel | 0) !== driverModel) throw intError('nvmlDeviceSetDriverModel', 'driverModel', 'i32', driverModel);
@@ -194,7 +194,7 @@ let nvmlDeviceSetEccMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param ecc in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetEccMode', 'device', device, true) as typeof device;
   if (typeof ecc !== 'number' || (ecc | 0) !== ecc) throw intError('nvmlDeviceSetEccMode', 'ecc', 'i32', ecc);
@@ -206,7 +206,7 @@ let nvmlDeviceSetFanControlPolicy$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @param policy in `nvmlFanControlPolicy_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetFanControlPolicy(device: T.nvmlDevice_t | null, fan: number, policy: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetFanControlPolicy', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanControlPolicy', 'fan', 'u32', fan);
@@ -219,7 +219,7 @@ let nvmlDeviceSetFanSpeed_v2$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @param speed in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number, speed: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanSpeed_v2', 'fan', 'u32', fan);
@@ -231,7 +231,7 @@ let nvmlDeviceSetGpcClkVfOffset$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param offset in `int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpcClkVfOffset', 'device', device, true) as typeof device;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetGpcClkVfOffset', 'offset', 'i32', offset);
@@ -243,7 +243,7 @@ let nvmlDeviceSetGpuLockedClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param minGpuClockMHz in `unsigned int`.
  * @param maxGpuClockMHz in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minGpuClockMHz: number, maxGpuClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpuLockedClocks', 'device', device, true) as typeof device;
   if (typeof minGpuClockMHz !== 'number' || (minGpuClockMHz >>> 0) !== minGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'minGpuClockMHz', 'u32', minGpuClockMHz);
@@ -255,7 +255,7 @@ let nvmlDeviceSetGpuOperationMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlGpuOperationMode_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mode: T.nvmlGpuOperationMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpuOperationMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetGpuOperationMode', 'mode', 'i32', mode);
@@ -266,7 +266,7 @@ let nvmlDeviceSetMemClkVfOffset$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param offset in `int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMemClkVfOffset', 'device', device, true) as typeof device;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetMemClkVfOffset', 'offset', 'i32', offset);
@@ -278,7 +278,7 @@ let nvmlDeviceSetMemoryLockedClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param minMemClockMHz in `unsigned int`.
  * @param maxMemClockMHz in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, minMemClockMHz: number, maxMemClockMHz: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMemoryLockedClocks', 'device', device, true) as typeof device;
   if (typeof minMemClockMHz !== 'number' || (minMemClockMHz >>> 0) !== minMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'minMemClockMHz', 'u32', minMemClockMHz);
@@ -291,7 +291,7 @@ let nvmlDeviceSetMigMode$: typeof nvmlDeviceSetMigMode | undefined;
  * @param device in `nvmlDevice_t`.
  * @param mode in `unsigned int`.
  * @returns the value of `activationStatus`: out `nvmlReturn_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t | null, mode: number): T.nvmlReturn_t {
   return (nvmlDeviceSetMigMode$ ??= bind$nvmlDeviceSetMigMode())(device, mode);
 }
@@ -313,7 +313,7 @@ let nvmlDeviceSetNvLinkDeviceLowPowerThreshold$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param info in `nvmlNvLinkPowerThres_t *`: a `nvmlNvLinkPowerThres_st` object or its bytes.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
 export function nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device: T.nvmlDevice_t | null, info: T.nvmlNvLinkPowerThres_st | Uint8Array): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'device', device, true) as typeof device;
   const info$ = recordArg('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'info', records.nvmlNvLinkPowerThres_st(), info, false);
@@ -327,7 +327,7 @@ let nvmlDeviceSetNvLinkUtilizationControl$c: NativeFunction | undefined;
  * @param counter in `unsigned int`.
  * @param control in `nvmlNvLinkUtilizationControl_t *`: a `nvmlNvLinkUtilizationControl_st` object or its bytes.
  * @param reset in `unsigned int`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number, control: T.nvmlNvLinkUtilizationControl_st | Uint8Array, reset: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetNvLinkUtilizationControl', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'link', 'u32', link);
@@ -341,7 +341,7 @@ let nvmlDeviceSetPersistenceMode$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPersistenceMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetPersistenceMode', 'mode', 'i32', mode);
@@ -352,7 +352,7 @@ let nvmlDeviceSetPowerManagementLimit$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param limit in `unsigned int`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null, limit: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPowerManagementLimit', 'device', device, true) as typeof device;
   if (typeof limit !== 'number' || (limit >>> 0) !== limit) throw intError('nvmlDeviceSetPowerManagementLimit', 'limit', 'u32', limit);
@@ -364,7 +364,7 @@ let nvmlDeviceSetPowerManagementLimit_v2$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param powerValue in/out `nvmlPowerValue_v2_t`: fields given here in, the record the call fills returned (version 0x200000c set for you).
  * @returns the value of `powerValue`: in/out `nvmlPowerValue_v2_t`: fields given here in, the record the call fills returned (version 0x200000c set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
 export function nvmlDeviceSetPowerManagementLimit_v2(device: T.nvmlDevice_t | null, powerValue?: Partial<T.nvmlPowerValue_v2_t> | Uint8Array): T.nvmlPowerValue_v2_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPowerManagementLimit_v2', 'device', device, true) as typeof device;
   const powerValue$ = new Uint8Array(records.nvmlPowerValue_v2_t().size);
@@ -380,7 +380,7 @@ let nvmlDeviceSetTemperatureThreshold$: typeof nvmlDeviceSetTemperatureThreshold
  * @param thresholdType in `nvmlTemperatureThresholds_t`.
  * @param temp in/out `int *`: this value in, the call's value returned.
  * @returns the value of `temp`: in/out `int *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Group `nvmlDeviceCommands`. */
 export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t, temp: number): number {
   return (nvmlDeviceSetTemperatureThreshold$ ??= bind$nvmlDeviceSetTemperatureThreshold())(device, thresholdType, temp);
 }
@@ -404,7 +404,7 @@ let nvmlDeviceSetVgpuCapabilities$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param capability in `nvmlDeviceVgpuCapability_t`.
  * @param state in `nvmlEnableState_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceSetVgpuCapabilities(device: T.nvmlDevice_t | null, capability: T.nvmlDeviceVgpuCapability_t, state: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetVgpuCapabilities', 'device', device, true) as typeof device;
   if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceSetVgpuCapabilities', 'capability', 'i32', capability);
@@ -416,7 +416,7 @@ let nvmlDeviceSetVgpuHeterogeneousMode$c: NativeFunction | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param pHeterogeneousMode in `const nvmlVgpuHeterogeneousMode_t *`: a `nvmlVgpuHeterogeneousMode_v1_t` object or its bytes.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceSetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null, pHeterogeneousMode: T.nvmlVgpuHeterogeneousMode_v1_t | Uint8Array): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetVgpuHeterogeneousMode', 'device', device, true) as typeof device;
   const pHeterogeneousMode$ = recordArg('nvmlDeviceSetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false);
@@ -427,7 +427,7 @@ let nvmlDeviceSetVgpuSchedulerState$c: NativeFunction | undefined;
 /** API group `nvml`. `nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param pSchedulerState in `nvmlVgpuSchedulerSetState_t *`: a `nvmlVgpuSchedulerSetState_st` object or its bytes.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvml`. */
 export function nvmlDeviceSetVgpuSchedulerState(device: T.nvmlDevice_t | null, pSchedulerState: T.nvmlVgpuSchedulerSetState_st | Uint8Array): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetVgpuSchedulerState', 'device', device, true) as typeof device;
   const pSchedulerState$ = recordArg('nvmlDeviceSetVgpuSchedulerState', 'pSchedulerState', records.nvmlVgpuSchedulerSetState_st(), pSchedulerState, false);
@@ -438,7 +438,7 @@ let nvmlDeviceSetVirtualizationMode$c: NativeFunction | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param virtualMode in `nvmlGpuVirtualizationMode_t`.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t | null, virtualMode: T.nvmlGpuVirtualizationMode_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetVirtualizationMode', 'device', device, true) as typeof device;
   if (typeof virtualMode !== 'number' || (virtualMode | 0) !== virtualMode) throw intError('nvmlDeviceSetVirtualizationMode', 'virtualMode', 'i32', virtualMode);

@@ -12,7 +12,7 @@ let nvmlGpmMetricsGet$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param metricsGet in/out `nvmlGpmMetricsGet_t`: fields given here in, the record the call fills returned.
  * @returns the value of `metricsGet`: in/out `nvmlGpmMetricsGet_t`: fields given here in, the record the call fills returned.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmMetricsGet(metricsGet?: Partial<T.nvmlGpmMetricsGet_t> | Uint8Array): T.nvmlGpmMetricsGet_t {
   const metricsGet$ = new Uint8Array(records.nvmlGpmMetricsGet_t().size);
   if (metricsGet != null) metricsGet$.set(new Uint8Array(recordArg('nvmlGpmMetricsGet', 'metricsGet', records.nvmlGpmMetricsGet_t(), metricsGet, false) as Uint8Array).subarray(0, metricsGet$.length));
@@ -25,7 +25,7 @@ let nvmlGpmMigSampleGet$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param gpuInstanceId in `unsigned int`.
  * @param gpmSample in `nvmlGpmSample_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlGpmFunctions`. */
 export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t | null, gpuInstanceId: number, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmMigSampleGet', 'device', device, true) as typeof device;
   if (typeof gpuInstanceId !== 'number' || (gpuInstanceId >>> 0) !== gpuInstanceId) throw intError('nvmlGpmMigSampleGet', 'gpuInstanceId', 'u32', gpuInstanceId);
@@ -38,7 +38,7 @@ let nvmlGpmQueryDeviceSupport$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param gpmSupport in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
  * @returns the value of `gpmSupport`: in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupport?: Partial<T.nvmlGpmSupport_t> | Uint8Array): T.nvmlGpmSupport_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmQueryDeviceSupport', 'device', device, true) as typeof device;
   const gpmSupport$ = new Uint8Array(records.nvmlGpmSupport_t().size);
@@ -52,7 +52,7 @@ let nvmlGpmQueryIfStreamingEnabled$: typeof nvmlGpmQueryIfStreamingEnabled | und
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `state`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlGpmFunctions`. */
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): number {
   return (nvmlGpmQueryIfStreamingEnabled$ ??= bind$nvmlGpmQueryIfStreamingEnabled())(device);
 }
@@ -72,7 +72,7 @@ function bind$nvmlGpmQueryIfStreamingEnabled(): typeof nvmlGpmQueryIfStreamingEn
 let nvmlGpmSampleAlloc$: typeof nvmlGpmSampleAlloc | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `gpmSample`: out `nvmlGpmSample_t *`.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
   return (nvmlGpmSampleAlloc$ ??= bind$nvmlGpmSampleAlloc())();
 }
@@ -96,7 +96,7 @@ function bind$nvmlGpmSampleAlloc(): typeof nvmlGpmSampleAlloc {
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpmSample in `nvmlGpmSample_t`.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || Math.floor(gpmSample) !== gpmSample) gpmSample = addressArg('nvmlGpmSampleFree', 'gpmSample', gpmSample, true) as typeof gpmSample;
   const status = (nvmlGpmSampleFree$c ??= binder.native('nvmlGpmSampleFree'))(gpmSample);
@@ -106,7 +106,7 @@ let nvmlGpmSampleGet$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param gpmSample in `nvmlGpmSample_t`.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmSampleGet', 'device', device, true) as typeof device;
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || Math.floor(gpmSample) !== gpmSample) gpmSample = addressArg('nvmlGpmSampleGet', 'gpmSample', gpmSample, true) as typeof gpmSample;
@@ -117,7 +117,7 @@ let nvmlGpmSetStreamingEnabled$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param state in `unsigned int`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlGpmFunctions`. */
 export function nvmlGpmSetStreamingEnabled(device: T.nvmlDevice_t | null, state: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmSetStreamingEnabled', 'device', device, true) as typeof device;
   if (typeof state !== 'number' || (state >>> 0) !== state) throw intError('nvmlGpmSetStreamingEnabled', 'state', 'u32', state);

@@ -13,7 +13,7 @@ let nvmlGpuInstanceCreateComputeInstance$: typeof nvmlGpuInstanceCreateComputeIn
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t {
   return (nvmlGpuInstanceCreateComputeInstance$ ??= bind$nvmlGpuInstanceCreateComputeInstance())(gpuInstance, profileId);
 }
@@ -42,7 +42,7 @@ let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: typeof nvmlGpuInstanceCr
  * @param profileId in `unsigned int`.
  * @param placement in `const nvmlComputeInstancePlacement_t *`: a `nvmlComputeInstancePlacement_st` object or its bytes.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number, placement: T.nvmlComputeInstancePlacement_st | Uint8Array): T.nvmlComputeInstance_t {
   return (nvmlGpuInstanceCreateComputeInstanceWithPlacement$ ??= bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement())(gpuInstance, profileId, placement);
 }
@@ -69,7 +69,7 @@ function bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement(): typeof nvmlGp
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null): void {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const status = (nvmlGpuInstanceDestroy$c ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
@@ -80,7 +80,7 @@ let nvmlGpuInstanceGetComputeInstanceById$: typeof nvmlGpuInstanceGetComputeInst
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param id in `unsigned int`.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t | null, id: number): T.nvmlComputeInstance_t {
   return (nvmlGpuInstanceGetComputeInstanceById$ ??= bind$nvmlGpuInstanceGetComputeInstanceById())(gpuInstance, id);
 }
@@ -108,7 +108,7 @@ let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: typeof nvmlGpuInstance
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `placements`: out array of `struct nvmlComputeInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstancePlacement_st[] {
   return (nvmlGpuInstanceGetComputeInstancePossiblePlacements$ ??= bind$nvmlGpuInstanceGetComputeInstancePossiblePlacements())(gpuInstance, profileId);
 }
@@ -140,7 +140,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
  * @param profile in `unsigned int`.
  * @param engProfile in `unsigned int`.
  * @returns the value of `info`: out `nvmlComputeInstanceProfileInfo_st`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'profile', 'u32', profile);
@@ -157,7 +157,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
  * @param engProfile in `unsigned int`.
  * @param info in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
  * @returns the value of `info`: in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number, info?: Partial<T.nvmlComputeInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlComputeInstanceProfileInfo_v2_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'profile', 'u32', profile);
@@ -174,7 +174,7 @@ let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: typeof nvmlGpuInstanceG
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): number {
   return (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= bind$nvmlGpuInstanceGetComputeInstanceRemainingCapacity())(gpuInstance, profileId);
 }
@@ -197,7 +197,7 @@ let nvmlGpuInstanceGetComputeInstances$: typeof nvmlGpuInstanceGetComputeInstanc
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `computeInstances`: out array of `nvmlComputeInstance_t`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t[] {
   return (nvmlGpuInstanceGetComputeInstances$ ??= bind$nvmlGpuInstanceGetComputeInstances())(gpuInstance, profileId);
 }
@@ -227,7 +227,7 @@ let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @returns the value of `info`: out `nvmlGpuInstanceInfo_st`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null): T.nvmlGpuInstanceInfo_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const info$ = new Uint8Array(24);

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let nvmlUnitGetCount$: typeof nvmlUnitGetCount | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `unitCount`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetCount(): number {
   return (nvmlUnitGetCount$ ??= bind$nvmlUnitGetCount())();
 }
@@ -31,7 +31,7 @@ let nvmlUnitGetDevices$: typeof nvmlUnitGetDevices | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @returns the value of `devices`: out array of `nvmlDevice_t`: its length asked first through `deviceCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetDevices(unit: T.nvmlUnit_t | null): T.nvmlDevice_t[] {
   return (nvmlUnitGetDevices$ ??= bind$nvmlUnitGetDevices())(unit);
 }
@@ -60,7 +60,7 @@ let nvmlUnitGetFanSpeedInfo$c: NativeFunction | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @returns the value of `fanSpeeds`: out `nvmlUnitFanSpeeds_st`.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitFanSpeeds_st {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitGetFanSpeedInfo', 'unit', unit, true) as typeof unit;
   const fanSpeeds$ = new Uint8Array(196);
@@ -72,7 +72,7 @@ let nvmlUnitGetHandleByIndex$: typeof nvmlUnitGetHandleByIndex | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param index in `unsigned int`.
  * @returns the value of `unit`: out `nvmlUnit_t *`.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetHandleByIndex(index: number): T.nvmlUnit_t {
   return (nvmlUnitGetHandleByIndex$ ??= bind$nvmlUnitGetHandleByIndex())(index);
 }
@@ -98,7 +98,7 @@ let nvmlUnitGetLedState$c: NativeFunction | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @returns the value of `state`: out `nvmlLedState_st`.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetLedState(unit: T.nvmlUnit_t | null): T.nvmlLedState_st {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitGetLedState', 'unit', unit, true) as typeof unit;
   const state$ = new Uint8Array(260);
@@ -110,7 +110,7 @@ let nvmlUnitGetPsuInfo$c: NativeFunction | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @returns the value of `psu`: out `nvmlPSUInfo_st`.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t | null): T.nvmlPSUInfo_st {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitGetPsuInfo', 'unit', unit, true) as typeof unit;
   const psu$ = new Uint8Array(268);
@@ -123,7 +123,7 @@ let nvmlUnitGetTemperature$: typeof nvmlUnitGetTemperature | undefined;
  * @param unit in `nvmlUnit_t`.
  * @param type in `unsigned int`.
  * @returns the value of `temp`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetTemperature(unit: T.nvmlUnit_t | null, type: number): number {
   return (nvmlUnitGetTemperature$ ??= bind$nvmlUnitGetTemperature())(unit, type);
 }
@@ -145,7 +145,7 @@ let nvmlUnitGetUnitInfo$c: NativeFunction | undefined;
 /** API group `nvmlUnitQueries`. `nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @returns the value of `info`: out `nvmlUnitInfo_st`.
- * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
+ * @remarks Group `nvmlUnitQueries`. */
 export function nvmlUnitGetUnitInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitInfo_st {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitGetUnitInfo', 'unit', unit, true) as typeof unit;
   const info$ = new Uint8Array(384);
@@ -157,7 +157,7 @@ let nvmlUnitSetLedState$c: NativeFunction | undefined;
 /** API group `nvmlUnitCommands`. `nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @param color in `nvmlLedColor_t`.
- * @remarks [NVIDIA group `nvmlUnitCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitCommands.html). */
+ * @remarks Group `nvmlUnitCommands`. */
 export function nvmlUnitSetLedState(unit: T.nvmlUnit_t | null, color: T.nvmlLedColor_t): void {
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitSetLedState', 'unit', unit, true) as typeof unit;
   if (typeof color !== 'number' || (color | 0) !== color) throw intError('nvmlUnitSetLedState', 'color', 'i32', color);

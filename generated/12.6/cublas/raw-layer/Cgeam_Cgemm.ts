@@ -22,7 +22,7 @@ let cublasCgeam$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-geam). */
 export function cublasCgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgeam', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgeam', 'A', A, true);
@@ -50,7 +50,7 @@ let cublasCgeam_64$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-geam). */
 export function cublasCgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgeam_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgeam_64', 'A', A, true);
@@ -77,7 +77,7 @@ let cublasCgelsBatched$: NativeFunction | undefined;
  * @param devInfoArray `int *`, device memory
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gelsbatched). */
 export function cublasCgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasCgelsBatched', 'Aarray', Aarray, true);
   if (Aarray !== null && typeof Aarray !== 'bigint' && !(typeof Aarray === 'number' && Aarray >= 0 && Number.isSafeInteger(Aarray))) rawCovers('cublasCgelsBatched', 'Aarray', Aarray, 0, 1);
@@ -105,7 +105,7 @@ let cublasCgemm$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm). */
 export function cublasCgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemm', 'A', A, true);
@@ -135,7 +135,7 @@ let cublasCgemmBatched$: NativeFunction | undefined;
  * @param ldc `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasCgemmBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemmBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasCgemmBatched', 'Aarray', Aarray, true);
@@ -165,7 +165,7 @@ let cublasCgemmBatched_64$: NativeFunction | undefined;
  * @param ldc `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasCgemmBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemmBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasCgemmBatched_64', 'Aarray', Aarray, true);
@@ -197,7 +197,7 @@ let cublasCgemmEx$: NativeFunction | undefined;
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmex). */
 export function cublasCgemmEx(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemmEx', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemmEx', 'A', A, true);
@@ -229,7 +229,7 @@ let cublasCgemmEx_64$: NativeFunction | undefined;
  * @param Ctype `cudaDataType`
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmex). */
 export function cublasCgemmEx_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemmEx_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemmEx_64', 'A', A, true);
@@ -262,7 +262,7 @@ let cublasCgemmStridedBatched$: NativeFunction | undefined;
  * @param strideC `long long`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasCgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemmStridedBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemmStridedBatched', 'A', A, true);
@@ -295,7 +295,7 @@ let cublasCgemmStridedBatched_64$: NativeFunction | undefined;
  * @param strideC `long long`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasCgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemmStridedBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemmStridedBatched_64', 'A', A, true);
@@ -324,7 +324,7 @@ let cublasCgemm_v2_64$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm). */
 export function cublasCgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemm_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemm_v2_64', 'A', A, true);

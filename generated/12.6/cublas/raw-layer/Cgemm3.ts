@@ -23,7 +23,7 @@ let cublasCgemm3m$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm3m). */
 export function cublasCgemm3m(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemm3m', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemm3m', 'A', A, true);
@@ -115,7 +115,7 @@ let cublasCgemm3mEx$: NativeFunction | undefined;
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublascgemm3mex). */
 export function cublasCgemm3mEx(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemm3mEx', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemm3mEx', 'A', A, true);
@@ -147,7 +147,7 @@ let cublasCgemm3mEx_64$: NativeFunction | undefined;
  * @param Ctype `cudaDataType`
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublascgemm3mex). */
 export function cublasCgemm3mEx_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemm3mEx_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemm3mEx_64', 'A', A, true);
@@ -242,7 +242,7 @@ let cublasCgemm3m_64$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm3m). */
 export function cublasCgemm3m_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemm3m_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemm3m_64', 'A', A, true);

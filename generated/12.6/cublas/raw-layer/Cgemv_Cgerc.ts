@@ -21,7 +21,7 @@ let cublasCgemv$: NativeFunction | undefined;
  * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemv). */
 export function cublasCgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemv', 'A', A, true);
@@ -49,7 +49,7 @@ let cublasCgemvBatched$: NativeFunction | undefined;
  * @param incy `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasCgemvBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemvBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasCgemvBatched', 'Aarray', Aarray, true);
@@ -77,7 +77,7 @@ let cublasCgemvBatched_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasCgemvBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, xarray: T.Pointer, incx: T.Int64, beta: T.Pointer, yarray: T.Pointer, incy: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemvBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasCgemvBatched_64', 'Aarray', Aarray, true);
@@ -108,7 +108,7 @@ let cublasCgemvStridedBatched$: NativeFunction | undefined;
  * @param stridey `long long`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasCgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemvStridedBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemvStridedBatched', 'A', A, true);
@@ -139,7 +139,7 @@ let cublasCgemvStridedBatched_64$: NativeFunction | undefined;
  * @param stridey `long long`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasCgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemvStridedBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemvStridedBatched_64', 'A', A, true);
@@ -166,7 +166,7 @@ let cublasCgemv_v2_64$: NativeFunction | undefined;
  * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemv). */
 export function cublasCgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgemv_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgemv_v2_64', 'A', A, true);
@@ -189,7 +189,7 @@ let cublasCgeqrfBatched$: NativeFunction | undefined;
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-geqrfbatched). */
 export function cublasCgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasCgeqrfBatched', 'Aarray', Aarray, true);
   if (Aarray !== null && typeof Aarray !== 'bigint' && !(typeof Aarray === 'number' && Aarray >= 0 && Number.isSafeInteger(Aarray))) rawCovers('cublasCgeqrfBatched', 'Aarray', Aarray, 0, 1);
@@ -211,7 +211,7 @@ let cublasCgerc$: NativeFunction | undefined;
  * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-ger). */
 export function cublasCgerc(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgerc', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCgerc', 'x', x, true);
@@ -235,7 +235,7 @@ let cublasCgerc_v2_64$: NativeFunction | undefined;
  * @param A `cuComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-ger). */
 export function cublasCgerc_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgerc_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCgerc_v2_64', 'x', x, true);

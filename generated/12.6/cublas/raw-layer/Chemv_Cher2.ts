@@ -20,7 +20,7 @@ let cublasChemv$: NativeFunction | undefined;
  * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hemv). */
 export function cublasChemv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasChemv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasChemv', 'A', A, true);
@@ -46,7 +46,7 @@ let cublasChemv_v2_64$: NativeFunction | undefined;
  * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hemv). */
 export function cublasChemv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasChemv_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasChemv_v2_64', 'A', A, true);
@@ -69,7 +69,7 @@ let cublasCher$: NativeFunction | undefined;
  * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-her). */
 export function cublasCher(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCher', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCher', 'x', x, true);
@@ -91,7 +91,7 @@ let cublasCher2$: NativeFunction | undefined;
  * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-her2). */
 export function cublasCher2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCher2', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCher2', 'x', x, true);
@@ -115,7 +115,7 @@ let cublasCher2_v2_64$: NativeFunction | undefined;
  * @param A `cuComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-her2). */
 export function cublasCher2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCher2_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCher2_v2_64', 'x', x, true);
@@ -142,7 +142,7 @@ let cublasCher2k$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-her2k). */
 export function cublasCher2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCher2k', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCher2k', 'A', A, true);
@@ -170,7 +170,7 @@ let cublasCher2k_v2_64$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-her2k). */
 export function cublasCher2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCher2k_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCher2k_v2_64', 'A', A, true);
@@ -193,7 +193,7 @@ let cublasCher_v2_64$: NativeFunction | undefined;
  * @param A `cuComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-her). */
 export function cublasCher_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCher_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCher_v2_64', 'x', x, true);

@@ -10,7 +10,7 @@ let cublasCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublascreate). */
 export function cublasCreate(handle: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(handle) && hostByteLength(handle)! >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cublasCreate', 'handle', handle, 8, 8);
   return (cublasCreate$ ??= binder.native('cublasCreate'))(handle);
@@ -26,7 +26,7 @@ let cublasCrot$: NativeFunction | undefined;
  * @param c `const float *`, scalar (f32): its address
  * @param s `const cuComplex *`, scalar (c64): its address
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rot). */
 export function cublasCrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCrot', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasCrot', 'x', x, 0, 1);
@@ -47,7 +47,7 @@ let cublasCrot_v2_64$: NativeFunction | undefined;
  * @param c `const float *`, scalar (f32): its address
  * @param s `const cuComplex *`, scalar (c64): its address
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rot). */
 export function cublasCrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCrot_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasCrot_v2_64', 'x', x, 0, 1);
@@ -65,7 +65,7 @@ let cublasCrotg$: NativeFunction | undefined;
  * @param c `float *`
  * @param s `cuComplex *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rotg). */
 export function cublasCrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(a) && hostByteLength(a)! >= 8) && !(typeof a === 'number' && a >= 0 && Number.isSafeInteger(a)) && a !== null) rawCovers('cublasCrotg', 'a', a, 8, 1);
   if (!(ArrayBuffer.isView(b) && hostByteLength(b)! >= 8) && !(typeof b === 'number' && b >= 0 && Number.isSafeInteger(b)) && b !== null) rawCovers('cublasCrotg', 'b', b, 8, 1);
@@ -81,7 +81,7 @@ let cublasCscal$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-scal). */
 export function cublasCscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCscal', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCscal', 'x', x, true);
@@ -96,7 +96,7 @@ let cublasCscal_v2_64$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-scal). */
 export function cublasCscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCscal_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCscal_v2_64', 'x', x, true);
@@ -114,7 +114,7 @@ let cublasCsrot$: NativeFunction | undefined;
  * @param c `const float *`, scalar (f32): its address
  * @param s `const float *`, scalar (f32): its address
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rot). */
 export function cublasCsrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCsrot', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasCsrot', 'x', x, 0, 1);
@@ -135,7 +135,7 @@ let cublasCsrot_v2_64$: NativeFunction | undefined;
  * @param c `const float *`, scalar (f32): its address
  * @param s `const float *`, scalar (f32): its address
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rot). */
 export function cublasCsrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCsrot_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasCsrot_v2_64', 'x', x, 0, 1);

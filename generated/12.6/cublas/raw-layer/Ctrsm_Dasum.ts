@@ -21,7 +21,7 @@ let cublasCtrsm$: NativeFunction | undefined;
  * @param B `cuComplex *`, device memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsm). */
 export function cublasCtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCtrsm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCtrsm', 'A', A, true);
@@ -46,7 +46,7 @@ let cublasCtrsmBatched$: NativeFunction | undefined;
  * @param ldb `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasCtrsmBatched(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCtrsmBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCtrsmBatched', 'A', A, true);
@@ -71,7 +71,7 @@ let cublasCtrsmBatched_64$: NativeFunction | undefined;
  * @param ldb `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasCtrsmBatched_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCtrsmBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCtrsmBatched_64', 'A', A, true);
@@ -95,7 +95,7 @@ let cublasCtrsm_v2_64$: NativeFunction | undefined;
  * @param B `cuComplex *`, device memory
  * @param ldb `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsm). */
 export function cublasCtrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCtrsm_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCtrsm_v2_64', 'A', A, true);
@@ -116,7 +116,7 @@ let cublasCtrsv$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsv). */
 export function cublasCtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCtrsv', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasCtrsv', 'A', A, 0, 1);
@@ -136,7 +136,7 @@ let cublasCtrsv_v2_64$: NativeFunction | undefined;
  * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsv). */
 export function cublasCtrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCtrsv_v2_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasCtrsv_v2_64', 'A', A, 0, 1);
@@ -153,7 +153,7 @@ let cublasCtrttp$: NativeFunction | undefined;
  * @param lda `int`
  * @param AP `cuComplex *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trttp). */
 export function cublasCtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCtrttp', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasCtrttp', 'A', A, 0, 1);
@@ -169,7 +169,7 @@ let cublasDasum$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasDasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDasum', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDasum', 'x', x, 0, 1);
@@ -184,7 +184,7 @@ let cublasDasum_v2_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasDasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDasum_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDasum_v2_64', 'x', x, 0, 1);

@@ -20,7 +20,7 @@ let cublasDotcEx$: NativeFunction | undefined;
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasdotcex). */
 export function cublasDotcEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, result: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDotcEx', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDotcEx', 'x', x, 0, 1);
@@ -43,7 +43,7 @@ let cublasDotcEx_64$: NativeFunction | undefined;
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasdotcex). */
 export function cublasDotcEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, y: T.Pointer, yType: T.cudaDataType, incy: T.Int64, result: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDotcEx_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDotcEx_64', 'x', x, 0, 1);
@@ -63,7 +63,7 @@ let cublasDrot$: NativeFunction | undefined;
  * @param c `const double *`, scalar (f64): its address
  * @param s `const double *`, scalar (f64): its address
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rot). */
 export function cublasDrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDrot', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDrot', 'x', x, 0, 1);
@@ -84,7 +84,7 @@ let cublasDrot_v2_64$: NativeFunction | undefined;
  * @param c `const double *`, scalar (f64): its address
  * @param s `const double *`, scalar (f64): its address
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rot). */
 export function cublasDrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDrot_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDrot_v2_64', 'x', x, 0, 1);
@@ -102,7 +102,7 @@ let cublasDrotg$: NativeFunction | undefined;
  * @param c `double *`
  * @param s `double *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rotg). */
 export function cublasDrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(a) && hostByteLength(a)! >= 8 && (((a as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (a as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof a === 'number' && a >= 0 && Number.isSafeInteger(a)) && a !== null) rawCovers('cublasDrotg', 'a', a, 8, 8);
   if (!(ArrayBuffer.isView(b) && hostByteLength(b)! >= 8 && (((b as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (b as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof b === 'number' && b >= 0 && Number.isSafeInteger(b)) && b !== null) rawCovers('cublasDrotg', 'b', b, 8, 8);
@@ -120,7 +120,7 @@ let cublasDrotm$: NativeFunction | undefined;
  * @param incy `int`
  * @param param `const double *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rotm). */
 export function cublasDrotm(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, param: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDrotm', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDrotm', 'x', x, 0, 1);
@@ -139,7 +139,7 @@ let cublasDrotm_v2_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param param `const double *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rotm). */
 export function cublasDrotm_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, param: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDrotm_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDrotm_v2_64', 'x', x, 0, 1);
@@ -157,7 +157,7 @@ let cublasDrotmg$: NativeFunction | undefined;
  * @param y1 `const double *`
  * @param param `double *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rotmg). */
 export function cublasDrotmg(handle: T.cublasHandle_t, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(d1) && hostByteLength(d1)! >= 8 && (((d1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (d1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof d1 === 'number' && d1 >= 0 && Number.isSafeInteger(d1)) && d1 !== null) rawCovers('cublasDrotmg', 'd1', d1, 8, 8);
   if (!(ArrayBuffer.isView(d2) && hostByteLength(d2)! >= 8 && (((d2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (d2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof d2 === 'number' && d2 >= 0 && Number.isSafeInteger(d2)) && d2 !== null) rawCovers('cublasDrotmg', 'd2', d2, 8, 8);

@@ -18,7 +18,7 @@ let cublasDspr2$: NativeFunction | undefined;
  * @param incy `int`
  * @param AP `double *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-spr2). */
 export function cublasDspr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDspr2', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDspr2', 'x', x, true);
@@ -41,7 +41,7 @@ let cublasDspr2_v2_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param AP `double *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-spr2). */
 export function cublasDspr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDspr2_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDspr2_v2_64', 'x', x, true);
@@ -61,7 +61,7 @@ let cublasDswap$: NativeFunction | undefined;
  * @param y `double *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-swap). */
 export function cublasDswap(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDswap', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDswap', 'x', x, 0, 1);
@@ -78,7 +78,7 @@ let cublasDswap_v2_64$: NativeFunction | undefined;
  * @param y `double *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-swap). */
 export function cublasDswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDswap_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDswap_v2_64', 'x', x, 0, 1);
@@ -102,7 +102,7 @@ let cublasDsymm$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symm). */
 export function cublasDsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsymm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDsymm', 'A', A, true);
@@ -130,7 +130,7 @@ let cublasDsymm_v2_64$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symm). */
 export function cublasDsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsymm_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDsymm_v2_64', 'A', A, true);
@@ -156,7 +156,7 @@ let cublasDsymv$: NativeFunction | undefined;
  * @param y `double *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symv). */
 export function cublasDsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsymv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDsymv', 'A', A, true);
@@ -182,7 +182,7 @@ let cublasDsymv_v2_64$: NativeFunction | undefined;
  * @param y `double *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symv). */
 export function cublasDsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsymv_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDsymv_v2_64', 'A', A, true);

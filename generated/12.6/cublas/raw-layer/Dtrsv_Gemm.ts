@@ -18,7 +18,7 @@ let cublasDtrsv$: NativeFunction | undefined;
  * @param x `double *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsv). */
 export function cublasDtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDtrsv', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasDtrsv', 'A', A, 0, 1);
@@ -38,7 +38,7 @@ let cublasDtrsv_v2_64$: NativeFunction | undefined;
  * @param x `double *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsv). */
 export function cublasDtrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDtrsv_v2_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasDtrsv_v2_64', 'A', A, 0, 1);
@@ -55,7 +55,7 @@ let cublasDtrttp$: NativeFunction | undefined;
  * @param lda `int`
  * @param AP `double *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trttp). */
 export function cublasDtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDtrttp', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasDtrttp', 'A', A, 0, 1);
@@ -71,7 +71,7 @@ let cublasDzasum$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasDzasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDzasum', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDzasum', 'x', x, 0, 1);
@@ -86,7 +86,7 @@ let cublasDzasum_v2_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasDzasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDzasum_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDzasum_v2_64', 'x', x, 0, 1);
@@ -101,7 +101,7 @@ let cublasDznrm2$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasDznrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDznrm2', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDznrm2', 'x', x, 0, 1);
@@ -116,7 +116,7 @@ let cublasDznrm2_v2_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasDznrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDznrm2_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasDznrm2_v2_64', 'x', x, 0, 1);
@@ -146,7 +146,7 @@ let cublasGemmBatchedEx$: NativeFunction | undefined;
  * @param computeType `cublasComputeType_t`
  * @param algo `cublasGemmAlgo_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgemmbatchedex). */
 export function cublasGemmBatchedEx(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType, lda: number, Barray: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType, ldc: number, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasGemmBatchedEx', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasGemmBatchedEx', 'Aarray', Aarray, true);
@@ -181,7 +181,7 @@ let cublasGemmBatchedEx_64$: NativeFunction | undefined;
  * @param computeType `cublasComputeType_t`
  * @param algo `cublasGemmAlgo_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgemmbatchedex). */
 export function cublasGemmBatchedEx_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, Barray: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64, batchCount: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasGemmBatchedEx_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasGemmBatchedEx_64', 'Aarray', Aarray, true);
@@ -215,7 +215,7 @@ let cublasGemmEx$: NativeFunction | undefined;
  * @param computeType `cublasComputeType_t`
  * @param algo `cublasGemmAlgo_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgemmex). */
 export function cublasGemmEx(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasGemmEx', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGemmEx', 'A', A, true);
@@ -249,7 +249,7 @@ let cublasGemmEx_64$: NativeFunction | undefined;
  * @param computeType `cublasComputeType_t`
  * @param algo `cublasGemmAlgo_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgemmex). */
 export function cublasGemmEx_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasGemmEx_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGemmEx_64', 'A', A, true);
@@ -284,7 +284,7 @@ let cublasGemmGroupedBatchedEx$: NativeFunction | undefined;
  * @param group_size `const int *`
  * @param computeType `cublasComputeType_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgemmgroupedbatchedex). */
 export function cublasGemmGroupedBatchedEx(handle: T.cublasHandle_t, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType_t, lda_array: T.Pointer, Barray: T.Pointer, Btype: T.cudaDataType_t, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType_t, ldc_array: T.Pointer, group_count: number, group_size: T.Pointer, computeType: T.cublasComputeType_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(transa_array) && !(typeof transa_array === 'number' && transa_array >= 0 && Number.isSafeInteger(transa_array)) && transa_array !== null) rawCovers('cublasGemmGroupedBatchedEx', 'transa_array', transa_array, 0, 1);
   if (!ArrayBuffer.isView(transb_array) && !(typeof transb_array === 'number' && transb_array >= 0 && Number.isSafeInteger(transb_array)) && transb_array !== null) rawCovers('cublasGemmGroupedBatchedEx', 'transb_array', transb_array, 0, 1);
@@ -328,7 +328,7 @@ let cublasGemmGroupedBatchedEx_64$: NativeFunction | undefined;
  * @param group_size `const int64_t *`
  * @param computeType `cublasComputeType_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgemmgroupedbatchedex). */
 export function cublasGemmGroupedBatchedEx_64(handle: T.cublasHandle_t, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType_t, lda_array: T.Pointer, Barray: T.Pointer, Btype: T.cudaDataType_t, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType_t, ldc_array: T.Pointer, group_count: T.Int64, group_size: T.Pointer, computeType: T.cublasComputeType_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(transa_array) && !(typeof transa_array === 'number' && transa_array >= 0 && Number.isSafeInteger(transa_array)) && transa_array !== null) rawCovers('cublasGemmGroupedBatchedEx_64', 'transa_array', transa_array, 0, 1);
   if (!ArrayBuffer.isView(transb_array) && !(typeof transb_array === 'number' && transb_array >= 0 && Number.isSafeInteger(transb_array)) && transb_array !== null) rawCovers('cublasGemmGroupedBatchedEx_64', 'transb_array', transb_array, 0, 1);
@@ -375,7 +375,7 @@ let cublasGemmStridedBatchedEx$: NativeFunction | undefined;
  * @param computeType `cublasComputeType_t`
  * @param algo `cublasGemmAlgo_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgemmstridedbatchedex). */
 export function cublasGemmStridedBatchedEx(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, strideA: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number, strideC: T.Int64, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasGemmStridedBatchedEx', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGemmStridedBatchedEx', 'A', A, true);
@@ -413,7 +413,7 @@ let cublasGemmStridedBatchedEx_64$: NativeFunction | undefined;
  * @param computeType `cublasComputeType_t`
  * @param algo `cublasGemmAlgo_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasgemmstridedbatchedex). */
 export function cublasGemmStridedBatchedEx_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, strideA: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasGemmStridedBatchedEx_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGemmStridedBatchedEx_64', 'A', A, true);

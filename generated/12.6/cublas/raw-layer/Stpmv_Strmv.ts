@@ -17,7 +17,7 @@ let cublasStpmv$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasStpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasStpmv', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasStpmv', 'AP', AP, 0, 1);
@@ -36,7 +36,7 @@ let cublasStpmv_v2_64$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasStpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasStpmv_v2_64', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasStpmv_v2_64', 'AP', AP, 0, 1);
@@ -55,7 +55,7 @@ let cublasStpsv$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasStpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasStpsv', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasStpsv', 'AP', AP, 0, 1);
@@ -74,7 +74,7 @@ let cublasStpsv_v2_64$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasStpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasStpsv_v2_64', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasStpsv_v2_64', 'AP', AP, 0, 1);
@@ -91,7 +91,7 @@ let cublasStpttr$: NativeFunction | undefined;
  * @param A `float *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tpttr). */
 export function cublasStpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(AP) || AP instanceof ArrayBuffer) deviceArg('cublasStpttr', 'AP', AP, true);
   if (AP !== null && typeof AP !== 'bigint' && !(typeof AP === 'number' && AP >= 0 && Number.isSafeInteger(AP))) rawCovers('cublasStpttr', 'AP', AP, 0, 1);
@@ -116,7 +116,7 @@ let cublasStrmm$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trmm). */
 export function cublasStrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasStrmm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasStrmm', 'A', A, true);
@@ -144,7 +144,7 @@ let cublasStrmm_v2_64$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trmm). */
 export function cublasStrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasStrmm_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasStrmm_v2_64', 'A', A, true);
@@ -167,7 +167,7 @@ let cublasStrmv$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trmv). */
 export function cublasStrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasStrmv', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasStrmv', 'A', A, 0, 1);
@@ -187,7 +187,7 @@ let cublasStrmv_v2_64$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trmv). */
 export function cublasStrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasStrmv_v2_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasStrmv_v2_64', 'A', A, 0, 1);

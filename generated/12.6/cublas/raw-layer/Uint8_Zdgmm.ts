@@ -57,7 +57,7 @@ let cublasZaxpy$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-axpy). */
 export function cublasZaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZaxpy', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZaxpy', 'x', x, true);
@@ -76,7 +76,7 @@ let cublasZaxpy_v2_64$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-axpy). */
 export function cublasZaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZaxpy_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZaxpy_v2_64', 'x', x, true);
@@ -94,7 +94,7 @@ let cublasZcopy$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-copy). */
 export function cublasZcopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZcopy', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasZcopy', 'x', x, 0, 1);
@@ -111,7 +111,7 @@ let cublasZcopy_v2_64$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-copy). */
 export function cublasZcopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZcopy_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasZcopy_v2_64', 'x', x, 0, 1);
@@ -132,7 +132,7 @@ let cublasZdgmm$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasZdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZdgmm', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasZdgmm', 'A', A, 0, 1);
@@ -155,7 +155,7 @@ let cublasZdgmm_64$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasZdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZdgmm_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasZdgmm_64', 'A', A, 0, 1);

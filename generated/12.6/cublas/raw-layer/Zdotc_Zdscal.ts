@@ -16,7 +16,7 @@ let cublasZdotc$: NativeFunction | undefined;
  * @param incy `int`
  * @param result `cuDoubleComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-dot). */
 export function cublasZdotc(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZdotc', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasZdotc', 'x', x, 0, 1);
@@ -35,7 +35,7 @@ let cublasZdotc_v2_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param result `cuDoubleComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-dot). */
 export function cublasZdotc_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZdotc_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasZdotc_v2_64', 'x', x, 0, 1);
@@ -54,7 +54,7 @@ let cublasZdotu$: NativeFunction | undefined;
  * @param incy `int`
  * @param result `cuDoubleComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-dot). */
 export function cublasZdotu(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZdotu', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasZdotu', 'x', x, 0, 1);
@@ -73,7 +73,7 @@ let cublasZdotu_v2_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param result `cuDoubleComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-dot). */
 export function cublasZdotu_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZdotu_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasZdotu_v2_64', 'x', x, 0, 1);
@@ -93,7 +93,7 @@ let cublasZdrot$: NativeFunction | undefined;
  * @param c `const double *`, scalar (f64): its address
  * @param s `const double *`, scalar (f64): its address
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rot). */
 export function cublasZdrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZdrot', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasZdrot', 'x', x, 0, 1);
@@ -114,7 +114,7 @@ let cublasZdrot_v2_64$: NativeFunction | undefined;
  * @param c `const double *`, scalar (f64): its address
  * @param s `const double *`, scalar (f64): its address
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rot). */
 export function cublasZdrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZdrot_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasZdrot_v2_64', 'x', x, 0, 1);
@@ -132,7 +132,7 @@ let cublasZdscal$: NativeFunction | undefined;
  * @param x `cuDoubleComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-scal). */
 export function cublasZdscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZdscal', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZdscal', 'x', x, true);
@@ -147,7 +147,7 @@ let cublasZdscal_v2_64$: NativeFunction | undefined;
  * @param x `cuDoubleComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-scal). */
 export function cublasZdscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZdscal_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZdscal_v2_64', 'x', x, true);

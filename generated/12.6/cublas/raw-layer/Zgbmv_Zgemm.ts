@@ -23,7 +23,7 @@ let cublasZgbmv$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasZgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgbmv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgbmv', 'A', A, true);
@@ -52,7 +52,7 @@ let cublasZgbmv_v2_64$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasZgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgbmv_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgbmv_v2_64', 'A', A, true);
@@ -80,7 +80,7 @@ let cublasZgeam$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-geam). */
 export function cublasZgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgeam', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgeam', 'A', A, true);
@@ -108,7 +108,7 @@ let cublasZgeam_64$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-geam). */
 export function cublasZgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgeam_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgeam_64', 'A', A, true);
@@ -135,7 +135,7 @@ let cublasZgelsBatched$: NativeFunction | undefined;
  * @param devInfoArray `int *`, device memory
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gelsbatched). */
 export function cublasZgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasZgelsBatched', 'Aarray', Aarray, true);
   if (Aarray !== null && typeof Aarray !== 'bigint' && !(typeof Aarray === 'number' && Aarray >= 0 && Number.isSafeInteger(Aarray))) rawCovers('cublasZgelsBatched', 'Aarray', Aarray, 0, 1);
@@ -163,7 +163,7 @@ let cublasZgemm$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm). */
 export function cublasZgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgemm', 'A', A, true);
@@ -193,7 +193,7 @@ let cublasZgemmBatched$: NativeFunction | undefined;
  * @param ldc `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasZgemmBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemmBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasZgemmBatched', 'Aarray', Aarray, true);
@@ -223,7 +223,7 @@ let cublasZgemmBatched_64$: NativeFunction | undefined;
  * @param ldc `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasZgemmBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemmBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasZgemmBatched_64', 'Aarray', Aarray, true);
@@ -256,7 +256,7 @@ let cublasZgemmStridedBatched$: NativeFunction | undefined;
  * @param strideC `long long`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasZgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemmStridedBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgemmStridedBatched', 'A', A, true);
@@ -289,7 +289,7 @@ let cublasZgemmStridedBatched_64$: NativeFunction | undefined;
  * @param strideC `long long`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasZgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemmStridedBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgemmStridedBatched_64', 'A', A, true);
@@ -318,7 +318,7 @@ let cublasZgemm_v2_64$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm). */
 export function cublasZgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemm_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgemm_v2_64', 'A', A, true);

@@ -23,7 +23,7 @@ let cublasCgeam$: typeof cublasCgeam | undefined;
  * @param ldb in `int`.
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-geam). */
 export function cublasCgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, beta: T.ComplexScalar, B: T.DeviceMemory | null, ldb: number, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCgeam$ ??= bind$cublasCgeam())(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
 }
@@ -65,7 +65,7 @@ let cublasCgeam_64$: typeof cublasCgeam_64 | undefined;
  * @param ldb in `int64_t`.
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-geam). */
 export function cublasCgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, beta: T.ComplexScalar, B: T.DeviceMemory | null, ldb: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasCgeam_64$ ??= bind$cublasCgeam_64())(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
 }
@@ -106,7 +106,7 @@ let cublasCgelsBatched$c: NativeFunction | undefined;
  * @param info in/out `int *`: address or host buffer.
  * @param devInfoArray in/out `int *`: device memory.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gelsbatched). */
 export function cublasCgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, Carray: T.DeviceMemory | null, ldc: number, info: T.Pointer, devInfoArray: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgelsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgelsBatched', 'trans', 'i32', trans);
@@ -139,7 +139,7 @@ let cublasCgemm$: typeof cublasCgemm | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm).
  * @see {@link cuda-ts/objects!Blas#gemm | Blas.gemm} (objects layer) */
 export function cublasCgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCgemm$ ??= bind$cublasCgemm())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -185,7 +185,7 @@ let cublasCgemmBatched$: typeof cublasCgemmBatched | undefined;
  * @param Carray in `cuComplex *const *`: device memory.
  * @param ldc in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasCgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: number, Barray: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, Carray: T.DeviceMemory | null, ldc: number, batchCount: number): void {
   return (cublasCgemmBatched$ ??= bind$cublasCgemmBatched())(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
@@ -231,7 +231,7 @@ let cublasCgemmBatched_64$: typeof cublasCgemmBatched_64 | undefined;
  * @param Carray in `cuComplex *const *`: device memory.
  * @param ldc in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasCgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: T.Int64, Barray: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, Carray: T.DeviceMemory | null, ldc: T.Int64, batchCount: T.Int64): void {
   return (cublasCgemmBatched_64$ ??= bind$cublasCgemmBatched_64())(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
@@ -279,7 +279,7 @@ let cublasCgemmEx$: typeof cublasCgemmEx | undefined;
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmex). */
 export function cublasCgemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number): void {
   return (cublasCgemmEx$ ??= bind$cublasCgemmEx())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
@@ -329,7 +329,7 @@ let cublasCgemmEx_64$: typeof cublasCgemmEx_64 | undefined;
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmex). */
 export function cublasCgemmEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: T.Int64, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: T.Int64): void {
   return (cublasCgemmEx_64$ ??= bind$cublasCgemmEx_64())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
@@ -380,7 +380,7 @@ let cublasCgemmStridedBatched$: typeof cublasCgemmStridedBatched | undefined;
  * @param ldc in `int`.
  * @param strideC in `long long`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasCgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, B: T.DeviceMemory | null, ldb: number, strideB: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number, strideC: T.Int64, batchCount: number): void {
   return (cublasCgemmStridedBatched$ ??= bind$cublasCgemmStridedBatched())(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
@@ -432,7 +432,7 @@ let cublasCgemmStridedBatched_64$: typeof cublasCgemmStridedBatched_64 | undefin
  * @param ldc in `int64_t`.
  * @param strideC in `long long`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasCgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, strideA: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, strideB: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   return (cublasCgemmStridedBatched_64$ ??= bind$cublasCgemmStridedBatched_64())(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
@@ -480,7 +480,7 @@ let cublasCgemm_v2_64$: typeof cublasCgemm_v2_64 | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm). */
 export function cublasCgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasCgemm_v2_64$ ??= bind$cublasCgemm_v2_64())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }

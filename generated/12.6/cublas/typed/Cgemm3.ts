@@ -24,7 +24,7 @@ let cublasCgemm3m$: typeof cublasCgemm3m | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm3m). */
 export function cublasCgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCgemm3m$ ??= bind$cublasCgemm3m())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -163,7 +163,7 @@ let cublasCgemm3mEx$: typeof cublasCgemm3mEx | undefined;
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublascgemm3mex). */
 export function cublasCgemm3mEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number): void {
   return (cublasCgemm3mEx$ ??= bind$cublasCgemm3mEx())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
@@ -213,7 +213,7 @@ let cublasCgemm3mEx_64$: typeof cublasCgemm3mEx_64 | undefined;
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublascgemm3mex). */
 export function cublasCgemm3mEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: T.Int64, B: T.DeviceMemory | null, Btype: T.cudaDataType, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: T.Int64): void {
   return (cublasCgemm3mEx_64$ ??= bind$cublasCgemm3mEx_64())(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
 }
@@ -364,7 +364,7 @@ let cublasCgemm3m_64$: typeof cublasCgemm3m_64 | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm3m). */
 export function cublasCgemm3m_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasCgemm3m_64$ ??= bind$cublasCgemm3m_64())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }

@@ -23,7 +23,7 @@ let cublasCsyrk3mEx$: typeof cublasCsyrk3mEx | undefined;
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublascsyrk3mex). */
 export function cublasCsyrk3mEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: number): void {
   return (cublasCsyrk3mEx$ ??= bind$cublasCsyrk3mEx())(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
 }
@@ -65,7 +65,7 @@ let cublasCsyrk3mEx_64$: typeof cublasCsyrk3mEx_64 | undefined;
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublascsyrk3mex). */
 export function cublasCsyrk3mEx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, Atype: T.cudaDataType, lda: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, Ctype: T.cudaDataType, ldc: T.Int64): void {
   return (cublasCsyrk3mEx_64$ ??= bind$cublasCsyrk3mEx_64())(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
 }
@@ -107,7 +107,7 @@ let cublasCsyrkx$: typeof cublasCsyrkx | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-syrkx). */
 export function cublasCsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCsyrkx$ ??= bind$cublasCsyrkx())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -149,7 +149,7 @@ let cublasCsyrkx_64$: typeof cublasCsyrkx_64 | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-syrkx). */
 export function cublasCsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasCsyrkx_64$ ??= bind$cublasCsyrkx_64())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -188,7 +188,7 @@ let cublasCtbmv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tbmv). */
 export function cublasCtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtbmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtbmv', 'uplo', 'i32', uplo);
@@ -215,7 +215,7 @@ let cublasCtbmv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tbmv). */
 export function cublasCtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtbmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtbmv_v2_64', 'uplo', 'i32', uplo);
@@ -242,7 +242,7 @@ let cublasCtbsv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tbsv). */
 export function cublasCtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtbsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtbsv', 'uplo', 'i32', uplo);
@@ -269,7 +269,7 @@ let cublasCtbsv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tbsv). */
 export function cublasCtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtbsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtbsv_v2_64', 'uplo', 'i32', uplo);

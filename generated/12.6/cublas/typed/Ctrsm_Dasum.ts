@@ -22,7 +22,7 @@ let cublasCtrsm$: typeof cublasCtrsm | undefined;
  * @param lda in `int`.
  * @param B in/out `cuComplex *`: device memory.
  * @param ldb in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsm). */
 export function cublasCtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number): void {
   return (cublasCtrsm$ ??= bind$cublasCtrsm())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
 }
@@ -63,7 +63,7 @@ let cublasCtrsmBatched$: typeof cublasCtrsmBatched | undefined;
  * @param B in `cuComplex *const *`: device memory.
  * @param ldb in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasCtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, batchCount: number): void {
   return (cublasCtrsmBatched$ ??= bind$cublasCtrsmBatched())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
 }
@@ -105,7 +105,7 @@ let cublasCtrsmBatched_64$: typeof cublasCtrsmBatched_64 | undefined;
  * @param B in `cuComplex *const *`: device memory.
  * @param ldb in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasCtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, batchCount: T.Int64): void {
   return (cublasCtrsmBatched_64$ ??= bind$cublasCtrsmBatched_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
 }
@@ -146,7 +146,7 @@ let cublasCtrsm_v2_64$: typeof cublasCtrsm_v2_64 | undefined;
  * @param lda in `int64_t`.
  * @param B in/out `cuComplex *`: device memory.
  * @param ldb in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsm). */
 export function cublasCtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64): void {
   return (cublasCtrsm_v2_64$ ??= bind$cublasCtrsm_v2_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
 }
@@ -183,7 +183,7 @@ let cublasCtrsv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsv). */
 export function cublasCtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrsv', 'uplo', 'i32', uplo);
@@ -208,7 +208,7 @@ let cublasCtrsv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsv). */
 export function cublasCtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtrsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrsv_v2_64', 'uplo', 'i32', uplo);
@@ -230,7 +230,7 @@ let cublasCtrttp$c: NativeFunction | undefined;
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param AP in/out `cuComplex *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trttp). */
 export function cublasCtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtrttp', 'uplo', 'i32', uplo);
@@ -248,7 +248,7 @@ let cublasDasum$c: NativeFunction | undefined;
  * @param x in `const double *`: device memory.
  * @param incx in `int`.
  * @param result_ out `double *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasDasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDasum', 'n', 'i32', n_);
@@ -265,7 +265,7 @@ let cublasDasum_v2_64$c: NativeFunction | undefined;
  * @param x in `const double *`: device memory.
  * @param incx in `int64_t`.
  * @param result_ out `double *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasDasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDasum_v2_64', 'n', n_, true);

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cublasDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasdestroy). */
 export function cublasDestroy(handle: T.cublasHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDestroy', 'handle', handle, true) as typeof handle;
   const status = (cublasDestroy$c ??= binder.native('cublasDestroy'))(handle);
@@ -33,7 +33,7 @@ let cublasDgbmv$: typeof cublasDgbmv | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasDgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasDgbmv$ ??= bind$cublasDgbmv())(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -77,7 +77,7 @@ let cublasDgbmv_v2_64$: typeof cublasDgbmv_v2_64 | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasDgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasDgbmv_v2_64$ ??= bind$cublasDgbmv_v2_64())(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -120,7 +120,7 @@ let cublasDgeam$: typeof cublasDgeam | undefined;
  * @param ldb in `int`.
  * @param C in/out `double *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-geam). */
 export function cublasDgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, beta: T.RealScalar, B: T.DeviceMemory | null, ldb: number, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasDgeam$ ??= bind$cublasDgeam())(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
 }
@@ -162,7 +162,7 @@ let cublasDgeam_64$: typeof cublasDgeam_64 | undefined;
  * @param ldb in `int64_t`.
  * @param C in/out `double *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-geam). */
 export function cublasDgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, beta: T.RealScalar, B: T.DeviceMemory | null, ldb: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasDgeam_64$ ??= bind$cublasDgeam_64())(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
 }
@@ -203,7 +203,7 @@ let cublasDgelsBatched$c: NativeFunction | undefined;
  * @param info in/out `int *`: address or host buffer.
  * @param devInfoArray in/out `int *`: device memory.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gelsbatched). */
 export function cublasDgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, Carray: T.DeviceMemory | null, ldc: number, info: T.Pointer, devInfoArray: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDgelsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgelsBatched', 'trans', 'i32', trans);
@@ -236,7 +236,7 @@ let cublasDgemm$: typeof cublasDgemm | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `double *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm).
  * @see {@link cuda-ts/objects!Blas#gemm | Blas.gemm} (objects layer) */
 export function cublasDgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasDgemm$ ??= bind$cublasDgemm())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -282,7 +282,7 @@ let cublasDgemmBatched$: typeof cublasDgemmBatched | undefined;
  * @param Carray in `double *const *`: device memory.
  * @param ldc in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasDgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.RealScalar, Aarray: T.DeviceMemory | null, lda: number, Barray: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, Carray: T.DeviceMemory | null, ldc: number, batchCount: number): void {
   return (cublasDgemmBatched$ ??= bind$cublasDgemmBatched())(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
@@ -328,7 +328,7 @@ let cublasDgemmBatched_64$: typeof cublasDgemmBatched_64 | undefined;
  * @param Carray in `double *const *`: device memory.
  * @param ldc in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasDgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, Aarray: T.DeviceMemory | null, lda: T.Int64, Barray: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, Carray: T.DeviceMemory | null, ldc: T.Int64, batchCount: T.Int64): void {
   return (cublasDgemmBatched_64$ ??= bind$cublasDgemmBatched_64())(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
@@ -375,7 +375,7 @@ let cublasDgemmGroupedBatched$c: NativeFunction | undefined;
  * @param ldc_array in `const int *`: address or host buffer.
  * @param group_count in `int`.
  * @param group_size in `const int *`: address or host buffer.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmgroupedbatched). */
 export function cublasDgemmGroupedBatched(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, lda_array: T.Pointer, Barray: T.DeviceMemory | null, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, ldc_array: T.Pointer, group_count: number, group_size: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDgemmGroupedBatched', 'handle', handle, true) as typeof handle;
   pointerArg('cublasDgemmGroupedBatched', 'transa_array', transa_array, true);
@@ -414,7 +414,7 @@ let cublasDgemmGroupedBatched_64$c: NativeFunction | undefined;
  * @param ldc_array in `const int64_t *`: address or host buffer.
  * @param group_count in `int64_t`.
  * @param group_size in `const int64_t *`: address or host buffer.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmgroupedbatched). */
 export function cublasDgemmGroupedBatched_64(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, lda_array: T.Pointer, Barray: T.DeviceMemory | null, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, ldc_array: T.Pointer, group_count: T.Int64, group_size: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDgemmGroupedBatched_64', 'handle', handle, true) as typeof handle;
   pointerArg('cublasDgemmGroupedBatched_64', 'transa_array', transa_array, true);
@@ -455,7 +455,7 @@ let cublasDgemmStridedBatched$: typeof cublasDgemmStridedBatched | undefined;
  * @param ldc in `int`.
  * @param strideC in `long long`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasDgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, B: T.DeviceMemory | null, ldb: number, strideB: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number, strideC: T.Int64, batchCount: number): void {
   return (cublasDgemmStridedBatched$ ??= bind$cublasDgemmStridedBatched())(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
@@ -507,7 +507,7 @@ let cublasDgemmStridedBatched_64$: typeof cublasDgemmStridedBatched_64 | undefin
  * @param ldc in `int64_t`.
  * @param strideC in `long long`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasDgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, strideA: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, strideB: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   return (cublasDgemmStridedBatched_64$ ??= bind$cublasDgemmStridedBatched_64())(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
@@ -555,7 +555,7 @@ let cublasDgemm_v2_64$: typeof cublasDgemm_v2_64 | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `double *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm). */
 export function cublasDgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasDgemm_v2_64$ ??= bind$cublasDgemm_v2_64())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }

@@ -22,7 +22,7 @@ let cublasDsbmv$: typeof cublasDsbmv | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-sbmv). */
 export function cublasDsbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasDsbmv$ ??= bind$cublasDsbmv())(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -62,7 +62,7 @@ let cublasDsbmv_v2_64$: typeof cublasDsbmv_v2_64 | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-sbmv). */
 export function cublasDsbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasDsbmv_v2_64$ ??= bind$cublasDsbmv_v2_64())(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -95,7 +95,7 @@ let cublasDscal$: typeof cublasDscal | undefined;
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `double *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-scal). */
 export function cublasDscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number): void {
   return (cublasDscal$ ??= bind$cublasDscal())(handle, n_, alpha, x, incx);
 }
@@ -121,7 +121,7 @@ let cublasDscal_v2_64$: typeof cublasDscal_v2_64 | undefined;
  * @param alpha in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `double *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-scal). */
 export function cublasDscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64): void {
   return (cublasDscal_v2_64$ ??= bind$cublasDscal_v2_64())(handle, n_, alpha, x, incx);
 }
@@ -152,7 +152,7 @@ let cublasDspmv$: typeof cublasDspmv | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-spmv). */
 export function cublasDspmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasDspmv$ ??= bind$cublasDspmv())(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
 }
@@ -188,7 +188,7 @@ let cublasDspmv_v2_64$: typeof cublasDspmv_v2_64 | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-spmv). */
 export function cublasDspmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasDspmv_v2_64$ ??= bind$cublasDspmv_v2_64())(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
 }
@@ -221,7 +221,7 @@ let cublasDspr$: typeof cublasDspr | undefined;
  * @param x in `const double *`: device memory.
  * @param incx in `int`.
  * @param AP in/out `double *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-spr). */
 export function cublasDspr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, AP: T.DeviceMemory | null): void {
   return (cublasDspr$ ??= bind$cublasDspr())(handle, uplo, n_, alpha, x, incx, AP);
 }
@@ -251,7 +251,7 @@ let cublasDspr_v2_64$: typeof cublasDspr_v2_64 | undefined;
  * @param x in `const double *`: device memory.
  * @param incx in `int64_t`.
  * @param AP in/out `double *`: device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-spr). */
 export function cublasDspr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, AP: T.DeviceMemory | null): void {
   return (cublasDspr_v2_64$ ??= bind$cublasDspr_v2_64())(handle, uplo, n_, alpha, x, incx, AP);
 }

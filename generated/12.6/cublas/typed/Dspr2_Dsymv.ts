@@ -19,7 +19,7 @@ let cublasDspr2$: typeof cublasDspr2 | undefined;
  * @param y in `const double *`: device memory.
  * @param incy in `int`.
  * @param AP in/out `double *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-spr2). */
 export function cublasDspr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, AP: T.DeviceMemory | null): void {
   return (cublasDspr2$ ??= bind$cublasDspr2())(handle, uplo, n_, alpha, x, incx, y, incy, AP);
 }
@@ -53,7 +53,7 @@ let cublasDspr2_v2_64$: typeof cublasDspr2_v2_64 | undefined;
  * @param y in `const double *`: device memory.
  * @param incy in `int64_t`.
  * @param AP in/out `double *`: device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-spr2). */
 export function cublasDspr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, AP: T.DeviceMemory | null): void {
   return (cublasDspr2_v2_64$ ??= bind$cublasDspr2_v2_64())(handle, uplo, n_, alpha, x, incx, y, incy, AP);
 }
@@ -84,7 +84,7 @@ let cublasDswap$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in/out `double *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-swap). */
 export function cublasDswap(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDswap', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDswap', 'n', 'i32', n_);
@@ -103,7 +103,7 @@ let cublasDswap_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `double *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-swap). */
 export function cublasDswap_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDswap_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDswap_v2_64', 'n', n_, true);
@@ -129,7 +129,7 @@ let cublasDsymm$: typeof cublasDsymm | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `double *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symm). */
 export function cublasDsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasDsymm$ ??= bind$cublasDsymm())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -171,7 +171,7 @@ let cublasDsymm_v2_64$: typeof cublasDsymm_v2_64 | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `double *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symm). */
 export function cublasDsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasDsymm_v2_64$ ??= bind$cublasDsymm_v2_64())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -211,7 +211,7 @@ let cublasDsymv$: typeof cublasDsymv | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symv). */
 export function cublasDsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasDsymv$ ??= bind$cublasDsymv())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -249,7 +249,7 @@ let cublasDsymv_v2_64$: typeof cublasDsymv_v2_64 | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symv). */
 export function cublasDsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasDsymv_v2_64$ ??= bind$cublasDsymv_v2_64())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
 }

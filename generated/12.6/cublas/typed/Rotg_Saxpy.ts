@@ -18,7 +18,7 @@ let cublasRotgEx$c: NativeFunction | undefined;
  * @param s_ in/out `void *`: address or host buffer.
  * @param csType in `cudaDataType`.
  * @param executiontype in `cudaDataType`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasrotgex). */
 export function cublasRotgEx(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, abType: T.cudaDataType, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotgEx', 'a', a, true);
@@ -44,7 +44,7 @@ let cublasRotmEx$c: NativeFunction | undefined;
  * @param param in `const void *`: address or host buffer.
  * @param paramType in `cudaDataType`.
  * @param executiontype in `cudaDataType`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasrotmex). */
 export function cublasRotmEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotmEx', 'n', 'i32', n_);
@@ -73,7 +73,7 @@ let cublasRotmEx_64$c: NativeFunction | undefined;
  * @param param in `const void *`: address or host buffer.
  * @param paramType in `cudaDataType`.
  * @param executiontype in `cudaDataType`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasrotmex). */
 export function cublasRotmEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasRotmEx_64', 'n', n_, true);
@@ -103,7 +103,7 @@ let cublasRotmgEx$c: NativeFunction | undefined;
  * @param param in/out `void *`: address or host buffer.
  * @param paramType in `cudaDataType`.
  * @param executiontype in `cudaDataType`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasrotmgex). */
 export function cublasRotmgEx(handle: T.cublasHandle_t | null, d1: T.Pointer, d1Type: T.cudaDataType, d2: T.Pointer, d2Type: T.cudaDataType, x1: T.Pointer, x1Type: T.cudaDataType, y1: T.Pointer, y1Type: T.cudaDataType, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotmgEx', 'd1', d1, true);
@@ -127,7 +127,7 @@ let cublasSasum$c: NativeFunction | undefined;
  * @param x in `const float *`: device memory.
  * @param incx in `int`.
  * @param result_ out `float *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasSasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSasum', 'n', 'i32', n_);
@@ -144,7 +144,7 @@ let cublasSasum_v2_64$c: NativeFunction | undefined;
  * @param x in `const float *`: device memory.
  * @param incx in `int64_t`.
  * @param result_ out `float *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-asum). */
 export function cublasSasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSasum_v2_64', 'n', n_, true);
@@ -163,7 +163,7 @@ let cublasSaxpy$: typeof cublasSaxpy | undefined;
  * @param incx in `int`.
  * @param y in/out `float *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-axpy). */
 export function cublasSaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   return (cublasSaxpy$ ??= bind$cublasSaxpy())(handle, n_, alpha, x, incx, y, incy);
 }
@@ -193,7 +193,7 @@ let cublasSaxpy_v2_64$: typeof cublasSaxpy_v2_64 | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `float *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-axpy). */
 export function cublasSaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasSaxpy_v2_64$ ??= bind$cublasSaxpy_v2_64())(handle, n_, alpha, x, incx, y, incy);
 }

@@ -22,7 +22,7 @@ let cublasSgemv$: typeof cublasSgemv | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemv). */
 export function cublasSgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasSgemv$ ??= bind$cublasSgemv())(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -63,7 +63,7 @@ let cublasSgemvBatched$: typeof cublasSgemvBatched | undefined;
  * @param yarray in `float *const *`: device memory.
  * @param incy in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasSgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.RealScalar, Aarray: T.DeviceMemory | null, lda: number, xarray: T.DeviceMemory | null, incx: number, beta: T.RealScalar, yarray: T.DeviceMemory | null, incy: number, batchCount: number): void {
   return (cublasSgemvBatched$ ??= bind$cublasSgemvBatched())(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
@@ -105,7 +105,7 @@ let cublasSgemvBatched_64$: typeof cublasSgemvBatched_64 | undefined;
  * @param yarray in `float *const *`: device memory.
  * @param incy in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasSgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, Aarray: T.DeviceMemory | null, lda: T.Int64, xarray: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, yarray: T.DeviceMemory | null, incy: T.Int64, batchCount: T.Int64): void {
   return (cublasSgemvBatched_64$ ??= bind$cublasSgemvBatched_64())(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
@@ -150,7 +150,7 @@ let cublasSgemvStridedBatched$: typeof cublasSgemvStridedBatched | undefined;
  * @param incy in `int`.
  * @param stridey in `long long`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasSgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, x: T.DeviceMemory | null, incx: number, stridex: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number, stridey: T.Int64, batchCount: number): void {
   return (cublasSgemvStridedBatched$ ??= bind$cublasSgemvStridedBatched())(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
@@ -198,7 +198,7 @@ let cublasSgemvStridedBatched_64$: typeof cublasSgemvStridedBatched_64 | undefin
  * @param incy in `int64_t`.
  * @param stridey in `long long`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasSgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, strideA: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, stridex: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   return (cublasSgemvStridedBatched_64$ ??= bind$cublasSgemvStridedBatched_64())(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
@@ -242,7 +242,7 @@ let cublasSgemv_v2_64$: typeof cublasSgemv_v2_64 | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemv). */
 export function cublasSgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasSgemv_v2_64$ ??= bind$cublasSgemv_v2_64())(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -278,7 +278,7 @@ let cublasSgeqrfBatched$c: NativeFunction | undefined;
  * @param TauArray in `float *const *`: device memory.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-geqrfbatched). */
 export function cublasSgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.DeviceMemory | null, lda: number, TauArray: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgeqrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgeqrfBatched', 'm', 'i32', m);
@@ -303,7 +303,7 @@ let cublasSger$: typeof cublasSger | undefined;
  * @param incy in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-ger). */
 export function cublasSger(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasSger$ ??= bind$cublasSger())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -339,7 +339,7 @@ let cublasSger_v2_64$: typeof cublasSger_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-ger). */
 export function cublasSger_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasSger_v2_64$ ??= bind$cublasSger_v2_64())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }

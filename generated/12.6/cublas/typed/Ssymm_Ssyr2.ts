@@ -23,7 +23,7 @@ let cublasSsymm$: typeof cublasSsymm | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `float *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symm). */
 export function cublasSsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasSsymm$ ??= bind$cublasSsymm())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -65,7 +65,7 @@ let cublasSsymm_v2_64$: typeof cublasSsymm_v2_64 | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `float *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symm). */
 export function cublasSsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasSsymm_v2_64$ ??= bind$cublasSsymm_v2_64())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -105,7 +105,7 @@ let cublasSsymv$: typeof cublasSsymv | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symv). */
 export function cublasSsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasSsymv$ ??= bind$cublasSsymv())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -143,7 +143,7 @@ let cublasSsymv_v2_64$: typeof cublasSsymv_v2_64 | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-symv). */
 export function cublasSsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasSsymv_v2_64$ ??= bind$cublasSsymv_v2_64())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -178,7 +178,7 @@ let cublasSsyr$: typeof cublasSsyr | undefined;
  * @param incx in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-syr). */
 export function cublasSsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasSsyr$ ??= bind$cublasSsyr())(handle, uplo, n_, alpha, x, incx, A, lda);
 }
@@ -212,7 +212,7 @@ let cublasSsyr2$: typeof cublasSsyr2 | undefined;
  * @param incy in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-syr2). */
 export function cublasSsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasSsyr2$ ??= bind$cublasSsyr2())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -248,7 +248,7 @@ let cublasSsyr2_v2_64$: typeof cublasSsyr2_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-syr2). */
 export function cublasSsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasSsyr2_v2_64$ ??= bind$cublasSsyr2_v2_64())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -287,7 +287,7 @@ let cublasSsyr2k$: typeof cublasSsyr2k | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `float *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-syr2k). */
 export function cublasSsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasSsyr2k$ ??= bind$cublasSsyr2k())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -329,7 +329,7 @@ let cublasSsyr2k_v2_64$: typeof cublasSsyr2k_v2_64 | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `float *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-syr2k). */
 export function cublasSsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasSsyr2k_v2_64$ ??= bind$cublasSsyr2k_v2_64())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -366,7 +366,7 @@ let cublasSsyr_v2_64$: typeof cublasSsyr_v2_64 | undefined;
  * @param incx in `int64_t`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-syr). */
 export function cublasSsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasSsyr_v2_64$ ??= bind$cublasSsyr_v2_64())(handle, uplo, n_, alpha, x, incx, A, lda);
 }

@@ -18,7 +18,7 @@ let cublasStpmv$c: NativeFunction | undefined;
  * @param AP in `const float *`: device memory.
  * @param x in/out `float *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasStpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpmv', 'uplo', 'i32', uplo);
@@ -41,7 +41,7 @@ let cublasStpmv_v2_64$c: NativeFunction | undefined;
  * @param AP in `const float *`: device memory.
  * @param x in/out `float *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasStpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpmv_v2_64', 'uplo', 'i32', uplo);
@@ -64,7 +64,7 @@ let cublasStpsv$c: NativeFunction | undefined;
  * @param AP in `const float *`: device memory.
  * @param x in/out `float *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasStpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpsv', 'uplo', 'i32', uplo);
@@ -87,7 +87,7 @@ let cublasStpsv_v2_64$c: NativeFunction | undefined;
  * @param AP in `const float *`: device memory.
  * @param x in/out `float *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasStpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpsv_v2_64', 'uplo', 'i32', uplo);
@@ -108,7 +108,7 @@ let cublasStpttr$c: NativeFunction | undefined;
  * @param AP in `const float *`: device memory.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-tpttr). */
 export function cublasStpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.DeviceMemory | null, A: T.DeviceMemory | null, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpttr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpttr', 'uplo', 'i32', uplo);
@@ -135,7 +135,7 @@ let cublasStrmm$: typeof cublasStrmm | undefined;
  * @param ldb in `int`.
  * @param C in/out `float *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trmm). */
 export function cublasStrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasStrmm$ ??= bind$cublasStrmm())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
 }
@@ -179,7 +179,7 @@ let cublasStrmm_v2_64$: typeof cublasStrmm_v2_64 | undefined;
  * @param ldb in `int64_t`.
  * @param C in/out `float *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trmm). */
 export function cublasStrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasStrmm_v2_64$ ??= bind$cublasStrmm_v2_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
 }
@@ -218,7 +218,7 @@ let cublasStrmv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `float *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trmv). */
 export function cublasStrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmv', 'uplo', 'i32', uplo);
@@ -243,7 +243,7 @@ let cublasStrmv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `float *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trmv). */
 export function cublasStrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmv_v2_64', 'uplo', 'i32', uplo);

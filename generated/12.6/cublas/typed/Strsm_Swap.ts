@@ -22,7 +22,7 @@ let cublasStrsm$: typeof cublasStrsm | undefined;
  * @param lda in `int`.
  * @param B in/out `float *`: device memory.
  * @param ldb in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsm). */
 export function cublasStrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number): void {
   return (cublasStrsm$ ??= bind$cublasStrsm())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
 }
@@ -63,7 +63,7 @@ let cublasStrsmBatched$: typeof cublasStrsmBatched | undefined;
  * @param B in `float *const *`: device memory.
  * @param ldb in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasStrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, batchCount: number): void {
   return (cublasStrsmBatched$ ??= bind$cublasStrsmBatched())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
 }
@@ -105,7 +105,7 @@ let cublasStrsmBatched_64$: typeof cublasStrsmBatched_64 | undefined;
  * @param B in `float *const *`: device memory.
  * @param ldb in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasStrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, batchCount: T.Int64): void {
   return (cublasStrsmBatched_64$ ??= bind$cublasStrsmBatched_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
 }
@@ -146,7 +146,7 @@ let cublasStrsm_v2_64$: typeof cublasStrsm_v2_64 | undefined;
  * @param lda in `int64_t`.
  * @param B in/out `float *`: device memory.
  * @param ldb in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsm). */
 export function cublasStrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64): void {
   return (cublasStrsm_v2_64$ ??= bind$cublasStrsm_v2_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
 }
@@ -183,7 +183,7 @@ let cublasStrsv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `float *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsv). */
 export function cublasStrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsv', 'uplo', 'i32', uplo);
@@ -208,7 +208,7 @@ let cublasStrsv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `float *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trsv). */
 export function cublasStrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsv_v2_64', 'uplo', 'i32', uplo);
@@ -230,7 +230,7 @@ let cublasStrttp$c: NativeFunction | undefined;
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
  * @param AP in/out `float *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-trttp). */
 export function cublasStrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrttp', 'uplo', 'i32', uplo);
@@ -251,7 +251,7 @@ let cublasSwapEx$c: NativeFunction | undefined;
  * @param y in/out `void *`: device memory.
  * @param yType in `cudaDataType`.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasswapex). */
 export function cublasSwapEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSwapEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSwapEx', 'n', 'i32', n_);
@@ -274,7 +274,7 @@ let cublasSwapEx_64$c: NativeFunction | undefined;
  * @param y in/out `void *`: device memory.
  * @param yType in `cudaDataType`.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasswapex). */
 export function cublasSwapEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSwapEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSwapEx_64', 'n', n_, true);

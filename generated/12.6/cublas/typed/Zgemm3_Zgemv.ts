@@ -24,7 +24,7 @@ let cublasZgemm3m$: typeof cublasZgemm3m | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm3m). */
 export function cublasZgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZgemm3m$ ??= bind$cublasZgemm3m())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -68,7 +68,7 @@ let cublasZgemm3m_64$: typeof cublasZgemm3m_64 | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemm3m). */
 export function cublasZgemm3m_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZgemm3m_64$ ??= bind$cublasZgemm3m_64())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -110,7 +110,7 @@ let cublasZgemv$: typeof cublasZgemv | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemv). */
 export function cublasZgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasZgemv$ ??= bind$cublasZgemv())(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -151,7 +151,7 @@ let cublasZgemvBatched$: typeof cublasZgemvBatched | undefined;
  * @param yarray in `cuDoubleComplex *const *`: device memory.
  * @param incy in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasZgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: number, xarray: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, yarray: T.DeviceMemory | null, incy: number, batchCount: number): void {
   return (cublasZgemvBatched$ ??= bind$cublasZgemvBatched())(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
@@ -193,7 +193,7 @@ let cublasZgemvBatched_64$: typeof cublasZgemvBatched_64 | undefined;
  * @param yarray in `cuDoubleComplex *const *`: device memory.
  * @param incy in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasZgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: T.Int64, xarray: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, yarray: T.DeviceMemory | null, incy: T.Int64, batchCount: T.Int64): void {
   return (cublasZgemvBatched_64$ ??= bind$cublasZgemvBatched_64())(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
@@ -238,7 +238,7 @@ let cublasZgemvStridedBatched$: typeof cublasZgemvStridedBatched | undefined;
  * @param incy in `int`.
  * @param stridey in `long long`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasZgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, x: T.DeviceMemory | null, incx: number, stridex: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number, stridey: T.Int64, batchCount: number): void {
   return (cublasZgemvStridedBatched$ ??= bind$cublasZgemvStridedBatched())(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
@@ -286,7 +286,7 @@ let cublasZgemvStridedBatched_64$: typeof cublasZgemvStridedBatched_64 | undefin
  * @param incy in `int64_t`.
  * @param stridey in `long long`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasZgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, strideA: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, stridex: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   return (cublasZgemvStridedBatched_64$ ??= bind$cublasZgemvStridedBatched_64())(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
@@ -330,7 +330,7 @@ let cublasZgemv_v2_64$: typeof cublasZgemv_v2_64 | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-gemv). */
 export function cublasZgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasZgemv_v2_64$ ??= bind$cublasZgemv_v2_64())(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
 }

@@ -20,7 +20,7 @@ let cublasZhpmv$: typeof cublasZhpmv | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hpmv). */
 export function cublasZhpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasZhpmv$ ??= bind$cublasZhpmv())(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
 }
@@ -56,7 +56,7 @@ let cublasZhpmv_v2_64$: typeof cublasZhpmv_v2_64 | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hpmv). */
 export function cublasZhpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.ComplexScalar, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasZhpmv_v2_64$ ??= bind$cublasZhpmv_v2_64())(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
 }
@@ -89,7 +89,7 @@ let cublasZhpr$: typeof cublasZhpr | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param AP in/out `cuDoubleComplex *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hpr). */
 export function cublasZhpr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, AP: T.DeviceMemory | null): void {
   return (cublasZhpr$ ??= bind$cublasZhpr())(handle, uplo, n_, alpha, x, incx, AP);
 }
@@ -121,7 +121,7 @@ let cublasZhpr2$: typeof cublasZhpr2 | undefined;
  * @param y in `const cuDoubleComplex *`: device memory.
  * @param incy in `int`.
  * @param AP in/out `cuDoubleComplex *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hpr2). */
 export function cublasZhpr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, AP: T.DeviceMemory | null): void {
   return (cublasZhpr2$ ??= bind$cublasZhpr2())(handle, uplo, n_, alpha, x, incx, y, incy, AP);
 }
@@ -155,7 +155,7 @@ let cublasZhpr2_v2_64$: typeof cublasZhpr2_v2_64 | undefined;
  * @param y in `const cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
  * @param AP in/out `cuDoubleComplex *`: device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hpr2). */
 export function cublasZhpr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, AP: T.DeviceMemory | null): void {
   return (cublasZhpr2_v2_64$ ??= bind$cublasZhpr2_v2_64())(handle, uplo, n_, alpha, x, incx, y, incy, AP);
 }
@@ -187,7 +187,7 @@ let cublasZhpr_v2_64$: typeof cublasZhpr_v2_64 | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param AP in/out `cuDoubleComplex *`: device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-hpr). */
 export function cublasZhpr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, AP: T.DeviceMemory | null): void {
   return (cublasZhpr_v2_64$ ??= bind$cublasZhpr_v2_64())(handle, uplo, n_, alpha, x, incx, AP);
 }
@@ -218,7 +218,7 @@ let cublasZmatinvBatched$c: NativeFunction | undefined;
  * @param lda_inv in `int`.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-matinvbatched). */
 export function cublasZmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, Ainv: T.DeviceMemory | null, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZmatinvBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZmatinvBatched', 'n', 'i32', n_);
@@ -241,7 +241,7 @@ let cublasZrot$: typeof cublasZrot | undefined;
  * @param incy in `int`.
  * @param c in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rot). */
 export function cublasZrot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, c: T.RealScalar, s_: T.ComplexScalar): void {
   return (cublasZrot$ ??= bind$cublasZrot())(handle, n_, x, incx, y, incy, c, s_);
 }
@@ -273,7 +273,7 @@ let cublasZrot_v2_64$: typeof cublasZrot_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param c in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublas-t-rot). */
 export function cublasZrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, c: T.RealScalar, s_: T.ComplexScalar): void {
   return (cublasZrot_v2_64$ ??= bind$cublasZrot_v2_64())(handle, n_, x, incx, y, incy, c, s_);
 }

@@ -10,7 +10,7 @@ let cublasLtCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 12.6
  * @param lightHandle `cublasLtHandle_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltcreate). */
 export function cublasLtCreate(lightHandle: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(lightHandle) && hostByteLength(lightHandle)! >= 8 && (((lightHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lightHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof lightHandle === 'number' && lightHandle >= 0 && Number.isSafeInteger(lightHandle)) && lightHandle !== null) rawCovers('cublasLtCreate', 'lightHandle', lightHandle, 8, 8);
   return (cublasLtCreate$ ??= binder.native('cublasLtCreate'))(lightHandle);
@@ -19,7 +19,7 @@ let cublasLtDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 12.6
  * @param lightHandle `cublasLtHandle_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltdestroy). */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t): T.cublasStatus_t {
   return (cublasLtDestroy$ ??= binder.native('cublasLtDestroy'))(lightHandle);
 }
@@ -27,14 +27,14 @@ let cublasLtDisableCpuInstructionsSetMask$: NativeFunction | undefined;
 /** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 12.6
  * @param mask `unsigned int`
  * @returns `unsigned int`, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltdisablecpuinstructionssetmask). */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
   return (cublasLtDisableCpuInstructionsSetMask$ ??= binder.native('cublasLtDisableCpuInstructionsSetMask'))(mask);
 }
 let cublasLtGetCudartVersion$: NativeFunction | undefined;
 /** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 12.6
  * @returns `size_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltgetcudartversion). */
 export function cublasLtGetCudartVersion(): number {
   return (cublasLtGetCudartVersion$ ??= binder.native('cublasLtGetCudartVersion'))();
 }
@@ -43,7 +43,7 @@ let cublasLtGetProperty$: NativeFunction | undefined;
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltgetproperty). */
 export function cublasLtGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(value) && hostByteLength(value)! >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cublasLtGetProperty', 'value', value, 4, 4);
   return (cublasLtGetProperty$ ??= binder.native('cublasLtGetProperty'))(type, value);
@@ -52,7 +52,7 @@ let cublasLtGetStatusName$: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 12.6
  * @param status `cublasStatus_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltgetstatusname). */
 export function cublasLtGetStatusName(status: T.cublasStatus_t): string | null {
   return (cublasLtGetStatusName$ ??= binder.native('cublasLtGetStatusName'))(status);
 }
@@ -60,14 +60,14 @@ let cublasLtGetStatusString$: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 12.6
  * @param status `cublasStatus_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltgetstatusstring). */
 export function cublasLtGetStatusString(status: T.cublasStatus_t): string | null {
   return (cublasLtGetStatusString$ ??= binder.native('cublasLtGetStatusString'))(status);
 }
 let cublasLtGetVersion$: NativeFunction | undefined;
 /** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 12.6
  * @returns `size_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltgetversion). */
 export function cublasLtGetVersion(): number {
   return (cublasLtGetVersion$ ??= binder.native('cublasLtGetVersion'))();
 }
@@ -75,7 +75,7 @@ let cublasLtHeuristicsCacheGetCapacity$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 12.6
  * @param capacity `size_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltheuristicscachegetcapacity). */
 export function cublasLtHeuristicsCacheGetCapacity(capacity: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(capacity) && hostByteLength(capacity)! >= 8 && (((capacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (capacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof capacity === 'number' && capacity >= 0 && Number.isSafeInteger(capacity)) && capacity !== null) rawCovers('cublasLtHeuristicsCacheGetCapacity', 'capacity', capacity, 8, 8);
   return (cublasLtHeuristicsCacheGetCapacity$ ??= binder.native('cublasLtHeuristicsCacheGetCapacity'))(capacity);
@@ -84,14 +84,14 @@ let cublasLtHeuristicsCacheSetCapacity$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 12.6
  * @param capacity `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltheuristicscachesetcapacity). */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): T.cublasStatus_t {
   return (cublasLtHeuristicsCacheSetCapacity$ ??= binder.native('cublasLtHeuristicsCacheSetCapacity'))(capacity);
 }
 let cublasLtLoggerForceDisable$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 12.6
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltloggerforcedisable). */
 export function cublasLtLoggerForceDisable(): T.cublasStatus_t {
   return (cublasLtLoggerForceDisable$ ??= binder.native('cublasLtLoggerForceDisable'))();
 }
@@ -99,7 +99,7 @@ let cublasLtLoggerOpenFile$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 12.6
  * @param logFile `const char *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltloggeropenfile). */
 export function cublasLtLoggerOpenFile(logFile: string | T.Pointer): T.cublasStatus_t {
   if (typeof logFile === 'string' && logFile.includes('\0')) cstringArg('cublasLtLoggerOpenFile', 'logFile', logFile, true);
   return (cublasLtLoggerOpenFile$ ??= binder.native('cublasLtLoggerOpenFile'))(logFile);
@@ -108,7 +108,7 @@ let cublasLtLoggerSetCallback$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 12.6 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @param callback `cublasLtLoggerCallback_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltloggersetcallback). */
 export function cublasLtLoggerSetCallback(callback: T.Pointer): T.cublasStatus_t {
   if (callback !== null && typeof callback !== 'bigint') callbackArg('cublasLtLoggerSetCallback', 'callback', callback, true);
   return (cublasLtLoggerSetCallback$ ??= binder.native('cublasLtLoggerSetCallback'))(callback);
@@ -117,7 +117,7 @@ let cublasLtLoggerSetFile$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 12.6
  * @param file `FILE *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltloggersetfile). */
 export function cublasLtLoggerSetFile(file: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(file) && hostByteLength(file)! >= 216) && !(typeof file === 'number' && file >= 0 && Number.isSafeInteger(file)) && file !== null) rawCovers('cublasLtLoggerSetFile', 'file', file, 216, 1);
   return (cublasLtLoggerSetFile$ ??= binder.native('cublasLtLoggerSetFile'))(file);
@@ -126,7 +126,7 @@ let cublasLtLoggerSetLevel$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 12.6
  * @param level `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltloggersetlevel). */
 export function cublasLtLoggerSetLevel(level: number): T.cublasStatus_t {
   return (cublasLtLoggerSetLevel$ ??= binder.native('cublasLtLoggerSetLevel'))(level);
 }
@@ -134,7 +134,7 @@ let cublasLtLoggerSetMask$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 12.6
  * @param mask `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltloggersetmask). */
 export function cublasLtLoggerSetMask(mask: number): T.cublasStatus_t {
   return (cublasLtLoggerSetMask$ ??= binder.native('cublasLtLoggerSetMask'))(mask);
 }
@@ -157,7 +157,7 @@ let cublasLtMatmul$: NativeFunction | undefined;
  * @param workspaceSizeInBytes `size_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmul). */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t, computeDesc: T.cublasLtMatmulDesc_t, alpha: T.Pointer, A: T.Pointer, Adesc: T.cublasLtMatrixLayout_t, B: T.Pointer, Bdesc: T.cublasLtMatrixLayout_t, beta: T.Pointer, C: T.Pointer, Cdesc: T.cublasLtMatrixLayout_t, D: T.Pointer, Ddesc: T.cublasLtMatrixLayout_t, algo: T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasLtMatmul', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasLtMatmul', 'A', A, true);
@@ -182,7 +182,7 @@ let cublasLtMatmulAlgoCapGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmulalgocapgetattribute). */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, 0, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, 0, 1);
@@ -200,7 +200,7 @@ let cublasLtMatmulAlgoCheck$: NativeFunction | undefined;
  * @param algo `const cublasLtMatmulAlgo_t *`
  * @param result `cublasLtMatmulHeuristicResult_t *`, out: bytes of a `cublasLtMatmulHeuristicResult_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmulalgocheck). */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t, operationDesc: T.cublasLtMatmulDesc_t, Adesc: T.cublasLtMatrixLayout_t, Bdesc: T.cublasLtMatrixLayout_t, Cdesc: T.cublasLtMatrixLayout_t, Ddesc: T.cublasLtMatrixLayout_t, algo: T.Pointer, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoCheck', 'algo', algo, 0, 1);
   if (!(ArrayBuffer.isView(result) && hostByteLength(result)! >= 96) && !(typeof result === 'number' && result >= 0 && Number.isSafeInteger(result)) && result !== null) rawCovers('cublasLtMatmulAlgoCheck', 'result', result, 96, 1);
@@ -214,7 +214,7 @@ let cublasLtMatmulAlgoConfigGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmulalgoconfiggetattribute). */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, 0, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, 0, 1);
@@ -228,7 +228,7 @@ let cublasLtMatmulAlgoConfigSetAttribute$: NativeFunction | undefined;
  * @param buf `const void *`, covering `sizeInBytes` bytes
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmulalgoconfigsetattribute). */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algo) && hostByteLength(algo)! >= 64) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, 64, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, 0, 1);
@@ -247,7 +247,7 @@ let cublasLtMatmulAlgoGetHeuristic$: NativeFunction | undefined;
  * @param heuristicResultsArray `cublasLtMatmulHeuristicResult_t *`
  * @param returnAlgoCount `int *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmulalgogetheuristic). */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t, operationDesc: T.cublasLtMatmulDesc_t, Adesc: T.cublasLtMatrixLayout_t, Bdesc: T.cublasLtMatrixLayout_t, Cdesc: T.cublasLtMatrixLayout_t, Ddesc: T.cublasLtMatrixLayout_t, preference: T.cublasLtMatmulPreference_t, requestedAlgoCount: number, heuristicResultsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(heuristicResultsArray) && hostByteLength(heuristicResultsArray)! >= 96) && !(typeof heuristicResultsArray === 'number' && heuristicResultsArray >= 0 && Number.isSafeInteger(heuristicResultsArray)) && heuristicResultsArray !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', heuristicResultsArray, 96, 1);
   if (!(ArrayBuffer.isView(returnAlgoCount) && hostByteLength(returnAlgoCount)! >= 4 && (((returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnAlgoCount === 'number' && returnAlgoCount >= 0 && Number.isSafeInteger(returnAlgoCount)) && returnAlgoCount !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'returnAlgoCount', returnAlgoCount, 4, 4);
@@ -266,7 +266,7 @@ let cublasLtMatmulAlgoGetIds$: NativeFunction | undefined;
  * @param algoIdsArray `int *`
  * @param returnAlgoCount `int *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmulalgogetids). */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algoIdsArray) && hostByteLength(algoIdsArray)! >= 4 && (((algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof algoIdsArray === 'number' && algoIdsArray >= 0 && Number.isSafeInteger(algoIdsArray)) && algoIdsArray !== null) rawCovers('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, 4, 4);
   if (!(ArrayBuffer.isView(returnAlgoCount) && hostByteLength(returnAlgoCount)! >= 4 && (((returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnAlgoCount === 'number' && returnAlgoCount >= 0 && Number.isSafeInteger(returnAlgoCount)) && returnAlgoCount !== null) rawCovers('cublasLtMatmulAlgoGetIds', 'returnAlgoCount', returnAlgoCount, 4, 4);
@@ -284,7 +284,7 @@ let cublasLtMatmulAlgoInit$: NativeFunction | undefined;
  * @param algoId `int`
  * @param algo `cublasLtMatmulAlgo_t *`, out: bytes of a `cublasLtMatmulAlgo_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmulalgoinit). */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algo) && hostByteLength(algo)! >= 64) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoInit', 'algo', algo, 64, 1);
   return (cublasLtMatmulAlgoInit$ ??= binder.native('cublasLtMatmulAlgoInit'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
@@ -295,7 +295,7 @@ let cublasLtMatmulDescCreate$: NativeFunction | undefined;
  * @param computeType `cublasComputeType_t`
  * @param scaleType `cudaDataType_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmuldesccreate). */
 export function cublasLtMatmulDescCreate(matmulDesc: T.Pointer, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(matmulDesc) && hostByteLength(matmulDesc)! >= 8 && (((matmulDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (matmulDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof matmulDesc === 'number' && matmulDesc >= 0 && Number.isSafeInteger(matmulDesc)) && matmulDesc !== null) rawCovers('cublasLtMatmulDescCreate', 'matmulDesc', matmulDesc, 8, 8);
   return (cublasLtMatmulDescCreate$ ??= binder.native('cublasLtMatmulDescCreate'))(matmulDesc, computeType, scaleType);
@@ -304,7 +304,7 @@ let cublasLtMatmulDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.6
  * @param matmulDesc `cublasLtMatmulDesc_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmuldescdestroy). */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t): T.cublasStatus_t {
   return (cublasLtMatmulDescDestroy$ ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
 }
@@ -316,7 +316,7 @@ let cublasLtMatmulDescGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmuldescgetattribute). */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.cublasLtMatmulDesc_t, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && hostByteLength(sizeWritten)! >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatmulDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -340,7 +340,7 @@ let cublasLtMatmulDescSetAttribute$: NativeFunction | undefined;
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmuldescsetattribute). */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatmulDescSetAttribute$ ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
@@ -349,7 +349,7 @@ let cublasLtMatmulPreferenceCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 12.6
  * @param pref `cublasLtMatmulPreference_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmulpreferencecreate). */
 export function cublasLtMatmulPreferenceCreate(pref: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(pref) && hostByteLength(pref)! >= 8 && (((pref as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pref as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pref === 'number' && pref >= 0 && Number.isSafeInteger(pref)) && pref !== null) rawCovers('cublasLtMatmulPreferenceCreate', 'pref', pref, 8, 8);
   return (cublasLtMatmulPreferenceCreate$ ??= binder.native('cublasLtMatmulPreferenceCreate'))(pref);
@@ -358,7 +358,7 @@ let cublasLtMatmulPreferenceDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.6
  * @param pref `cublasLtMatmulPreference_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmulpreferencedestroy). */
 export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t): T.cublasStatus_t {
   return (cublasLtMatmulPreferenceDestroy$ ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
 }
@@ -370,7 +370,7 @@ let cublasLtMatmulPreferenceGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmulpreferencegetattribute). */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.cublasLtMatmulPreference_t, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && hostByteLength(sizeWritten)! >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -392,7 +392,7 @@ let cublasLtMatmulPreferenceSetAttribute$: NativeFunction | undefined;
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatmulpreferencesetattribute). */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.cublasLtMatmulPreference_t, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulPreferenceSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatmulPreferenceSetAttribute$ ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);
@@ -405,7 +405,7 @@ let cublasLtMatrixLayoutCreate$: NativeFunction | undefined;
  * @param cols `uint64_t`
  * @param ld `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatrixlayoutcreate). */
 export function cublasLtMatrixLayoutCreate(matLayout: T.Pointer, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(matLayout) && hostByteLength(matLayout)! >= 8 && (((matLayout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (matLayout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof matLayout === 'number' && matLayout >= 0 && Number.isSafeInteger(matLayout)) && matLayout !== null) rawCovers('cublasLtMatrixLayoutCreate', 'matLayout', matLayout, 8, 8);
   return (cublasLtMatrixLayoutCreate$ ??= binder.native('cublasLtMatrixLayoutCreate'))(matLayout, type, rows, cols, ld);
@@ -414,7 +414,7 @@ let cublasLtMatrixLayoutDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.6
  * @param matLayout `cublasLtMatrixLayout_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatrixlayoutdestroy). */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t): T.cublasStatus_t {
   return (cublasLtMatrixLayoutDestroy$ ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
 }
@@ -426,7 +426,7 @@ let cublasLtMatrixLayoutGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatrixlayoutgetattribute). */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.cublasLtMatrixLayout_t, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixLayoutGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && hostByteLength(sizeWritten)! >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatrixLayoutGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -452,7 +452,7 @@ let cublasLtMatrixLayoutSetAttribute$: NativeFunction | undefined;
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatrixlayoutsetattribute). */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayout_t, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixLayoutSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatrixLayoutSetAttribute$ ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout, attr, buf, sizeInBytes);
@@ -471,7 +471,7 @@ let cublasLtMatrixTransform$: NativeFunction | undefined;
  * @param Cdesc `cublasLtMatrixLayout_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatrixtransform). */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t, transformDesc: T.cublasLtMatrixTransformDesc_t, alpha: T.Pointer, A: T.Pointer, Adesc: T.cublasLtMatrixLayout_t, beta: T.Pointer, B: T.Pointer, Bdesc: T.cublasLtMatrixLayout_t, C: T.Pointer, Cdesc: T.cublasLtMatrixLayout_t, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasLtMatrixTransform', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasLtMatrixTransform', 'A', A, true);
@@ -488,7 +488,7 @@ let cublasLtMatrixTransformDescCreate$: NativeFunction | undefined;
  * @param transformDesc `cublasLtMatrixTransformDesc_t *`, out: a typed array of one element
  * @param scaleType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatrixtransformdesccreate). */
 export function cublasLtMatrixTransformDescCreate(transformDesc: T.Pointer, scaleType: T.cudaDataType): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(transformDesc) && hostByteLength(transformDesc)! >= 8 && (((transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof transformDesc === 'number' && transformDesc >= 0 && Number.isSafeInteger(transformDesc)) && transformDesc !== null) rawCovers('cublasLtMatrixTransformDescCreate', 'transformDesc', transformDesc, 8, 8);
   return (cublasLtMatrixTransformDescCreate$ ??= binder.native('cublasLtMatrixTransformDescCreate'))(transformDesc, scaleType);
@@ -497,7 +497,7 @@ let cublasLtMatrixTransformDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.6
  * @param transformDesc `cublasLtMatrixTransformDesc_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatrixtransformdescdestroy). */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t): T.cublasStatus_t {
   return (cublasLtMatrixTransformDescDestroy$ ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
 }
@@ -509,7 +509,7 @@ let cublasLtMatrixTransformDescGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatrixtransformdescgetattribute). */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && hostByteLength(sizeWritten)! >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -532,7 +532,7 @@ let cublasLtMatrixTransformDescSetAttribute$: NativeFunction | undefined;
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/12.6.0/cublas/index.html#cublasltmatrixtransformdescsetattribute). */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixTransformDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatrixTransformDescSetAttribute$ ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc, attr, buf, sizeInBytes);

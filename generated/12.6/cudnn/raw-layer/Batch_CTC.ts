@@ -28,7 +28,7 @@ let cudnnBatchNormalizationBackward$: NativeFunction | undefined;
  * @param savedMean `const void *`, device memory
  * @param savedInvVariance `const void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnbatchnormalizationbackward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnbatchnormalizationbackward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationBackward(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, dBnScaleResult: T.Pointer, dBnBiasResult: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alphaDataDiff) && !(typeof alphaDataDiff === 'number' && alphaDataDiff >= 0 && Number.isSafeInteger(alphaDataDiff)) && alphaDataDiff !== null) rawCovers('cudnnBatchNormalizationBackward', 'alphaDataDiff', alphaDataDiff, 0, 1);
@@ -84,7 +84,7 @@ let cudnnBatchNormalizationBackwardEx$: NativeFunction | undefined;
  * @param reserveSpace `void *`, device memory
  * @param reserveSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnbatchnormalizationbackwardex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnbatchnormalizationbackwardex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationBackwardEx(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, xData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, yData: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dyData: T.Pointer, dzDesc: T.cudnnTensorDescriptor_t, dzData: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dxData: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t, bnScaleData: T.Pointer, bnBiasData: T.Pointer, dBnScaleData: T.Pointer, dBnBiasData: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alphaDataDiff) && !(typeof alphaDataDiff === 'number' && alphaDataDiff >= 0 && Number.isSafeInteger(alphaDataDiff)) && alphaDataDiff !== null) rawCovers('cudnnBatchNormalizationBackwardEx', 'alphaDataDiff', alphaDataDiff, 0, 1);
@@ -132,7 +132,7 @@ let cudnnBatchNormalizationForwardInference$: NativeFunction | undefined;
  * @param estimatedVariance `const void *`, device memory
  * @param epsilon `double`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardinference).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardinference).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationForwardInference(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, bnBias: T.Pointer, estimatedMean: T.Pointer, estimatedVariance: T.Pointer, epsilon: number): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnBatchNormalizationForwardInference', 'alpha', alpha, 0, 1);
@@ -171,7 +171,7 @@ let cudnnBatchNormalizationForwardTraining$: NativeFunction | undefined;
  * @param resultSaveMean `void *`, device memory
  * @param resultSaveInvVariance `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardtraining).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardtraining).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationForwardTraining(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnBatchNormalizationForwardTraining', 'alpha', alpha, 0, 1);
@@ -222,7 +222,7 @@ let cudnnBatchNormalizationForwardTrainingEx$: NativeFunction | undefined;
  * @param reserveSpace `void *`, device memory
  * @param reserveSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardtrainingex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardtrainingex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationForwardTrainingEx(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, xData: T.Pointer, zDesc: T.cudnnTensorDescriptor_t, zData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, yData: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnBatchNormalizationForwardTrainingEx', 'alpha', alpha, 0, 1);
@@ -256,7 +256,7 @@ let cudnnBuildRNNDynamic$: NativeFunction | undefined;
  * @param rnnDesc `cudnnRNNDescriptor_t`
  * @param miniBatch `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnbuildrnndynamic). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnbuildrnndynamic). */
 export function cudnnBuildRNNDynamic(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, miniBatch: number): T.cudnnStatus_t {
   return (cudnnBuildRNNDynamic$ ??= binder.native('cudnnBuildRNNDynamic'))(handle, rnnDesc, miniBatch);
 }
@@ -276,7 +276,7 @@ let cudnnCTCLoss$: NativeFunction | undefined;
  * @param workspace `void *`
  * @param workSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnctcloss). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnctcloss). */
 export function cudnnCTCLoss(handle: T.cudnnHandle_t, probsDesc: T.cudnnTensorDescriptor_t, probs: T.Pointer, hostLabels: T.Pointer, hostLabelLengths: T.Pointer, hostInputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t, gradients: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(probs) && !(typeof probs === 'number' && probs >= 0 && Number.isSafeInteger(probs)) && probs !== null) rawCovers('cudnnCTCLoss', 'probs', probs, 0, 1);
   if (!ArrayBuffer.isView(hostLabels) && !(typeof hostLabels === 'number' && hostLabels >= 0 && Number.isSafeInteger(hostLabels)) && hostLabels !== null) rawCovers('cudnnCTCLoss', 'hostLabels', hostLabels, 0, 1);
@@ -303,7 +303,7 @@ let cudnnCTCLoss_v8$: NativeFunction | undefined;
  * @param workSpaceSizeInBytes `size_t`
  * @param workspace `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnctcloss_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnctcloss_v8). */
 export function cudnnCTCLoss_v8(handle: T.cudnnHandle_t, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t, probsDesc: T.cudnnTensorDescriptor_t, probs: T.Pointer, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t, gradients: T.Pointer, workSpaceSizeInBytes: T.Int64, workspace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(probs) && !(typeof probs === 'number' && probs >= 0 && Number.isSafeInteger(probs)) && probs !== null) rawCovers('cudnnCTCLoss_v8', 'probs', probs, 0, 1);
   if (!ArrayBuffer.isView(labels) && !(typeof labels === 'number' && labels >= 0 && Number.isSafeInteger(labels)) && labels !== null) rawCovers('cudnnCTCLoss_v8', 'labels', labels, 0, 1);

@@ -9,7 +9,7 @@ void [callbackArg, checkRecord, cstringArg, hostByteLength, rawCovers];
 let cudnnCnnVersionCheck$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCnnVersionCheck(void)` · cudnn_cnn.h · CUDA 12.6
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncnnversioncheck). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnncnnversioncheck). */
 export function cudnnCnnVersionCheck(): T.cudnnStatus_t {
   return (cudnnCnnVersionCheck$ ??= binder.native('cudnnCnnVersionCheck'))();
 }
@@ -23,7 +23,7 @@ let cudnnConvolutionBackwardBias$: NativeFunction | undefined;
  * @param dbDesc `const cudnnTensorDescriptor_t`
  * @param db `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbackwardbias).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnconvolutionbackwardbias).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBackwardBias(handle: T.cudnnHandle_t, alpha: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, beta: T.Pointer, dbDesc: T.cudnnTensorDescriptor_t, db: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnConvolutionBackwardBias', 'alpha', alpha, 0, 1);
@@ -49,7 +49,7 @@ let cudnnConvolutionBackwardData$: NativeFunction | undefined;
  * @param dxDesc `const cudnnTensorDescriptor_t`
  * @param dx `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbackwarddata).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnconvolutionbackwarddata).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBackwardData(handle: T.cudnnHandle_t, alpha: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionBwdDataAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnConvolutionBackwardData', 'alpha', alpha, 0, 1);
@@ -80,7 +80,7 @@ let cudnnConvolutionBackwardFilter$: NativeFunction | undefined;
  * @param dwDesc `const cudnnFilterDescriptor_t`
  * @param dw `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbackwardfilter).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnconvolutionbackwardfilter).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBackwardFilter(handle: T.cudnnHandle_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionBwdFilterAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dwDesc: T.cudnnFilterDescriptor_t, dw: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnConvolutionBackwardFilter', 'alpha', alpha, 0, 1);
@@ -116,7 +116,7 @@ let cudnnConvolutionBiasActivationForward$: NativeFunction | undefined;
  * @param yDesc `const cudnnTensorDescriptor_t`
  * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbiasactivationforward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnconvolutionbiasactivationforward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBiasActivationForward(handle: T.cudnnHandle_t, alpha1: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, alpha2: T.Pointer, zDesc: T.cudnnTensorDescriptor_t, z: T.Pointer, biasDesc: T.cudnnTensorDescriptor_t, bias: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha1) && !(typeof alpha1 === 'number' && alpha1 >= 0 && Number.isSafeInteger(alpha1)) && alpha1 !== null) rawCovers('cudnnConvolutionBiasActivationForward', 'alpha1', alpha1, 0, 1);
@@ -151,7 +151,7 @@ let cudnnConvolutionForward$: NativeFunction | undefined;
  * @param yDesc `const cudnnTensorDescriptor_t`
  * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionforward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnconvolutionforward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionForward(handle: T.cudnnHandle_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnConvolutionForward', 'alpha', alpha, 0, 1);
@@ -170,7 +170,7 @@ let cudnnCreate$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)` · cudnn_graph.h · CUDA 12.6
  * @param handle `cudnnHandle_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnncreate). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnncreate). */
 export function cudnnCreate(handle: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(handle) && hostByteLength(handle)! >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('cudnnCreate', 'handle', handle, 8, 8);
   return (cudnnCreate$ ??= binder.native('cudnnCreate'))(handle);
@@ -179,7 +179,7 @@ let cudnnCreateActivationDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)` · cudnn_ops.h · CUDA 12.6
  * @param activationDesc `cudnnActivationDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreateactivationdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreateactivationdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateActivationDescriptor(activationDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(activationDesc) && hostByteLength(activationDesc)! >= 8 && (((activationDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (activationDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof activationDesc === 'number' && activationDesc >= 0 && Number.isSafeInteger(activationDesc)) && activationDesc !== null) rawCovers('cudnnCreateActivationDescriptor', 'activationDesc', activationDesc, 8, 8);
@@ -189,7 +189,7 @@ let cudnnCreateAttnDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)` · cudnn_adv.h · CUDA 12.6
  * @param attnDesc `cudnnAttnDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreateattndescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnncreateattndescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateAttnDescriptor(attnDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(attnDesc) && hostByteLength(attnDesc)! >= 8 && (((attnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (attnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof attnDesc === 'number' && attnDesc >= 0 && Number.isSafeInteger(attnDesc)) && attnDesc !== null) rawCovers('cudnnCreateAttnDescriptor', 'attnDesc', attnDesc, 8, 8);
@@ -199,7 +199,7 @@ let cudnnCreateCTCLossDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)` · cudnn_adv.h · CUDA 12.6
  * @param ctcLossDesc `cudnnCTCLossDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreatectclossdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnncreatectclossdescriptor). */
 export function cudnnCreateCTCLossDescriptor(ctcLossDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(ctcLossDesc) && hostByteLength(ctcLossDesc)! >= 8 && (((ctcLossDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ctcLossDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ctcLossDesc === 'number' && ctcLossDesc >= 0 && Number.isSafeInteger(ctcLossDesc)) && ctcLossDesc !== null) rawCovers('cudnnCreateCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, 8, 8);
   return (cudnnCreateCTCLossDescriptor$ ??= binder.native('cudnnCreateCTCLossDescriptor'))(ctcLossDesc);
@@ -208,7 +208,7 @@ let cudnnCreateConvolutionDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)` · cudnn_cnn.h · CUDA 12.6
  * @param convDesc `cudnnConvolutionDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreateconvolutiondescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnncreateconvolutiondescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateConvolutionDescriptor(convDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(convDesc) && hostByteLength(convDesc)! >= 8 && (((convDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (convDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof convDesc === 'number' && convDesc >= 0 && Number.isSafeInteger(convDesc)) && convDesc !== null) rawCovers('cudnnCreateConvolutionDescriptor', 'convDesc', convDesc, 8, 8);
@@ -218,7 +218,7 @@ let cudnnCreateDropoutDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)` · cudnn_ops.h · CUDA 12.6
  * @param dropoutDesc `cudnnDropoutDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatedropoutdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatedropoutdescriptor). */
 export function cudnnCreateDropoutDescriptor(dropoutDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(dropoutDesc) && hostByteLength(dropoutDesc)! >= 8 && (((dropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dropoutDesc === 'number' && dropoutDesc >= 0 && Number.isSafeInteger(dropoutDesc)) && dropoutDesc !== null) rawCovers('cudnnCreateDropoutDescriptor', 'dropoutDesc', dropoutDesc, 8, 8);
   return (cudnnCreateDropoutDescriptor$ ??= binder.native('cudnnCreateDropoutDescriptor'))(dropoutDesc);
@@ -227,7 +227,7 @@ let cudnnCreateFilterDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)` · cudnn_ops.h · CUDA 12.6
  * @param filterDesc `cudnnFilterDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatefilterdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatefilterdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFilterDescriptor(filterDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(filterDesc) && hostByteLength(filterDesc)! >= 8 && (((filterDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (filterDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof filterDesc === 'number' && filterDesc >= 0 && Number.isSafeInteger(filterDesc)) && filterDesc !== null) rawCovers('cudnnCreateFilterDescriptor', 'filterDesc', filterDesc, 8, 8);
@@ -238,7 +238,7 @@ let cudnnCreateFusedOpsConstParamPack$: NativeFunction | undefined;
  * @param constPack `cudnnFusedOpsConstParamPack_t *`, out: a typed array of one element
  * @param ops `cudnnFusedOps_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreatefusedopsconstparampack).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnncreatefusedopsconstparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFusedOpsConstParamPack(constPack: T.Pointer, ops: T.cudnnFusedOps_t): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(constPack) && hostByteLength(constPack)! >= 8 && (((constPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (constPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof constPack === 'number' && constPack >= 0 && Number.isSafeInteger(constPack)) && constPack !== null) rawCovers('cudnnCreateFusedOpsConstParamPack', 'constPack', constPack, 8, 8);
@@ -249,7 +249,7 @@ let cudnnCreateFusedOpsPlan$: NativeFunction | undefined;
  * @param plan `cudnnFusedOpsPlan_t *`, out: a typed array of one element
  * @param ops `cudnnFusedOps_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreatefusedopsplan).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnncreatefusedopsplan).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFusedOpsPlan(plan: T.Pointer, ops: T.cudnnFusedOps_t): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(plan) && hostByteLength(plan)! >= 8 && (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof plan === 'number' && plan >= 0 && Number.isSafeInteger(plan)) && plan !== null) rawCovers('cudnnCreateFusedOpsPlan', 'plan', plan, 8, 8);
@@ -260,7 +260,7 @@ let cudnnCreateFusedOpsVariantParamPack$: NativeFunction | undefined;
  * @param varPack `cudnnFusedOpsVariantParamPack_t *`, out: a typed array of one element
  * @param ops `cudnnFusedOps_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreatefusedopsvariantparampack).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnncreatefusedopsvariantparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFusedOpsVariantParamPack(varPack: T.Pointer, ops: T.cudnnFusedOps_t): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(varPack) && hostByteLength(varPack)! >= 8 && (((varPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (varPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof varPack === 'number' && varPack >= 0 && Number.isSafeInteger(varPack)) && varPack !== null) rawCovers('cudnnCreateFusedOpsVariantParamPack', 'varPack', varPack, 8, 8);
@@ -270,7 +270,7 @@ let cudnnCreateLRNDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)` · cudnn_ops.h · CUDA 12.6
  * @param normDesc `cudnnLRNDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatelrndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatelrndescriptor). */
 export function cudnnCreateLRNDescriptor(normDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(normDesc) && hostByteLength(normDesc)! >= 8 && (((normDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (normDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof normDesc === 'number' && normDesc >= 0 && Number.isSafeInteger(normDesc)) && normDesc !== null) rawCovers('cudnnCreateLRNDescriptor', 'normDesc', normDesc, 8, 8);
   return (cudnnCreateLRNDescriptor$ ??= binder.native('cudnnCreateLRNDescriptor'))(normDesc);
@@ -279,7 +279,7 @@ let cudnnCreateOpTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)` · cudnn_ops.h · CUDA 12.6
  * @param opTensorDesc `cudnnOpTensorDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreateoptensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreateoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateOpTensorDescriptor(opTensorDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(opTensorDesc) && hostByteLength(opTensorDesc)! >= 8 && (((opTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (opTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof opTensorDesc === 'number' && opTensorDesc >= 0 && Number.isSafeInteger(opTensorDesc)) && opTensorDesc !== null) rawCovers('cudnnCreateOpTensorDescriptor', 'opTensorDesc', opTensorDesc, 8, 8);
@@ -289,7 +289,7 @@ let cudnnCreatePoolingDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)` · cudnn_ops.h · CUDA 12.6
  * @param poolingDesc `cudnnPoolingDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatepoolingdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatepoolingdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreatePoolingDescriptor(poolingDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(poolingDesc) && hostByteLength(poolingDesc)! >= 8 && (((poolingDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (poolingDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof poolingDesc === 'number' && poolingDesc >= 0 && Number.isSafeInteger(poolingDesc)) && poolingDesc !== null) rawCovers('cudnnCreatePoolingDescriptor', 'poolingDesc', poolingDesc, 8, 8);
@@ -299,7 +299,7 @@ let cudnnCreateRNNDataDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)` · cudnn_adv.h · CUDA 12.6
  * @param rnnDataDesc `cudnnRNNDataDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreaternndatadescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnncreaternndatadescriptor). */
 export function cudnnCreateRNNDataDescriptor(rnnDataDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(rnnDataDesc) && hostByteLength(rnnDataDesc)! >= 8 && (((rnnDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rnnDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rnnDataDesc === 'number' && rnnDataDesc >= 0 && Number.isSafeInteger(rnnDataDesc)) && rnnDataDesc !== null) rawCovers('cudnnCreateRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, 8, 8);
   return (cudnnCreateRNNDataDescriptor$ ??= binder.native('cudnnCreateRNNDataDescriptor'))(rnnDataDesc);
@@ -308,7 +308,7 @@ let cudnnCreateRNNDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)` · cudnn_adv.h · CUDA 12.6
  * @param rnnDesc `cudnnRNNDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreaternndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnncreaternndescriptor). */
 export function cudnnCreateRNNDescriptor(rnnDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(rnnDesc) && hostByteLength(rnnDesc)! >= 8 && (((rnnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rnnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rnnDesc === 'number' && rnnDesc >= 0 && Number.isSafeInteger(rnnDesc)) && rnnDesc !== null) rawCovers('cudnnCreateRNNDescriptor', 'rnnDesc', rnnDesc, 8, 8);
   return (cudnnCreateRNNDescriptor$ ??= binder.native('cudnnCreateRNNDescriptor'))(rnnDesc);
@@ -317,7 +317,7 @@ let cudnnCreateReduceTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)` · cudnn_ops.h · CUDA 12.6
  * @param reduceTensorDesc `cudnnReduceTensorDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatereducetensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatereducetensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateReduceTensorDescriptor(reduceTensorDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(reduceTensorDesc) && hostByteLength(reduceTensorDesc)! >= 8 && (((reduceTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (reduceTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof reduceTensorDesc === 'number' && reduceTensorDesc >= 0 && Number.isSafeInteger(reduceTensorDesc)) && reduceTensorDesc !== null) rawCovers('cudnnCreateReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, 8, 8);
@@ -327,7 +327,7 @@ let cudnnCreateSeqDataDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)` · cudnn_adv.h · CUDA 12.6
  * @param seqDataDesc `cudnnSeqDataDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreateseqdatadescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnncreateseqdatadescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateSeqDataDescriptor(seqDataDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(seqDataDesc) && hostByteLength(seqDataDesc)! >= 8 && (((seqDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (seqDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof seqDataDesc === 'number' && seqDataDesc >= 0 && Number.isSafeInteger(seqDataDesc)) && seqDataDesc !== null) rawCovers('cudnnCreateSeqDataDescriptor', 'seqDataDesc', seqDataDesc, 8, 8);
@@ -337,7 +337,7 @@ let cudnnCreateSpatialTransformerDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)` · cudnn_ops.h · CUDA 12.6
  * @param stDesc `cudnnSpatialTransformerDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatespatialtransformerdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatespatialtransformerdescriptor). */
 export function cudnnCreateSpatialTransformerDescriptor(stDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(stDesc) && hostByteLength(stDesc)! >= 8 && (((stDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (stDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof stDesc === 'number' && stDesc >= 0 && Number.isSafeInteger(stDesc)) && stDesc !== null) rawCovers('cudnnCreateSpatialTransformerDescriptor', 'stDesc', stDesc, 8, 8);
   return (cudnnCreateSpatialTransformerDescriptor$ ??= binder.native('cudnnCreateSpatialTransformerDescriptor'))(stDesc);
@@ -346,7 +346,7 @@ let cudnnCreateTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)` · cudnn_ops.h · CUDA 12.6
  * @param tensorDesc `cudnnTensorDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatetensordescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatetensordescriptor). */
 export function cudnnCreateTensorDescriptor(tensorDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(tensorDesc) && hostByteLength(tensorDesc)! >= 8 && (((tensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (tensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof tensorDesc === 'number' && tensorDesc >= 0 && Number.isSafeInteger(tensorDesc)) && tensorDesc !== null) rawCovers('cudnnCreateTensorDescriptor', 'tensorDesc', tensorDesc, 8, 8);
   return (cudnnCreateTensorDescriptor$ ??= binder.native('cudnnCreateTensorDescriptor'))(tensorDesc);
@@ -355,7 +355,7 @@ let cudnnCreateTensorTransformDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)` · cudnn_ops.h · CUDA 12.6
  * @param transformDesc `cudnnTensorTransformDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatetensortransformdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatetensortransformdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateTensorTransformDescriptor(transformDesc: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(transformDesc) && hostByteLength(transformDesc)! >= 8 && (((transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof transformDesc === 'number' && transformDesc >= 0 && Number.isSafeInteger(transformDesc)) && transformDesc !== null) rawCovers('cudnnCreateTensorTransformDescriptor', 'transformDesc', transformDesc, 8, 8);

@@ -23,7 +23,7 @@ let cudnnDivisiveNormalizationBackward$: NativeFunction | undefined;
  * @param dx `void *`, device memory
  * @param dMeans `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndivisivenormalizationbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndivisivenormalizationbackward). */
 export function cudnnDivisiveNormalizationBackward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, means: T.Pointer, dy: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, dXdMeansDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, dMeans: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnDivisiveNormalizationBackward', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnDivisiveNormalizationBackward', 'x', x, true);
@@ -54,7 +54,7 @@ let cudnnDivisiveNormalizationForward$: NativeFunction | undefined;
  * @param yDesc `const cudnnTensorDescriptor_t`
  * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndivisivenormalizationforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndivisivenormalizationforward). */
 export function cudnnDivisiveNormalizationForward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, means: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnDivisiveNormalizationForward', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnDivisiveNormalizationForward', 'x', x, true);
@@ -78,7 +78,7 @@ let cudnnDropoutBackward$: NativeFunction | undefined;
  * @param reserveSpace `void *`, device memory
  * @param reserveSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndropoutbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndropoutbackward). */
 export function cudnnDropoutBackward(handle: T.cudnnHandle_t, dropoutDesc: T.cudnnDropoutDescriptor_t, dydesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, dxdesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
   if (ArrayBuffer.isView(dy) || dy instanceof ArrayBuffer) deviceArg('cudnnDropoutBackward', 'dy', dy, true);
   if (dy !== null && typeof dy !== 'bigint' && !(typeof dy === 'number' && dy >= 0 && Number.isSafeInteger(dy))) rawCovers('cudnnDropoutBackward', 'dy', dy, 0, 1);
@@ -99,7 +99,7 @@ let cudnnDropoutForward$: NativeFunction | undefined;
  * @param reserveSpace `void *`, device memory
  * @param reserveSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndropoutforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndropoutforward). */
 export function cudnnDropoutForward(handle: T.cudnnHandle_t, dropoutDesc: T.cudnnDropoutDescriptor_t, xdesc: T.cudnnTensorDescriptor_t, x: T.Pointer, ydesc: T.cudnnTensorDescriptor_t, y: T.Pointer, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnDropoutForward', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cudnnDropoutForward', 'x', x, 0, 1);
@@ -114,7 +114,7 @@ let cudnnDropoutGetReserveSpaceSize$: NativeFunction | undefined;
  * @param xdesc `cudnnTensorDescriptor_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndropoutgetreservespacesize). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndropoutgetreservespacesize). */
 export function cudnnDropoutGetReserveSpaceSize(xdesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnDropoutGetReserveSpaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnDropoutGetReserveSpaceSize$ ??= binder.native('cudnnDropoutGetReserveSpaceSize'))(xdesc, sizeInBytes);
@@ -124,7 +124,7 @@ let cudnnDropoutGetStatesSize$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndropoutgetstatessize). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndropoutgetstatessize). */
 export function cudnnDropoutGetStatesSize(handle: T.cudnnHandle_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnDropoutGetStatesSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnDropoutGetStatesSize$ ??= binder.native('cudnnDropoutGetStatesSize'))(handle, sizeInBytes);
@@ -140,7 +140,7 @@ let cudnnFindConvolutionBackwardDataAlgorithm$: NativeFunction | undefined;
  * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionBwdDataAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwarddataalgorithm).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwarddataalgorithm).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionBackwardDataAlgorithm(handle: T.cudnnHandle_t, wDesc: T.cudnnFilterDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(returnedAlgoCount) && hostByteLength(returnedAlgoCount)! >= 4 && (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnedAlgoCount === 'number' && returnedAlgoCount >= 0 && Number.isSafeInteger(returnedAlgoCount)) && returnedAlgoCount !== null) rawCovers('cudnnFindConvolutionBackwardDataAlgorithm', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
@@ -163,7 +163,7 @@ let cudnnFindConvolutionBackwardDataAlgorithmEx$: NativeFunction | undefined;
  * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwarddataalgorithmex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwarddataalgorithmex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionBackwardDataAlgorithmEx(handle: T.cudnnHandle_t, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
   if (ArrayBuffer.isView(w) || w instanceof ArrayBuffer) deviceArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'w', w, true);
@@ -189,7 +189,7 @@ let cudnnFindConvolutionBackwardFilterAlgorithm$: NativeFunction | undefined;
  * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionBwdFilterAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwardfilteralgorithm).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwardfilteralgorithm).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionBackwardFilterAlgorithm(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, dwDesc: T.cudnnFilterDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(returnedAlgoCount) && hostByteLength(returnedAlgoCount)! >= 4 && (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnedAlgoCount === 'number' && returnedAlgoCount >= 0 && Number.isSafeInteger(returnedAlgoCount)) && returnedAlgoCount !== null) rawCovers('cudnnFindConvolutionBackwardFilterAlgorithm', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
@@ -212,7 +212,7 @@ let cudnnFindConvolutionBackwardFilterAlgorithmEx$: NativeFunction | undefined;
  * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwardfilteralgorithmex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwardfilteralgorithmex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, dwDesc: T.cudnnFilterDescriptor_t, dw: T.Pointer, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'x', x, true);
@@ -238,7 +238,7 @@ let cudnnFindConvolutionForwardAlgorithm$: NativeFunction | undefined;
  * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionFwdAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionforwardalgorithm).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionforwardalgorithm).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionForwardAlgorithm(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, wDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(returnedAlgoCount) && hostByteLength(returnedAlgoCount)! >= 4 && (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnedAlgoCount === 'number' && returnedAlgoCount >= 0 && Number.isSafeInteger(returnedAlgoCount)) && returnedAlgoCount !== null) rawCovers('cudnnFindConvolutionForwardAlgorithm', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
@@ -261,7 +261,7 @@ let cudnnFindConvolutionForwardAlgorithmEx$: NativeFunction | undefined;
  * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionforwardalgorithmex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionforwardalgorithmex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionForwardAlgorithmEx(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnFindConvolutionForwardAlgorithmEx', 'x', x, true);

@@ -12,7 +12,7 @@ let cudnnFusedOpsExecute$: NativeFunction | undefined;
  * @param plan `const cudnnFusedOpsPlan_t`
  * @param varPack `cudnnFusedOpsVariantParamPack_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfusedopsexecute).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfusedopsexecute).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t, plan: T.cudnnFusedOpsPlan_t, varPack: T.cudnnFusedOpsVariantParamPack_t): T.cudnnStatus_t {
   return (cudnnFusedOpsExecute$ ??= binder.native('cudnnFusedOpsExecute'))(handle, plan, varPack);
@@ -24,7 +24,7 @@ let cudnnGetActivationDescriptor$: NativeFunction | undefined;
  * @param reluNanOpt `cudnnNanPropagation_t *`, out: a typed array of one element
  * @param coef `double *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetactivationdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetactivationdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t, mode: T.Pointer, reluNanOpt: T.Pointer, coef: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cudnnGetActivationDescriptor', 'mode', mode, 4, 4);
@@ -37,7 +37,7 @@ let cudnnGetActivationDescriptorSwishBeta$: NativeFunction | undefined;
  * @param activationDesc `cudnnActivationDescriptor_t`
  * @param swish_beta `double *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetactivationdescriptorswishbeta).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetactivationdescriptorswishbeta).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t, swish_beta: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(swish_beta) && hostByteLength(swish_beta)! >= 8 && (((swish_beta as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (swish_beta as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof swish_beta === 'number' && swish_beta >= 0 && Number.isSafeInteger(swish_beta)) && swish_beta !== null) rawCovers('cudnnGetActivationDescriptorSwishBeta', 'swish_beta', swish_beta, 8, 8);
@@ -66,7 +66,7 @@ let cudnnGetAttnDescriptor$: NativeFunction | undefined;
  * @param maxBatchSize `int *`, out: a typed array of one element
  * @param maxBeamSize `int *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetattndescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetattndescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t, attnMode: T.Pointer, nHeads: T.Pointer, smScaler: T.Pointer, dataType: T.Pointer, computePrec: T.Pointer, mathType: T.Pointer, attnDropoutDesc: T.Pointer, postDropoutDesc: T.Pointer, qSize: T.Pointer, kSize: T.Pointer, vSize: T.Pointer, qProjSize: T.Pointer, kProjSize: T.Pointer, vProjSize: T.Pointer, oProjSize: T.Pointer, qoMaxSeqLength: T.Pointer, kvMaxSeqLength: T.Pointer, maxBatchSize: T.Pointer, maxBeamSize: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(attnMode) && hostByteLength(attnMode)! >= 4 && (((attnMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (attnMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof attnMode === 'number' && attnMode >= 0 && Number.isSafeInteger(attnMode)) && attnMode !== null) rawCovers('cudnnGetAttnDescriptor', 'attnMode', attnMode, 4, 4);
@@ -104,7 +104,7 @@ let cudnnGetBatchNormalizationBackwardExWorkspaceSize$: NativeFunction | undefin
  * @param activationDesc `const cudnnActivationDescriptor_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetbatchnormalizationbackwardexworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetbatchnormalizationbackwardexworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, dzDesc: T.cudnnTensorDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
@@ -122,7 +122,7 @@ let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$: NativeFunction | 
  * @param activationDesc `const cudnnActivationDescriptor_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetbatchnormalizationforwardtrainingexworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetbatchnormalizationforwardtrainingexworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t, zDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
@@ -137,7 +137,7 @@ let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$: NativeFunction | unde
  * @param xDesc `const cudnnTensorDescriptor_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetbatchnormalizationtrainingexreservespacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetbatchnormalizationtrainingexreservespacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, activationDesc: T.cudnnActivationDescriptor_t, xDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
@@ -148,7 +148,7 @@ let cudnnGetCTCLossDescriptor$: NativeFunction | undefined;
  * @param ctcLossDesc `cudnnCTCLossDescriptor_t`
  * @param compType `cudnnDataType_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetctclossdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(compType) && hostByteLength(compType)! >= 4 && (((compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof compType === 'number' && compType >= 0 && Number.isSafeInteger(compType)) && compType !== null) rawCovers('cudnnGetCTCLossDescriptor', 'compType', compType, 4, 4);
@@ -161,7 +161,7 @@ let cudnnGetCTCLossDescriptorEx$: NativeFunction | undefined;
  * @param normMode `cudnnLossNormalizationMode_t *`, out: a typed array of one element
  * @param gradMode `cudnnNanPropagation_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossdescriptorex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetctclossdescriptorex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.Pointer, normMode: T.Pointer, gradMode: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(compType) && hostByteLength(compType)! >= 4 && (((compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof compType === 'number' && compType >= 0 && Number.isSafeInteger(compType)) && compType !== null) rawCovers('cudnnGetCTCLossDescriptorEx', 'compType', compType, 4, 4);
@@ -177,7 +177,7 @@ let cudnnGetCTCLossDescriptor_v8$: NativeFunction | undefined;
  * @param gradMode `cudnnNanPropagation_t *`, out: a typed array of one element
  * @param maxLabelLength `int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossdescriptor_v8).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetctclossdescriptor_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.Pointer, normMode: T.Pointer, gradMode: T.Pointer, maxLabelLength: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(compType) && hostByteLength(compType)! >= 4 && (((compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof compType === 'number' && compType >= 0 && Number.isSafeInteger(compType)) && compType !== null) rawCovers('cudnnGetCTCLossDescriptor_v8', 'compType', compType, 4, 4);
@@ -194,7 +194,7 @@ let cudnnGetCTCLossDescriptor_v9$: NativeFunction | undefined;
  * @param ctcGradMode `cudnnCTCGradMode_t *`, out: a typed array of one element
  * @param maxLabelLength `int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossdescriptor_v9). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetctclossdescriptor_v9). */
 export function cudnnGetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.Pointer, normMode: T.Pointer, ctcGradMode: T.Pointer, maxLabelLength: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(compType) && hostByteLength(compType)! >= 4 && (((compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof compType === 'number' && compType >= 0 && Number.isSafeInteger(compType)) && compType !== null) rawCovers('cudnnGetCTCLossDescriptor_v9', 'compType', compType, 4, 4);
   if (!(ArrayBuffer.isView(normMode) && hostByteLength(normMode)! >= 4 && (((normMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (normMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof normMode === 'number' && normMode >= 0 && Number.isSafeInteger(normMode)) && normMode !== null) rawCovers('cudnnGetCTCLossDescriptor_v9', 'normMode', normMode, 4, 4);
@@ -214,7 +214,7 @@ let cudnnGetCTCLossWorkspaceSize$: NativeFunction | undefined;
  * @param ctcLossDesc `cudnnCTCLossDescriptor_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossworkspacesize). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetctclossworkspacesize). */
 export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t, probsDesc: T.cudnnTensorDescriptor_t, gradientsDesc: T.cudnnTensorDescriptor_t, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(labels) && !(typeof labels === 'number' && labels >= 0 && Number.isSafeInteger(labels)) && labels !== null) rawCovers('cudnnGetCTCLossWorkspaceSize', 'labels', labels, 0, 1);
   if (!ArrayBuffer.isView(labelLengths) && !(typeof labelLengths === 'number' && labelLengths >= 0 && Number.isSafeInteger(labelLengths)) && labelLengths !== null) rawCovers('cudnnGetCTCLossWorkspaceSize', 'labelLengths', labelLengths, 0, 1);
@@ -231,7 +231,7 @@ let cudnnGetCTCLossWorkspaceSize_v8$: NativeFunction | undefined;
  * @param gradientsDesc `const cudnnTensorDescriptor_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossworkspacesize_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetctclossworkspacesize_v8). */
 export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t, probsDesc: T.cudnnTensorDescriptor_t, gradientsDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetCTCLossWorkspaceSize_v8', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetCTCLossWorkspaceSize_v8$ ??= binder.native('cudnnGetCTCLossWorkspaceSize_v8'))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);

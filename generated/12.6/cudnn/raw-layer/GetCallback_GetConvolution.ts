@@ -12,7 +12,7 @@ let cudnnGetCallback$: NativeFunction | undefined;
  * @param udata `void **`, out: a typed array of one element
  * @param fptr `cudnnCallback_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetcallback). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnngetcallback). */
 export function cudnnGetCallback(mask: T.Pointer, udata: T.Pointer, fptr: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(mask) && hostByteLength(mask)! >= 4 && (((mask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mask === 'number' && mask >= 0 && Number.isSafeInteger(mask)) && mask !== null) rawCovers('cudnnGetCallback', 'mask', mask, 4, 4);
   if (!(ArrayBuffer.isView(udata) && hostByteLength(udata)! >= 8 && (((udata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (udata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof udata === 'number' && udata >= 0 && Number.isSafeInteger(udata)) && udata !== null) rawCovers('cudnnGetCallback', 'udata', udata, 8, 8);
@@ -24,7 +24,7 @@ let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$: NativeFunction | undefine
  * @param handle `cudnnHandle_t`
  * @param count `int *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithmmaxcount).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithmmaxcount).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle: T.cudnnHandle_t, count: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', 'count', count, 4, 4);
@@ -41,7 +41,7 @@ let cudnnGetConvolutionBackwardDataAlgorithm_v7$: NativeFunction | undefined;
  * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionBwdDataAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithm_v7).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithm_v7).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle: T.cudnnHandle_t, filterDesc: T.cudnnFilterDescriptor_t, diffDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(returnedAlgoCount) && hostByteLength(returnedAlgoCount)! >= 4 && (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnedAlgoCount === 'number' && returnedAlgoCount >= 0 && Number.isSafeInteger(returnedAlgoCount)) && returnedAlgoCount !== null) rawCovers('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
@@ -58,7 +58,7 @@ let cudnnGetConvolutionBackwardDataWorkspaceSize$: NativeFunction | undefined;
  * @param algo `cudnnConvolutionBwdDataAlgo_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardDataWorkspaceSize(handle: T.cudnnHandle_t, wDesc: T.cudnnFilterDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, algo: T.cudnnConvolutionBwdDataAlgo_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetConvolutionBackwardDataWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
@@ -69,7 +69,7 @@ let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$: NativeFunction | undefi
  * @param handle `cudnnHandle_t`
  * @param count `int *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithmmaxcount).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithmmaxcount).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle: T.cudnnHandle_t, count: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', 'count', count, 4, 4);
@@ -86,7 +86,7 @@ let cudnnGetConvolutionBackwardFilterAlgorithm_v7$: NativeFunction | undefined;
  * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionBwdFilterAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithm_v7).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithm_v7).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle: T.cudnnHandle_t, srcDesc: T.cudnnTensorDescriptor_t, diffDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnFilterDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(returnedAlgoCount) && hostByteLength(returnedAlgoCount)! >= 4 && (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnedAlgoCount === 'number' && returnedAlgoCount >= 0 && Number.isSafeInteger(returnedAlgoCount)) && returnedAlgoCount !== null) rawCovers('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
@@ -103,7 +103,7 @@ let cudnnGetConvolutionBackwardFilterWorkspaceSize$: NativeFunction | undefined;
  * @param algo `cudnnConvolutionBwdFilterAlgo_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilterworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilterworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnFilterDescriptor_t, algo: T.cudnnConvolutionBwdFilterAlgo_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
@@ -114,7 +114,7 @@ let cudnnGetConvolutionForwardAlgorithmMaxCount$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param count `int *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithmmaxcount).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithmmaxcount).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionForwardAlgorithmMaxCount(handle: T.cudnnHandle_t, count: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('cudnnGetConvolutionForwardAlgorithmMaxCount', 'count', count, 4, 4);
@@ -131,7 +131,7 @@ let cudnnGetConvolutionForwardAlgorithm_v7$: NativeFunction | undefined;
  * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionFwdAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithm_v7).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithm_v7).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionForwardAlgorithm_v7(handle: T.cudnnHandle_t, srcDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, destDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(returnedAlgoCount) && hostByteLength(returnedAlgoCount)! >= 4 && (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnedAlgoCount === 'number' && returnedAlgoCount >= 0 && Number.isSafeInteger(returnedAlgoCount)) && returnedAlgoCount !== null) rawCovers('cudnnGetConvolutionForwardAlgorithm_v7', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
@@ -148,7 +148,7 @@ let cudnnGetConvolutionForwardWorkspaceSize$: NativeFunction | undefined;
  * @param algo `cudnnConvolutionFwdAlgo_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionforwardworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionforwardworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionForwardWorkspaceSize(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, wDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, algo: T.cudnnConvolutionFwdAlgo_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetConvolutionForwardWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
@@ -159,7 +159,7 @@ let cudnnGetConvolutionGroupCount$: NativeFunction | undefined;
  * @param convDesc `cudnnConvolutionDescriptor_t`
  * @param groupCount `int *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutiongroupcount).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutiongroupcount).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t, groupCount: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(groupCount) && hostByteLength(groupCount)! >= 4 && (((groupCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (groupCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof groupCount === 'number' && groupCount >= 0 && Number.isSafeInteger(groupCount)) && groupCount !== null) rawCovers('cudnnGetConvolutionGroupCount', 'groupCount', groupCount, 4, 4);
@@ -170,7 +170,7 @@ let cudnnGetConvolutionMathType$: NativeFunction | undefined;
  * @param convDesc `cudnnConvolutionDescriptor_t`
  * @param mathType `cudnnMathType_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionmathtype).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionmathtype).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t, mathType: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(mathType) && hostByteLength(mathType)! >= 4 && (((mathType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mathType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mathType === 'number' && mathType >= 0 && Number.isSafeInteger(mathType)) && mathType !== null) rawCovers('cudnnGetConvolutionMathType', 'mathType', mathType, 4, 4);
@@ -187,7 +187,7 @@ let cudnnGetConvolutionNdDescriptor$: NativeFunction | undefined;
  * @param mode `cudnnConvolutionMode_t *`, out: a typed array of one element
  * @param computeType `cudnnDataType_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionnddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionnddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, arrayLengthRequested: number, arrayLength: T.Pointer, padA: T.Pointer, strideA: T.Pointer, dilationA: T.Pointer, mode: T.Pointer, computeType: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(arrayLength) && hostByteLength(arrayLength)! >= 4 && (((arrayLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (arrayLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof arrayLength === 'number' && arrayLength >= 0 && Number.isSafeInteger(arrayLength)) && arrayLength !== null) rawCovers('cudnnGetConvolutionNdDescriptor', 'arrayLength', arrayLength, 4, 4);
@@ -206,7 +206,7 @@ let cudnnGetConvolutionNdForwardOutputDim$: NativeFunction | undefined;
  * @param nbDims `int`
  * @param tensorOuputDimA `int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionndforwardoutputdim).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionndforwardoutputdim).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, nbDims: number, tensorOuputDimA: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(tensorOuputDimA) && hostByteLength(tensorOuputDimA)! >= 4 && (((tensorOuputDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (tensorOuputDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof tensorOuputDimA === 'number' && tensorOuputDimA >= 0 && Number.isSafeInteger(tensorOuputDimA)) && tensorOuputDimA !== null) rawCovers('cudnnGetConvolutionNdForwardOutputDim', 'tensorOuputDimA', tensorOuputDimA, 4, 4);
@@ -217,7 +217,7 @@ let cudnnGetConvolutionReorderType$: NativeFunction | undefined;
  * @param convDesc `cudnnConvolutionDescriptor_t`
  * @param reorderType `cudnnReorderType_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionreordertype).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionreordertype).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t, reorderType: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(reorderType) && hostByteLength(reorderType)! >= 4 && (((reorderType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (reorderType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof reorderType === 'number' && reorderType >= 0 && Number.isSafeInteger(reorderType)) && reorderType !== null) rawCovers('cudnnGetConvolutionReorderType', 'reorderType', reorderType, 4, 4);

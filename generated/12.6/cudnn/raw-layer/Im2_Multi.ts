@@ -15,7 +15,7 @@ let cudnnIm2Col$: NativeFunction | undefined;
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param colBuffer `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnim2col).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnim2col).
  * @deprecated The headers mark it deprecated. */
 export function cudnnIm2Col(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, colBuffer: T.Pointer): T.cudnnStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnIm2Col', 'x', x, true);
@@ -30,7 +30,7 @@ let cudnnInitTransformDest$: NativeFunction | undefined;
  * @param destDesc `cudnnTensorDescriptor_t`
  * @param destSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnninittransformdest).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnninittransformdest).
  * @deprecated The headers mark it deprecated. */
 export function cudnnInitTransformDest(transformDesc: T.cudnnTensorTransformDescriptor_t, srcDesc: T.cudnnTensorDescriptor_t, destDesc: T.cudnnTensorDescriptor_t, destSizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(destSizeInBytes) && hostByteLength(destSizeInBytes)! >= 8 && (((destSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (destSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof destSizeInBytes === 'number' && destSizeInBytes >= 0 && Number.isSafeInteger(destSizeInBytes)) && destSizeInBytes !== null) rawCovers('cudnnInitTransformDest', 'destSizeInBytes', destSizeInBytes, 8, 8);
@@ -52,7 +52,7 @@ let cudnnLRNCrossChannelBackward$: NativeFunction | undefined;
  * @param dxDesc `const cudnnTensorDescriptor_t`
  * @param dx `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnlrncrosschannelbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnlrncrosschannelbackward). */
 export function cudnnLRNCrossChannelBackward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnLRNCrossChannelBackward', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(y) || y instanceof ArrayBuffer) deviceArg('cudnnLRNCrossChannelBackward', 'y', y, true);
@@ -78,7 +78,7 @@ let cudnnLRNCrossChannelForward$: NativeFunction | undefined;
  * @param yDesc `const cudnnTensorDescriptor_t`
  * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnlrncrosschannelforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnlrncrosschannelforward). */
 export function cudnnLRNCrossChannelForward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnLRNCrossChannelForward', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnLRNCrossChannelForward', 'x', x, true);
@@ -95,7 +95,7 @@ let cudnnMakeFusedOpsPlan$: NativeFunction | undefined;
  * @param constPack `const cudnnFusedOpsConstParamPack_t`
  * @param workspaceSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnmakefusedopsplan).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnmakefusedopsplan).
  * @deprecated The headers mark it deprecated. */
 export function cudnnMakeFusedOpsPlan(handle: T.cudnnHandle_t, plan: T.cudnnFusedOpsPlan_t, constPack: T.cudnnFusedOpsConstParamPack_t, workspaceSizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(workspaceSizeInBytes) && hostByteLength(workspaceSizeInBytes)! >= 8 && (((workspaceSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workspaceSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workspaceSizeInBytes === 'number' && workspaceSizeInBytes >= 0 && Number.isSafeInteger(workspaceSizeInBytes)) && workspaceSizeInBytes !== null) rawCovers('cudnnMakeFusedOpsPlan', 'workspaceSizeInBytes', workspaceSizeInBytes, 8, 8);
@@ -127,7 +127,7 @@ let cudnnMultiHeadAttnBackwardData$: NativeFunction | undefined;
  * @param reserveSpaceSizeInBytes `size_t`
  * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnmultiheadattnbackwarddata).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnmultiheadattnbackwarddata).
  * @deprecated The headers mark it deprecated. */
 export function cudnnMultiHeadAttnBackwardData(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsDQDO: T.Pointer, devSeqLengthsDKDV: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t, dout: T.Pointer, dqDesc: T.cudnnSeqDataDescriptor_t, dqueries: T.Pointer, queries: T.Pointer, dkDesc: T.cudnnSeqDataDescriptor_t, dkeys: T.Pointer, keys: T.Pointer, dvDesc: T.cudnnSeqDataDescriptor_t, dvalues: T.Pointer, values: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(loWinIdx) && !(typeof loWinIdx === 'number' && loWinIdx >= 0 && Number.isSafeInteger(loWinIdx)) && loWinIdx !== null) rawCovers('cudnnMultiHeadAttnBackwardData', 'loWinIdx', loWinIdx, 0, 1);
@@ -169,7 +169,7 @@ let cudnnMultiHeadAttnBackwardWeights$: NativeFunction | undefined;
  * @param reserveSpaceSizeInBytes `size_t`
  * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnmultiheadattnbackwardweights).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnmultiheadattnbackwardweights).
  * @deprecated The headers mark it deprecated. */
 export function cudnnMultiHeadAttnBackwardWeights(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, addGrad: T.cudnnWgradMode_t, qDesc: T.cudnnSeqDataDescriptor_t, queries: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t, values: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t, dout: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, dweights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(queries) && !(typeof queries === 'number' && queries >= 0 && Number.isSafeInteger(queries)) && queries !== null) rawCovers('cudnnMultiHeadAttnBackwardWeights', 'queries', queries, 0, 1);
@@ -209,7 +209,7 @@ let cudnnMultiHeadAttnForward$: NativeFunction | undefined;
  * @param reserveSpaceSizeInBytes `size_t`
  * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnmultiheadattnforward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnmultiheadattnforward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnMultiHeadAttnForward(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, currIdx: number, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsQO: T.Pointer, devSeqLengthsKV: T.Pointer, qDesc: T.cudnnSeqDataDescriptor_t, queries: T.Pointer, residuals: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t, values: T.Pointer, oDesc: T.cudnnSeqDataDescriptor_t, out: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(loWinIdx) && !(typeof loWinIdx === 'number' && loWinIdx >= 0 && Number.isSafeInteger(loWinIdx)) && loWinIdx !== null) rawCovers('cudnnMultiHeadAttnForward', 'loWinIdx', loWinIdx, 0, 1);

@@ -42,7 +42,7 @@ let cudnnNormalizationBackward$: NativeFunction | undefined;
  * @param reserveSpaceSizeInBytes `size_t`
  * @param groupCnt `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnnormalizationbackward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnnormalizationbackward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnNormalizationBackward(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, xData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, yData: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dyData: T.Pointer, dzDesc: T.cudnnTensorDescriptor_t, dzData: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dxData: T.Pointer, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t, normScaleData: T.Pointer, normBiasData: T.Pointer, dNormScaleData: T.Pointer, dNormBiasData: T.Pointer, epsilon: number, normMeanVarDesc: T.cudnnTensorDescriptor_t, savedMean: T.Pointer, savedInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alphaDataDiff) && !(typeof alphaDataDiff === 'number' && alphaDataDiff >= 0 && Number.isSafeInteger(alphaDataDiff)) && alphaDataDiff !== null) rawCovers('cudnnNormalizationBackward', 'alphaDataDiff', alphaDataDiff, 0, 1);
@@ -97,7 +97,7 @@ let cudnnNormalizationForwardInference$: NativeFunction | undefined;
  * @param epsilon `double`
  * @param groupCnt `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnnormalizationforwardinference).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnnormalizationforwardinference).
  * @deprecated The headers mark it deprecated. */
 export function cudnnNormalizationForwardInference(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, normScaleBiasDesc: T.cudnnTensorDescriptor_t, normScale: T.Pointer, normBias: T.Pointer, normMeanVarDesc: T.cudnnTensorDescriptor_t, estimatedMean: T.Pointer, estimatedVariance: T.Pointer, zDesc: T.cudnnTensorDescriptor_t, z: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, epsilon: number, groupCnt: number): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnNormalizationForwardInference', 'alpha', alpha, 0, 1);
@@ -147,7 +147,7 @@ let cudnnNormalizationForwardTraining$: NativeFunction | undefined;
  * @param reserveSpaceSizeInBytes `size_t`
  * @param groupCnt `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnnormalizationforwardtraining).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnnormalizationforwardtraining).
  * @deprecated The headers mark it deprecated. */
 export function cudnnNormalizationForwardTraining(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, xData: T.Pointer, normScaleBiasDesc: T.cudnnTensorDescriptor_t, normScale: T.Pointer, normBias: T.Pointer, exponentialAverageFactor: number, normMeanVarDesc: T.cudnnTensorDescriptor_t, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, zDesc: T.cudnnTensorDescriptor_t, zData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, yData: T.Pointer, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnNormalizationForwardTraining', 'alpha', alpha, 0, 1);
@@ -187,7 +187,7 @@ let cudnnOpTensor$: NativeFunction | undefined;
  * @param cDesc `const cudnnTensorDescriptor_t`
  * @param C `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnoptensor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnoptensor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnOpTensor(handle: T.cudnnHandle_t, opTensorDesc: T.cudnnOpTensorDescriptor_t, alpha1: T.Pointer, aDesc: T.cudnnTensorDescriptor_t, A: T.Pointer, alpha2: T.Pointer, bDesc: T.cudnnTensorDescriptor_t, B: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, C: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha1) && !(typeof alpha1 === 'number' && alpha1 >= 0 && Number.isSafeInteger(alpha1)) && alpha1 !== null) rawCovers('cudnnOpTensor', 'alpha1', alpha1, 0, 1);
@@ -201,7 +201,7 @@ export function cudnnOpTensor(handle: T.cudnnHandle_t, opTensorDesc: T.cudnnOpTe
 let cudnnOpsVersionCheck$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnOpsVersionCheck(void)` · cudnn_ops.h · CUDA 12.6
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnopsversioncheck). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnopsversioncheck). */
 export function cudnnOpsVersionCheck(): T.cudnnStatus_t {
   return (cudnnOpsVersionCheck$ ??= binder.native('cudnnOpsVersionCheck'))();
 }
@@ -220,7 +220,7 @@ let cudnnPoolingBackward$: NativeFunction | undefined;
  * @param dxDesc `const cudnnTensorDescriptor_t`
  * @param dx `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnpoolingbackward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnpoolingbackward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnPoolingBackward(handle: T.cudnnHandle_t, poolingDesc: T.cudnnPoolingDescriptor_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnPoolingBackward', 'alpha', alpha, 0, 1);
@@ -246,7 +246,7 @@ let cudnnPoolingForward$: NativeFunction | undefined;
  * @param yDesc `const cudnnTensorDescriptor_t`
  * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnpoolingforward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnpoolingforward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnPoolingForward(handle: T.cudnnHandle_t, poolingDesc: T.cudnnPoolingDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnPoolingForward', 'alpha', alpha, 0, 1);
@@ -264,7 +264,7 @@ let cudnnQueryRuntimeError$: NativeFunction | undefined;
  * @param mode `cudnnErrQueryMode_t`
  * @param tag `cudnnRuntimeTag_t *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnqueryruntimeerror).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnqueryruntimeerror).
  * @deprecated The headers mark it deprecated. */
 export function cudnnQueryRuntimeError(handle: T.cudnnHandle_t, rstatus: T.Pointer, mode: T.cudnnErrQueryMode_t, tag: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(rstatus) && hostByteLength(rstatus)! >= 4 && (((rstatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rstatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof rstatus === 'number' && rstatus >= 0 && Number.isSafeInteger(rstatus)) && rstatus !== null) rawCovers('cudnnQueryRuntimeError', 'rstatus', rstatus, 4, 4);

@@ -31,7 +31,7 @@ let cudnnRNNBackwardData_v8$: NativeFunction | undefined;
  * @param reserveSpaceSize `size_t`
  * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnbackwarddata_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnrnnbackwarddata_v8). */
 export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, devSeqLengths: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, dy: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, dx: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, dhy: T.Pointer, dhx: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, cx: T.Pointer, dcy: T.Pointer, dcx: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(devSeqLengths) && !(typeof devSeqLengths === 'number' && devSeqLengths >= 0 && Number.isSafeInteger(devSeqLengths)) && devSeqLengths !== null) rawCovers('cudnnRNNBackwardData_v8', 'devSeqLengths', devSeqLengths, 0, 1);
   if (ArrayBuffer.isView(y) || y instanceof ArrayBuffer) deviceArg('cudnnRNNBackwardData_v8', 'y', y, true);
@@ -72,7 +72,7 @@ let cudnnRNNBackwardWeights_v8$: NativeFunction | undefined;
  * @param reserveSpaceSize `size_t`
  * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnbackwardweights_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnrnnbackwardweights_v8). */
 export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, addGrad: T.cudnnWgradMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, x: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, weightSpaceSize: T.Int64, dweightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(devSeqLengths) && !(typeof devSeqLengths === 'number' && devSeqLengths >= 0 && Number.isSafeInteger(devSeqLengths)) && devSeqLengths !== null) rawCovers('cudnnRNNBackwardWeights_v8', 'devSeqLengths', devSeqLengths, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnRNNBackwardWeights_v8', 'x', x, true);
@@ -110,7 +110,7 @@ let cudnnRNNForward$: NativeFunction | undefined;
  * @param reserveSpaceSize `size_t`
  * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnrnnforward). */
 export function cudnnRNNForward(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, fwdMode: T.cudnnForwardMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, x: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, hy: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, cx: T.Pointer, cy: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(devSeqLengths) && !(typeof devSeqLengths === 'number' && devSeqLengths >= 0 && Number.isSafeInteger(devSeqLengths)) && devSeqLengths !== null) rawCovers('cudnnRNNForward', 'devSeqLengths', devSeqLengths, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnRNNForward', 'x', x, true);
@@ -136,7 +136,7 @@ let cudnnRNNGetClip_v8$: NativeFunction | undefined;
  * @param lclip `double *`
  * @param rclip `double *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnngetclip_v8).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnrnngetclip_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.Pointer, clipNanOpt: T.Pointer, lclip: T.Pointer, rclip: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(clipMode) && hostByteLength(clipMode)! >= 4 && (((clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clipMode === 'number' && clipMode >= 0 && Number.isSafeInteger(clipMode)) && clipMode !== null) rawCovers('cudnnRNNGetClip_v8', 'clipMode', clipMode, 4, 4);
@@ -152,7 +152,7 @@ let cudnnRNNGetClip_v9$: NativeFunction | undefined;
  * @param lclip `double *`
  * @param rclip `double *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnngetclip_v9). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnrnngetclip_v9). */
 export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.Pointer, lclip: T.Pointer, rclip: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(clipMode) && hostByteLength(clipMode)! >= 4 && (((clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clipMode === 'number' && clipMode >= 0 && Number.isSafeInteger(clipMode)) && clipMode !== null) rawCovers('cudnnRNNGetClip_v9', 'clipMode', clipMode, 4, 4);
   if (!(ArrayBuffer.isView(lclip) && hostByteLength(lclip)! >= 8 && (((lclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof lclip === 'number' && lclip >= 0 && Number.isSafeInteger(lclip)) && lclip !== null) rawCovers('cudnnRNNGetClip_v9', 'lclip', lclip, 8, 8);
@@ -167,7 +167,7 @@ let cudnnRNNSetClip_v8$: NativeFunction | undefined;
  * @param lclip `double`
  * @param rclip `double`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnsetclip_v8).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnrnnsetclip_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.cudnnRNNClipMode_t, clipNanOpt: T.cudnnNanPropagation_t, lclip: number, rclip: number): T.cudnnStatus_t {
   return (cudnnRNNSetClip_v8$ ??= binder.native('cudnnRNNSetClip_v8'))(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
@@ -179,7 +179,7 @@ let cudnnRNNSetClip_v9$: NativeFunction | undefined;
  * @param lclip `double`
  * @param rclip `double`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnsetclip_v9). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnrnnsetclip_v9). */
 export function cudnnRNNSetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.cudnnRNNClipMode_t, lclip: number, rclip: number): T.cudnnStatus_t {
   return (cudnnRNNSetClip_v9$ ??= binder.native('cudnnRNNSetClip_v9'))(rnnDesc, clipMode, lclip, rclip);
 }
@@ -198,7 +198,7 @@ let cudnnReduceTensor$: NativeFunction | undefined;
  * @param cDesc `const cudnnTensorDescriptor_t`
  * @param C `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnreducetensor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnreducetensor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnReduceTensor(handle: T.cudnnHandle_t, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, indices: T.Pointer, indicesSizeInBytes: T.Int64, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, alpha: T.Pointer, aDesc: T.cudnnTensorDescriptor_t, A: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, C: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(indices) && !(typeof indices === 'number' && indices >= 0 && Number.isSafeInteger(indices)) && indices !== null) rawCovers('cudnnReduceTensor', 'indices', indices, 0, 1);

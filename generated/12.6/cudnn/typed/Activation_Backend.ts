@@ -22,7 +22,7 @@ let cudnnActivationBackward$: typeof cudnnActivationBackward | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param dxDesc in `const cudnnTensorDescriptor_t`.
  * @param dx in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnactivationbackward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnactivationbackward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnActivationBackward(handle: T.cudnnHandle_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, alpha: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null): void {
   return (cudnnActivationBackward$ ??= bind$cudnnActivationBackward())(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
@@ -59,7 +59,7 @@ let cudnnActivationForward$: typeof cudnnActivationForward | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param y in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnactivationforward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnactivationforward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnActivationForward(handle: T.cudnnHandle_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
   return (cudnnActivationForward$ ??= bind$cudnnActivationForward())(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
@@ -91,7 +91,7 @@ let cudnnAddTensor$: typeof cudnnAddTensor | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param cDesc in `const cudnnTensorDescriptor_t`.
  * @param C in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnaddtensor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnaddtensor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnAddTensor(handle: T.cudnnHandle_t | null, alpha: T.UntypedScalar, aDesc: T.cudnnTensorDescriptor_t | null, A: T.Pointer, beta: T.UntypedScalar, cDesc: T.cudnnTensorDescriptor_t | null, C: T.Pointer): void {
   return (cudnnAddTensor$ ??= bind$cudnnAddTensor())(handle, alpha, aDesc, A, beta, cDesc, C);
@@ -115,7 +115,7 @@ function bind$cudnnAddTensor(): typeof cudnnAddTensor {
 }
 let cudnnAdvVersionCheck$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnAdvVersionCheck(void)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnadvversioncheck). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnadvversioncheck). */
 export function cudnnAdvVersionCheck(): void {
   const status = (cudnnAdvVersionCheck$c ??= binder.native('cudnnAdvVersionCheck'))();
   if (status !== 0) throw fail('cudnnAdvVersionCheck', status);
@@ -124,7 +124,7 @@ let cudnnBackendCreateDescriptor$: typeof cudnnBackendCreateDescriptor | undefin
 /** `cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param descriptorType in `cudnnBackendDescriptorType_t`.
  * @returns the value of `descriptor`: out `cudnnBackendDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendcreatedescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnbackendcreatedescriptor). */
 export function cudnnBackendCreateDescriptor(descriptorType: T.cudnnBackendDescriptorType_t): number {
   return (cudnnBackendCreateDescriptor$ ??= bind$cudnnBackendCreateDescriptor())(descriptorType);
 }
@@ -149,7 +149,7 @@ function bind$cudnnBackendCreateDescriptor(): typeof cudnnBackendCreateDescripto
 let cudnnBackendDestroyDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param descriptor in/out `cudnnBackendDescriptor_t`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackenddestroydescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnbackenddestroydescriptor). */
 export function cudnnBackendDestroyDescriptor(descriptor: T.Pointer): void {
   pointerArg('cudnnBackendDestroyDescriptor', 'descriptor', descriptor, true);
   const status = (cudnnBackendDestroyDescriptor$c ??= binder.native('cudnnBackendDestroyDescriptor'))(descriptor);
@@ -160,7 +160,7 @@ let cudnnBackendExecute$c: NativeFunction | undefined;
  * @param handle in `cudnnHandle_t`.
  * @param executionPlan in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @param variantPack in/out `cudnnBackendDescriptor_t`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendexecute). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnbackendexecute). */
 export function cudnnBackendExecute(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBackendExecute', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnBackendExecute', 'executionPlan', executionPlan, true);
@@ -171,7 +171,7 @@ export function cudnnBackendExecute(handle: T.cudnnHandle_t | null, executionPla
 let cudnnBackendFinalize$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param descriptor in/out `cudnnBackendDescriptor_t`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendfinalize). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnbackendfinalize). */
 export function cudnnBackendFinalize(descriptor: T.Pointer): void {
   pointerArg('cudnnBackendFinalize', 'descriptor', descriptor, true);
   const status = (cudnnBackendFinalize$c ??= binder.native('cudnnBackendFinalize'))(descriptor);
@@ -185,7 +185,7 @@ let cudnnBackendGetAttribute$: typeof cudnnBackendGetAttribute | undefined;
  * @param requestedElementCount in `int64_t`: count of `arrayOfElements` in elements of `attributeType`.
  * @param arrayOfElements out `void *`: host memory, `requestedElementCount` elements of `attributeType`, or null.
  * @returns the value of `elementCount`: out `int64_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendgetattribute). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnbackendgetattribute). */
 export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, requestedElementCount: T.Int64, arrayOfElements: T.HostMemory | null): bigint {
   return (cudnnBackendGetAttribute$ ??= bind$cudnnBackendGetAttribute())(descriptor, attributeName, attributeType, requestedElementCount, arrayOfElements);
 }
@@ -209,7 +209,7 @@ function bind$cudnnBackendGetAttribute(): typeof cudnnBackendGetAttribute {
 let cudnnBackendInitialize$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param descriptor in/out `cudnnBackendDescriptor_t`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendinitialize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnbackendinitialize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBackendInitialize(descriptor: T.Pointer): void {
   pointerArg('cudnnBackendInitialize', 'descriptor', descriptor, true);
@@ -222,7 +222,7 @@ let cudnnBackendPopulateCudaGraph$c: NativeFunction | undefined;
  * @param executionPlan in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @param variantPack in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @param graph in `cudaGraph_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendpopulatecudagraph). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnbackendpopulatecudagraph). */
 export function cudnnBackendPopulateCudaGraph(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBackendPopulateCudaGraph', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnBackendPopulateCudaGraph', 'executionPlan', executionPlan, true);
@@ -238,7 +238,7 @@ let cudnnBackendSetAttribute$c: NativeFunction | undefined;
  * @param attributeType in `cudnnBackendAttributeType_t`: data type of `arrayOfElements`.
  * @param elementCount in `int64_t`: count of `arrayOfElements` in elements of `attributeType`.
  * @param arrayOfElements in `const void *`: host memory, `elementCount` elements of `attributeType`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendsetattribute). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnbackendsetattribute). */
 export function cudnnBackendSetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, elementCount: T.Int64, arrayOfElements: T.HostMemory | null): void {
   pointerArg('cudnnBackendSetAttribute', 'descriptor', descriptor, true);
   if (typeof attributeName !== 'number' || (attributeName | 0) !== attributeName) throw intError('cudnnBackendSetAttribute', 'attributeName', 'i32', attributeName);
@@ -254,7 +254,7 @@ let cudnnBackendUpdateCudaGraph$c: NativeFunction | undefined;
  * @param executionPlan in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @param variantPack in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @param graph in `cudaGraph_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendupdatecudagraph). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnbackendupdatecudagraph). */
 export function cudnnBackendUpdateCudaGraph(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBackendUpdateCudaGraph', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnBackendUpdateCudaGraph', 'executionPlan', executionPlan, true);

@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let cudnnCnnVersionCheck$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCnnVersionCheck(void)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncnnversioncheck). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnncnnversioncheck). */
 export function cudnnCnnVersionCheck(): void {
   const status = (cudnnCnnVersionCheck$c ??= binder.native('cudnnCnnVersionCheck'))();
   if (status !== 0) throw fail('cudnnCnnVersionCheck', status);
@@ -24,7 +24,7 @@ let cudnnConvolutionBackwardBias$: typeof cudnnConvolutionBackwardBias | undefin
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param dbDesc in `const cudnnTensorDescriptor_t`.
  * @param db in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbackwardbias).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnconvolutionbackwardbias).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBackwardBias(handle: T.cudnnHandle_t | null, alpha: T.UntypedScalar, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, beta: T.UntypedScalar, dbDesc: T.cudnnTensorDescriptor_t | null, db: T.Pointer): void {
   return (cudnnConvolutionBackwardBias$ ??= bind$cudnnConvolutionBackwardBias())(handle, alpha, dyDesc, dy, beta, dbDesc, db);
@@ -61,7 +61,7 @@ let cudnnConvolutionBackwardData$: typeof cudnnConvolutionBackwardData | undefin
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param dxDesc in `const cudnnTensorDescriptor_t`.
  * @param dx in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbackwarddata).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnconvolutionbackwarddata).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBackwardData(handle: T.cudnnHandle_t | null, alpha: T.UntypedScalar, wDesc: T.cudnnFilterDescriptor_t | null, w: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionBwdDataAlgo_t, workSpace: T.DeviceMemory | null, workSpaceSizeInBytes: T.Int64, beta: T.UntypedScalar, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null): void {
   return (cudnnConvolutionBackwardData$ ??= bind$cudnnConvolutionBackwardData())(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
@@ -104,7 +104,7 @@ let cudnnConvolutionBackwardFilter$: typeof cudnnConvolutionBackwardFilter | und
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param dwDesc in `const cudnnFilterDescriptor_t`.
  * @param dw in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbackwardfilter).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnconvolutionbackwardfilter).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBackwardFilter(handle: T.cudnnHandle_t | null, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionBwdFilterAlgo_t, workSpace: T.DeviceMemory | null, workSpaceSizeInBytes: T.Int64, beta: T.UntypedScalar, dwDesc: T.cudnnFilterDescriptor_t | null, dw: T.DeviceMemory | null): void {
   return (cudnnConvolutionBackwardFilter$ ??= bind$cudnnConvolutionBackwardFilter())(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
@@ -152,7 +152,7 @@ let cudnnConvolutionBiasActivationForward$: typeof cudnnConvolutionBiasActivatio
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param y in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbiasactivationforward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnconvolutionbiasactivationforward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionBiasActivationForward(handle: T.cudnnHandle_t | null, alpha1: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, wDesc: T.cudnnFilterDescriptor_t | null, w: T.DeviceMemory | null, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.DeviceMemory | null, workSpaceSizeInBytes: T.Int64, alpha2: T.UntypedScalar, zDesc: T.cudnnTensorDescriptor_t | null, z: T.DeviceMemory | null, biasDesc: T.cudnnTensorDescriptor_t | null, bias: T.DeviceMemory | null, activationDesc: T.cudnnActivationDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
   return (cudnnConvolutionBiasActivationForward$ ??= bind$cudnnConvolutionBiasActivationForward())(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
@@ -200,7 +200,7 @@ let cudnnConvolutionForward$: typeof cudnnConvolutionForward | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param y in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionforward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnconvolutionforward).
  * @see {@link cuda-ts/objects!Cudnn#convolutionForward | Cudnn.convolutionForward} (objects layer)
  * @deprecated The headers mark it deprecated. */
 export function cudnnConvolutionForward(handle: T.cudnnHandle_t | null, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, wDesc: T.cudnnFilterDescriptor_t | null, w: T.DeviceMemory | null, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.DeviceMemory | null, workSpaceSizeInBytes: T.Int64, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
@@ -232,7 +232,7 @@ function bind$cudnnConvolutionForward(): typeof cudnnConvolutionForward {
 let cudnnCreate$: typeof cudnnCreate | undefined;
 /** `cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cudnnHandle_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnncreate). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnncreate). */
 export function cudnnCreate(): T.cudnnHandle_t {
   return (cudnnCreate$ ??= bind$cudnnCreate())();
 }
@@ -256,7 +256,7 @@ function bind$cudnnCreate(): typeof cudnnCreate {
 let cudnnCreateActivationDescriptor$: typeof cudnnCreateActivationDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `activationDesc`: out `cudnnActivationDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreateactivationdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreateactivationdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateActivationDescriptor(): T.cudnnActivationDescriptor_t {
   return (cudnnCreateActivationDescriptor$ ??= bind$cudnnCreateActivationDescriptor())();
@@ -281,7 +281,7 @@ function bind$cudnnCreateActivationDescriptor(): typeof cudnnCreateActivationDes
 let cudnnCreateAttnDescriptor$: typeof cudnnCreateAttnDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `attnDesc`: out `cudnnAttnDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreateattndescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnncreateattndescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateAttnDescriptor(): T.cudnnAttnDescriptor_t {
   return (cudnnCreateAttnDescriptor$ ??= bind$cudnnCreateAttnDescriptor())();
@@ -306,7 +306,7 @@ function bind$cudnnCreateAttnDescriptor(): typeof cudnnCreateAttnDescriptor {
 let cudnnCreateCTCLossDescriptor$: typeof cudnnCreateCTCLossDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `ctcLossDesc`: out `cudnnCTCLossDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreatectclossdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnncreatectclossdescriptor). */
 export function cudnnCreateCTCLossDescriptor(): T.cudnnCTCLossDescriptor_t {
   return (cudnnCreateCTCLossDescriptor$ ??= bind$cudnnCreateCTCLossDescriptor())();
 }
@@ -330,7 +330,7 @@ function bind$cudnnCreateCTCLossDescriptor(): typeof cudnnCreateCTCLossDescripto
 let cudnnCreateConvolutionDescriptor$: typeof cudnnCreateConvolutionDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `convDesc`: out `cudnnConvolutionDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreateconvolutiondescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnncreateconvolutiondescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateConvolutionDescriptor(): T.cudnnConvolutionDescriptor_t {
   return (cudnnCreateConvolutionDescriptor$ ??= bind$cudnnCreateConvolutionDescriptor())();
@@ -355,7 +355,7 @@ function bind$cudnnCreateConvolutionDescriptor(): typeof cudnnCreateConvolutionD
 let cudnnCreateDropoutDescriptor$: typeof cudnnCreateDropoutDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `dropoutDesc`: out `cudnnDropoutDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatedropoutdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatedropoutdescriptor). */
 export function cudnnCreateDropoutDescriptor(): T.cudnnDropoutDescriptor_t {
   return (cudnnCreateDropoutDescriptor$ ??= bind$cudnnCreateDropoutDescriptor())();
 }
@@ -379,7 +379,7 @@ function bind$cudnnCreateDropoutDescriptor(): typeof cudnnCreateDropoutDescripto
 let cudnnCreateFilterDescriptor$: typeof cudnnCreateFilterDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `filterDesc`: out `cudnnFilterDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatefilterdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatefilterdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFilterDescriptor(): T.cudnnFilterDescriptor_t {
   return (cudnnCreateFilterDescriptor$ ??= bind$cudnnCreateFilterDescriptor())();
@@ -405,7 +405,7 @@ let cudnnCreateFusedOpsConstParamPack$: typeof cudnnCreateFusedOpsConstParamPack
 /** `cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ops in `cudnnFusedOps_t`.
  * @returns the value of `constPack`: out `cudnnFusedOpsConstParamPack_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreatefusedopsconstparampack).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnncreatefusedopsconstparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFusedOpsConstParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsConstParamPack_t {
   return (cudnnCreateFusedOpsConstParamPack$ ??= bind$cudnnCreateFusedOpsConstParamPack())(ops);
@@ -432,7 +432,7 @@ let cudnnCreateFusedOpsPlan$: typeof cudnnCreateFusedOpsPlan | undefined;
 /** `cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ops in `cudnnFusedOps_t`.
  * @returns the value of `plan`: out `cudnnFusedOpsPlan_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreatefusedopsplan).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnncreatefusedopsplan).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFusedOpsPlan(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsPlan_t {
   return (cudnnCreateFusedOpsPlan$ ??= bind$cudnnCreateFusedOpsPlan())(ops);
@@ -459,7 +459,7 @@ let cudnnCreateFusedOpsVariantParamPack$: typeof cudnnCreateFusedOpsVariantParam
 /** `cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ops in `cudnnFusedOps_t`.
  * @returns the value of `varPack`: out `cudnnFusedOpsVariantParamPack_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnncreatefusedopsvariantparampack).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnncreatefusedopsvariantparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateFusedOpsVariantParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsVariantParamPack_t {
   return (cudnnCreateFusedOpsVariantParamPack$ ??= bind$cudnnCreateFusedOpsVariantParamPack())(ops);
@@ -485,7 +485,7 @@ function bind$cudnnCreateFusedOpsVariantParamPack(): typeof cudnnCreateFusedOpsV
 let cudnnCreateLRNDescriptor$: typeof cudnnCreateLRNDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `normDesc`: out `cudnnLRNDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatelrndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatelrndescriptor). */
 export function cudnnCreateLRNDescriptor(): T.cudnnLRNDescriptor_t {
   return (cudnnCreateLRNDescriptor$ ??= bind$cudnnCreateLRNDescriptor())();
 }
@@ -509,7 +509,7 @@ function bind$cudnnCreateLRNDescriptor(): typeof cudnnCreateLRNDescriptor {
 let cudnnCreateOpTensorDescriptor$: typeof cudnnCreateOpTensorDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `opTensorDesc`: out `cudnnOpTensorDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreateoptensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreateoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateOpTensorDescriptor(): T.cudnnOpTensorDescriptor_t {
   return (cudnnCreateOpTensorDescriptor$ ??= bind$cudnnCreateOpTensorDescriptor())();
@@ -534,7 +534,7 @@ function bind$cudnnCreateOpTensorDescriptor(): typeof cudnnCreateOpTensorDescrip
 let cudnnCreatePoolingDescriptor$: typeof cudnnCreatePoolingDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `poolingDesc`: out `cudnnPoolingDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatepoolingdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatepoolingdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreatePoolingDescriptor(): T.cudnnPoolingDescriptor_t {
   return (cudnnCreatePoolingDescriptor$ ??= bind$cudnnCreatePoolingDescriptor())();
@@ -559,7 +559,7 @@ function bind$cudnnCreatePoolingDescriptor(): typeof cudnnCreatePoolingDescripto
 let cudnnCreateRNNDataDescriptor$: typeof cudnnCreateRNNDataDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `rnnDataDesc`: out `cudnnRNNDataDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreaternndatadescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnncreaternndatadescriptor). */
 export function cudnnCreateRNNDataDescriptor(): T.cudnnRNNDataDescriptor_t {
   return (cudnnCreateRNNDataDescriptor$ ??= bind$cudnnCreateRNNDataDescriptor())();
 }
@@ -583,7 +583,7 @@ function bind$cudnnCreateRNNDataDescriptor(): typeof cudnnCreateRNNDataDescripto
 let cudnnCreateRNNDescriptor$: typeof cudnnCreateRNNDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `rnnDesc`: out `cudnnRNNDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreaternndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnncreaternndescriptor). */
 export function cudnnCreateRNNDescriptor(): T.cudnnRNNDescriptor_t {
   return (cudnnCreateRNNDescriptor$ ??= bind$cudnnCreateRNNDescriptor())();
 }
@@ -607,7 +607,7 @@ function bind$cudnnCreateRNNDescriptor(): typeof cudnnCreateRNNDescriptor {
 let cudnnCreateReduceTensorDescriptor$: typeof cudnnCreateReduceTensorDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `reduceTensorDesc`: out `cudnnReduceTensorDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatereducetensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatereducetensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateReduceTensorDescriptor(): T.cudnnReduceTensorDescriptor_t {
   return (cudnnCreateReduceTensorDescriptor$ ??= bind$cudnnCreateReduceTensorDescriptor())();
@@ -632,7 +632,7 @@ function bind$cudnnCreateReduceTensorDescriptor(): typeof cudnnCreateReduceTenso
 let cudnnCreateSeqDataDescriptor$: typeof cudnnCreateSeqDataDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `seqDataDesc`: out `cudnnSeqDataDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnncreateseqdatadescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnncreateseqdatadescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateSeqDataDescriptor(): T.cudnnSeqDataDescriptor_t {
   return (cudnnCreateSeqDataDescriptor$ ??= bind$cudnnCreateSeqDataDescriptor())();
@@ -657,7 +657,7 @@ function bind$cudnnCreateSeqDataDescriptor(): typeof cudnnCreateSeqDataDescripto
 let cudnnCreateSpatialTransformerDescriptor$: typeof cudnnCreateSpatialTransformerDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `stDesc`: out `cudnnSpatialTransformerDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatespatialtransformerdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatespatialtransformerdescriptor). */
 export function cudnnCreateSpatialTransformerDescriptor(): T.cudnnSpatialTransformerDescriptor_t {
   return (cudnnCreateSpatialTransformerDescriptor$ ??= bind$cudnnCreateSpatialTransformerDescriptor())();
 }
@@ -681,7 +681,7 @@ function bind$cudnnCreateSpatialTransformerDescriptor(): typeof cudnnCreateSpati
 let cudnnCreateTensorDescriptor$: typeof cudnnCreateTensorDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `tensorDesc`: out `cudnnTensorDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatetensordescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatetensordescriptor). */
 export function cudnnCreateTensorDescriptor(): T.cudnnTensorDescriptor_t {
   return (cudnnCreateTensorDescriptor$ ??= bind$cudnnCreateTensorDescriptor())();
 }
@@ -705,7 +705,7 @@ function bind$cudnnCreateTensorDescriptor(): typeof cudnnCreateTensorDescriptor 
 let cudnnCreateTensorTransformDescriptor$: typeof cudnnCreateTensorTransformDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `transformDesc`: out `cudnnTensorTransformDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatetensortransformdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnncreatetensortransformdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnCreateTensorTransformDescriptor(): T.cudnnTensorTransformDescriptor_t {
   return (cudnnCreateTensorTransformDescriptor$ ??= bind$cudnnCreateTensorTransformDescriptor())();

@@ -13,7 +13,7 @@ let cudnnDeriveBNTensorDescriptor$c: NativeFunction | undefined;
  * @param derivedBnDesc in `cudnnTensorDescriptor_t`.
  * @param xDesc in `const cudnnTensorDescriptor_t`.
  * @param mode in `cudnnBatchNormMode_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnderivebntensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnderivebntensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDeriveBNTensorDescriptor(derivedBnDesc: T.cudnnTensorDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, mode: T.cudnnBatchNormMode_t): void {
   if (typeof derivedBnDesc !== 'number' || !(derivedBnDesc >= 0 && derivedBnDesc <= 9007199254740991) || Math.floor(derivedBnDesc) !== derivedBnDesc) derivedBnDesc = addressArg('cudnnDeriveBNTensorDescriptor', 'derivedBnDesc', derivedBnDesc, true) as typeof derivedBnDesc;
@@ -29,7 +29,7 @@ let cudnnDeriveNormTensorDescriptor$c: NativeFunction | undefined;
  * @param xDesc in `const cudnnTensorDescriptor_t`.
  * @param mode in `cudnnNormMode_t`.
  * @param groupCnt in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnderivenormtensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnderivenormtensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, derivedNormMeanVarDesc: T.cudnnTensorDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, mode: T.cudnnNormMode_t, groupCnt: number): void {
   if (typeof derivedNormScaleBiasDesc !== 'number' || !(derivedNormScaleBiasDesc >= 0 && derivedNormScaleBiasDesc <= 9007199254740991) || Math.floor(derivedNormScaleBiasDesc) !== derivedNormScaleBiasDesc) derivedNormScaleBiasDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'derivedNormScaleBiasDesc', derivedNormScaleBiasDesc, true) as typeof derivedNormScaleBiasDesc;
@@ -43,7 +43,7 @@ export function cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc: T.cudn
 let cudnnDestroy$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnndestroy). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnndestroy). */
 export function cudnnDestroy(handle: T.cudnnHandle_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDestroy', 'handle', handle, true) as typeof handle;
   const status = (cudnnDestroy$c ??= binder.native('cudnnDestroy'))(handle);
@@ -52,7 +52,7 @@ export function cudnnDestroy(handle: T.cudnnHandle_t | null): void {
 let cudnnDestroyActivationDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param activationDesc in `cudnnActivationDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroyactivationdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndestroyactivationdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null): void {
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnDestroyActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
@@ -62,7 +62,7 @@ export function cudnnDestroyActivationDescriptor(activationDesc: T.cudnnActivati
 let cudnnDestroyAttnDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param attnDesc in `cudnnAttnDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnndestroyattndescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnndestroyattndescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null): void {
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || Math.floor(attnDesc) !== attnDesc) attnDesc = addressArg('cudnnDestroyAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
@@ -72,7 +72,7 @@ export function cudnnDestroyAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | n
 let cudnnDestroyCTCLossDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnndestroyctclossdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnndestroyctclossdescriptor). */
 export function cudnnDestroyCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnDestroyCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   const status = (cudnnDestroyCTCLossDescriptor$c ??= binder.native('cudnnDestroyCTCLossDescriptor'))(ctcLossDesc);
@@ -81,7 +81,7 @@ export function cudnnDestroyCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescrip
 let cudnnDestroyConvolutionDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnndestroyconvolutiondescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnndestroyconvolutiondescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyConvolutionDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnDestroyConvolutionDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
@@ -91,7 +91,7 @@ export function cudnnDestroyConvolutionDescriptor(convDesc: T.cudnnConvolutionDe
 let cudnnDestroyDropoutDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroydropoutdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndestroydropoutdescriptor). */
 export function cudnnDestroyDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null): void {
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnDestroyDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
   const status = (cudnnDestroyDropoutDescriptor$c ??= binder.native('cudnnDestroyDropoutDescriptor'))(dropoutDesc);
@@ -100,7 +100,7 @@ export function cudnnDestroyDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescrip
 let cudnnDestroyFilterDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param filterDesc in `cudnnFilterDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroyfilterdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndestroyfilterdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFilterDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null): void {
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnDestroyFilterDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
@@ -110,7 +110,7 @@ export function cudnnDestroyFilterDescriptor(filterDesc: T.cudnnFilterDescriptor
 let cudnnDestroyFusedOpsConstParamPack$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param constPack in `cudnnFusedOpsConstParamPack_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnndestroyfusedopsconstparampack).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnndestroyfusedopsconstparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFusedOpsConstParamPack(constPack: T.cudnnFusedOpsConstParamPack_t | null): void {
   if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || Math.floor(constPack) !== constPack) constPack = addressArg('cudnnDestroyFusedOpsConstParamPack', 'constPack', constPack, true) as typeof constPack;
@@ -120,7 +120,7 @@ export function cudnnDestroyFusedOpsConstParamPack(constPack: T.cudnnFusedOpsCon
 let cudnnDestroyFusedOpsPlan$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cudnnFusedOpsPlan_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnndestroyfusedopsplan).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnndestroyfusedopsplan).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFusedOpsPlan(plan: T.cudnnFusedOpsPlan_t | null): void {
   if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || Math.floor(plan) !== plan) plan = addressArg('cudnnDestroyFusedOpsPlan', 'plan', plan, true) as typeof plan;
@@ -130,7 +130,7 @@ export function cudnnDestroyFusedOpsPlan(plan: T.cudnnFusedOpsPlan_t | null): vo
 let cudnnDestroyFusedOpsVariantParamPack$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param varPack in `cudnnFusedOpsVariantParamPack_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnndestroyfusedopsvariantparampack).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnndestroyfusedopsvariantparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFusedOpsVariantParamPack(varPack: T.cudnnFusedOpsVariantParamPack_t | null): void {
   if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || Math.floor(varPack) !== varPack) varPack = addressArg('cudnnDestroyFusedOpsVariantParamPack', 'varPack', varPack, true) as typeof varPack;
@@ -140,7 +140,7 @@ export function cudnnDestroyFusedOpsVariantParamPack(varPack: T.cudnnFusedOpsVar
 let cudnnDestroyLRNDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param lrnDesc in `cudnnLRNDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroylrndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndestroylrndescriptor). */
 export function cudnnDestroyLRNDescriptor(lrnDesc: T.cudnnLRNDescriptor_t | null): void {
   if (typeof lrnDesc !== 'number' || !(lrnDesc >= 0 && lrnDesc <= 9007199254740991) || Math.floor(lrnDesc) !== lrnDesc) lrnDesc = addressArg('cudnnDestroyLRNDescriptor', 'lrnDesc', lrnDesc, true) as typeof lrnDesc;
   const status = (cudnnDestroyLRNDescriptor$c ??= binder.native('cudnnDestroyLRNDescriptor'))(lrnDesc);
@@ -149,7 +149,7 @@ export function cudnnDestroyLRNDescriptor(lrnDesc: T.cudnnLRNDescriptor_t | null
 let cudnnDestroyOpTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param opTensorDesc in `cudnnOpTensorDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroyoptensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndestroyoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null): void {
   if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || Math.floor(opTensorDesc) !== opTensorDesc) opTensorDesc = addressArg('cudnnDestroyOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
@@ -159,7 +159,7 @@ export function cudnnDestroyOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDesc
 let cudnnDestroyPoolingDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param poolingDesc in `cudnnPoolingDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroypoolingdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndestroypoolingdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyPoolingDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnDestroyPoolingDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
@@ -169,7 +169,7 @@ export function cudnnDestroyPoolingDescriptor(poolingDesc: T.cudnnPoolingDescrip
 let cudnnDestroyRNNDataDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param rnnDataDesc in `cudnnRNNDataDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnndestroyrnndatadescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnndestroyrnndatadescriptor). */
 export function cudnnDestroyRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null): void {
   if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || Math.floor(rnnDataDesc) !== rnnDataDesc) rnnDataDesc = addressArg('cudnnDestroyRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
   const status = (cudnnDestroyRNNDataDescriptor$c ??= binder.native('cudnnDestroyRNNDataDescriptor'))(rnnDataDesc);
@@ -178,7 +178,7 @@ export function cudnnDestroyRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescrip
 let cudnnDestroyRNNDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param rnnDesc in `cudnnRNNDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnndestroyrnndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnndestroyrnndescriptor). */
 export function cudnnDestroyRNNDescriptor(rnnDesc: T.cudnnRNNDescriptor_t | null): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnDestroyRNNDescriptor', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   const status = (cudnnDestroyRNNDescriptor$c ??= binder.native('cudnnDestroyRNNDescriptor'))(rnnDesc);
@@ -187,7 +187,7 @@ export function cudnnDestroyRNNDescriptor(rnnDesc: T.cudnnRNNDescriptor_t | null
 let cudnnDestroyReduceTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param reduceTensorDesc in `cudnnReduceTensorDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroyreducetensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndestroyreducetensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null): void {
   if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || Math.floor(reduceTensorDesc) !== reduceTensorDesc) reduceTensorDesc = addressArg('cudnnDestroyReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
@@ -197,7 +197,7 @@ export function cudnnDestroyReduceTensorDescriptor(reduceTensorDesc: T.cudnnRedu
 let cudnnDestroySeqDataDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param seqDataDesc in `cudnnSeqDataDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnndestroyseqdatadescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnndestroyseqdatadescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroySeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null): void {
   if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || Math.floor(seqDataDesc) !== seqDataDesc) seqDataDesc = addressArg('cudnnDestroySeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
@@ -207,7 +207,7 @@ export function cudnnDestroySeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescrip
 let cudnnDestroySpatialTransformerDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param stDesc in `cudnnSpatialTransformerDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroyspatialtransformerdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndestroyspatialtransformerdescriptor). */
 export function cudnnDestroySpatialTransformerDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t | null): void {
   if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || Math.floor(stDesc) !== stDesc) stDesc = addressArg('cudnnDestroySpatialTransformerDescriptor', 'stDesc', stDesc, true) as typeof stDesc;
   const status = (cudnnDestroySpatialTransformerDescriptor$c ??= binder.native('cudnnDestroySpatialTransformerDescriptor'))(stDesc);
@@ -216,7 +216,7 @@ export function cudnnDestroySpatialTransformerDescriptor(stDesc: T.cudnnSpatialT
 let cudnnDestroyTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param tensorDesc in `cudnnTensorDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroytensordescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndestroytensordescriptor). */
 export function cudnnDestroyTensorDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnDestroyTensorDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   const status = (cudnnDestroyTensorDescriptor$c ??= binder.native('cudnnDestroyTensorDescriptor'))(tensorDesc);
@@ -225,7 +225,7 @@ export function cudnnDestroyTensorDescriptor(tensorDesc: T.cudnnTensorDescriptor
 let cudnnDestroyTensorTransformDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cudnnTensorTransformDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroytensortransformdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndestroytensortransformdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cudnnDestroyTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;

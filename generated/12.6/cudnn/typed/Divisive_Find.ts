@@ -24,7 +24,7 @@ let cudnnDivisiveNormalizationBackward$: typeof cudnnDivisiveNormalizationBackwa
  * @param dXdMeansDesc in `const cudnnTensorDescriptor_t`.
  * @param dx in/out `void *`: device memory.
  * @param dMeans in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndivisivenormalizationbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndivisivenormalizationbackward). */
 export function cudnnDivisiveNormalizationBackward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, mode: T.cudnnDivNormMode_t, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, means: T.Pointer, dy: T.DeviceMemory | null, temp: T.Pointer, temp2: T.Pointer, beta: T.UntypedScalar, dXdMeansDesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null, dMeans: T.Pointer): void {
   return (cudnnDivisiveNormalizationBackward$ ??= bind$cudnnDivisiveNormalizationBackward())(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
 }
@@ -66,7 +66,7 @@ let cudnnDivisiveNormalizationForward$: typeof cudnnDivisiveNormalizationForward
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param y in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndivisivenormalizationforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndivisivenormalizationforward). */
 export function cudnnDivisiveNormalizationForward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, mode: T.cudnnDivNormMode_t, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, means: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
   return (cudnnDivisiveNormalizationForward$ ??= bind$cudnnDivisiveNormalizationForward())(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
 }
@@ -102,7 +102,7 @@ let cudnnDropoutBackward$c: NativeFunction | undefined;
  * @param dx in/out `void *`: device memory.
  * @param reserveSpace in/out `void *`: device memory.
  * @param reserveSpaceSizeInBytes in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndropoutbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndropoutbackward). */
 export function cudnnDropoutBackward(handle: T.cudnnHandle_t | null, dropoutDesc: T.cudnnDropoutDescriptor_t | null, dydesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, dxdesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDropoutBackward', 'handle', handle, true) as typeof handle;
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnDropoutBackward', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
@@ -125,7 +125,7 @@ let cudnnDropoutForward$c: NativeFunction | undefined;
  * @param y in/out `void *`: device memory.
  * @param reserveSpace in/out `void *`: device memory.
  * @param reserveSpaceSizeInBytes in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndropoutforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndropoutforward). */
 export function cudnnDropoutForward(handle: T.cudnnHandle_t | null, dropoutDesc: T.cudnnDropoutDescriptor_t | null, xdesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, ydesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDropoutForward', 'handle', handle, true) as typeof handle;
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnDropoutForward', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
@@ -142,7 +142,7 @@ let cudnnDropoutGetReserveSpaceSize$: typeof cudnnDropoutGetReserveSpaceSize | u
 /** `cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param xdesc in `cudnnTensorDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndropoutgetreservespacesize). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndropoutgetreservespacesize). */
 export function cudnnDropoutGetReserveSpaceSize(xdesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnDropoutGetReserveSpaceSize$ ??= bind$cudnnDropoutGetReserveSpaceSize())(xdesc);
 }
@@ -168,7 +168,7 @@ let cudnnDropoutGetStatesSize$: typeof cudnnDropoutGetStatesSize | undefined;
 /** `cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndropoutgetstatessize). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnndropoutgetstatessize). */
 export function cudnnDropoutGetStatesSize(handle: T.cudnnHandle_t | null): number {
   return (cudnnDropoutGetStatesSize$ ??= bind$cudnnDropoutGetStatesSize())(handle);
 }
@@ -199,7 +199,7 @@ let cudnnFindConvolutionBackwardDataAlgorithm$: typeof cudnnFindConvolutionBackw
  * @param dxDesc in `const cudnnTensorDescriptor_t`.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionBwdDataAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwarddataalgorithm).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwarddataalgorithm).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionBackwardDataAlgorithm(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number): T.cudnnConvolutionBwdDataAlgoPerfStruct[] {
   return (cudnnFindConvolutionBackwardDataAlgorithm$ ??= bind$cudnnFindConvolutionBackwardDataAlgorithm())(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount);
@@ -237,7 +237,7 @@ let cudnnFindConvolutionBackwardDataAlgorithmEx$: typeof cudnnFindConvolutionBac
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionBwdDataAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwarddataalgorithmex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwarddataalgorithmex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionBackwardDataAlgorithmEx(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, w: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null, requestedAlgoCount: number, workSpace: T.DeviceMemory | null, workSpaceSizeInBytes: T.Int64): T.cudnnConvolutionBwdDataAlgoPerfStruct[] {
   return (cudnnFindConvolutionBackwardDataAlgorithmEx$ ??= bind$cudnnFindConvolutionBackwardDataAlgorithmEx())(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, workSpace, workSpaceSizeInBytes);
@@ -275,7 +275,7 @@ let cudnnFindConvolutionBackwardFilterAlgorithm$: typeof cudnnFindConvolutionBac
  * @param dwDesc in `const cudnnFilterDescriptor_t`.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionBwdFilterAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwardfilteralgorithm).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwardfilteralgorithm).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionBackwardFilterAlgorithm(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dwDesc: T.cudnnFilterDescriptor_t | null, requestedAlgoCount: number): T.cudnnConvolutionBwdFilterAlgoPerfStruct[] {
   return (cudnnFindConvolutionBackwardFilterAlgorithm$ ??= bind$cudnnFindConvolutionBackwardFilterAlgorithm())(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount);
@@ -313,7 +313,7 @@ let cudnnFindConvolutionBackwardFilterAlgorithmEx$: typeof cudnnFindConvolutionB
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionBwdFilterAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwardfilteralgorithmex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionbackwardfilteralgorithmex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dwDesc: T.cudnnFilterDescriptor_t | null, dw: T.DeviceMemory | null, requestedAlgoCount: number, workSpace: T.DeviceMemory | null, workSpaceSizeInBytes: T.Int64): T.cudnnConvolutionBwdFilterAlgoPerfStruct[] {
   return (cudnnFindConvolutionBackwardFilterAlgorithmEx$ ??= bind$cudnnFindConvolutionBackwardFilterAlgorithmEx())(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, workSpace, workSpaceSizeInBytes);
@@ -351,7 +351,7 @@ let cudnnFindConvolutionForwardAlgorithm$: typeof cudnnFindConvolutionForwardAlg
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionFwdAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionforwardalgorithm).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionforwardalgorithm).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionForwardAlgorithm(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number): T.cudnnConvolutionFwdAlgoPerfStruct[] {
   return (cudnnFindConvolutionForwardAlgorithm$ ??= bind$cudnnFindConvolutionForwardAlgorithm())(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount);
@@ -389,7 +389,7 @@ let cudnnFindConvolutionForwardAlgorithmEx$: typeof cudnnFindConvolutionForwardA
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionFwdAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfindconvolutionforwardalgorithmex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnfindconvolutionforwardalgorithmex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFindConvolutionForwardAlgorithmEx(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, wDesc: T.cudnnFilterDescriptor_t | null, w: T.DeviceMemory | null, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, requestedAlgoCount: number, workSpace: T.DeviceMemory | null, workSpaceSizeInBytes: T.Int64): T.cudnnConvolutionFwdAlgoPerfStruct[] {
   return (cudnnFindConvolutionForwardAlgorithmEx$ ??= bind$cudnnFindConvolutionForwardAlgorithmEx())(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, workSpace, workSpaceSizeInBytes);

@@ -12,7 +12,7 @@ let cudnnGetCallback$: typeof cudnnGetCallback | undefined;
 /** `cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param mask in/out `unsigned int *`: address or host buffer.
  * @returns `{ udata, fptr }`: `udata`: out `void **`; `fptr`: out `cudnnCallback_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetcallback). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnngetcallback). */
 export function cudnnGetCallback(mask: T.Pointer): { udata: number; fptr: number } {
   return (cudnnGetCallback$ ??= bind$cudnnGetCallback())(mask);
 }
@@ -34,7 +34,7 @@ let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$: typeof cudnnGetConvolutio
 /** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @returns the value of `count`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithmmaxcount).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithmmaxcount).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   return (cudnnGetConvolutionBackwardDataAlgorithmMaxCount$ ??= bind$cudnnGetConvolutionBackwardDataAlgorithmMaxCount())(handle);
@@ -61,7 +61,7 @@ let cudnnGetConvolutionBackwardDataAlgorithm_v7$: typeof cudnnGetConvolutionBack
  * @param gradDesc in `const cudnnTensorDescriptor_t`.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionBwdDataAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithm_v7).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataalgorithm_v7).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number): T.cudnnConvolutionBwdDataAlgoPerfStruct[] {
   return (cudnnGetConvolutionBackwardDataAlgorithm_v7$ ??= bind$cudnnGetConvolutionBackwardDataAlgorithm_v7())(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount);
@@ -94,7 +94,7 @@ let cudnnGetConvolutionBackwardDataWorkspaceSize$: typeof cudnnGetConvolutionBac
  * @param dxDesc in `const cudnnTensorDescriptor_t`.
  * @param algo in `cudnnConvolutionBwdDataAlgo_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwarddataworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardDataWorkspaceSize(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, algo: T.cudnnConvolutionBwdDataAlgo_t): number {
   return (cudnnGetConvolutionBackwardDataWorkspaceSize$ ??= bind$cudnnGetConvolutionBackwardDataWorkspaceSize())(handle, wDesc, dyDesc, convDesc, dxDesc, algo);
@@ -126,7 +126,7 @@ let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$: typeof cudnnGetConvolut
 /** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @returns the value of `count`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithmmaxcount).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithmmaxcount).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   return (cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$ ??= bind$cudnnGetConvolutionBackwardFilterAlgorithmMaxCount())(handle);
@@ -153,7 +153,7 @@ let cudnnGetConvolutionBackwardFilterAlgorithm_v7$: typeof cudnnGetConvolutionBa
  * @param gradDesc in `const cudnnFilterDescriptor_t`.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionBwdFilterAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithm_v7).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilteralgorithm_v7).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle: T.cudnnHandle_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnFilterDescriptor_t | null, requestedAlgoCount: number): T.cudnnConvolutionBwdFilterAlgoPerfStruct[] {
   return (cudnnGetConvolutionBackwardFilterAlgorithm_v7$ ??= bind$cudnnGetConvolutionBackwardFilterAlgorithm_v7())(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount);
@@ -186,7 +186,7 @@ let cudnnGetConvolutionBackwardFilterWorkspaceSize$: typeof cudnnGetConvolutionB
  * @param gradDesc in `const cudnnFilterDescriptor_t`.
  * @param algo in `cudnnConvolutionBwdFilterAlgo_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilterworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionbackwardfilterworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnFilterDescriptor_t | null, algo: T.cudnnConvolutionBwdFilterAlgo_t): number {
   return (cudnnGetConvolutionBackwardFilterWorkspaceSize$ ??= bind$cudnnGetConvolutionBackwardFilterWorkspaceSize())(handle, xDesc, dyDesc, convDesc, gradDesc, algo);
@@ -218,7 +218,7 @@ let cudnnGetConvolutionForwardAlgorithmMaxCount$: typeof cudnnGetConvolutionForw
 /** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @returns the value of `count`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithmmaxcount).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithmmaxcount).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionForwardAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   return (cudnnGetConvolutionForwardAlgorithmMaxCount$ ??= bind$cudnnGetConvolutionForwardAlgorithmMaxCount())(handle);
@@ -245,7 +245,7 @@ let cudnnGetConvolutionForwardAlgorithm_v7$: typeof cudnnGetConvolutionForwardAl
  * @param destDesc in `const cudnnTensorDescriptor_t`.
  * @param requestedAlgoCount in `const int`: capacity of `perfResults`.
  * @returns the value of `perfResults`: out array of `struct cudnnConvolutionFwdAlgoPerfStruct`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnedAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithm_v7).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionforwardalgorithm_v7).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionForwardAlgorithm_v7(handle: T.cudnnHandle_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, destDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number): T.cudnnConvolutionFwdAlgoPerfStruct[] {
   return (cudnnGetConvolutionForwardAlgorithm_v7$ ??= bind$cudnnGetConvolutionForwardAlgorithm_v7())(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount);
@@ -278,7 +278,7 @@ let cudnnGetConvolutionForwardWorkspaceSize$: typeof cudnnGetConvolutionForwardW
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param algo in `cudnnConvolutionFwdAlgo_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionforwardworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionforwardworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionForwardWorkspaceSize(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, algo: T.cudnnConvolutionFwdAlgo_t): number {
   return (cudnnGetConvolutionForwardWorkspaceSize$ ??= bind$cudnnGetConvolutionForwardWorkspaceSize())(handle, xDesc, wDesc, convDesc, yDesc, algo);
@@ -310,7 +310,7 @@ let cudnnGetConvolutionGroupCount$: typeof cudnnGetConvolutionGroupCount | undef
 /** `cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @returns the value of `groupCount`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutiongroupcount).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutiongroupcount).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t | null): number {
   return (cudnnGetConvolutionGroupCount$ ??= bind$cudnnGetConvolutionGroupCount())(convDesc);
@@ -332,7 +332,7 @@ let cudnnGetConvolutionMathType$: typeof cudnnGetConvolutionMathType | undefined
 /** `cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @returns the value of `mathType`: out `cudnnMathType_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionmathtype).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionmathtype).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t | null): T.cudnnMathType_t {
   return (cudnnGetConvolutionMathType$ ??= bind$cudnnGetConvolutionMathType())(convDesc);
@@ -359,7 +359,7 @@ let cudnnGetConvolutionNdDescriptor$: typeof cudnnGetConvolutionNdDescriptor | u
  * @param strideA in/out `int *`: address or host buffer.
  * @param dilationA in/out `int *`: address or host buffer.
  * @returns `{ mode, computeType }`: `mode`: out `cudnnConvolutionMode_t *`; `computeType`: out `cudnnDataType_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionnddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionnddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, arrayLengthRequested: number, arrayLength: T.Pointer, padA: T.Pointer, strideA: T.Pointer, dilationA: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
   return (cudnnGetConvolutionNdDescriptor$ ??= bind$cudnnGetConvolutionNdDescriptor())(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA);
@@ -390,7 +390,7 @@ let cudnnGetConvolutionNdForwardOutputDim$c: NativeFunction | undefined;
  * @param filterDesc in `const cudnnFilterDescriptor_t`.
  * @param nbDims in `int`.
  * @param tensorOuputDimA in/out `int *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionndforwardoutputdim).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionndforwardoutputdim).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, nbDims: number, tensorOuputDimA: T.Pointer): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'convDesc', convDesc, true) as typeof convDesc;
@@ -405,7 +405,7 @@ let cudnnGetConvolutionReorderType$: typeof cudnnGetConvolutionReorderType | und
 /** `cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @returns the value of `reorderType`: out `cudnnReorderType_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolutionreordertype).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetconvolutionreordertype).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t | null): T.cudnnReorderType_t {
   return (cudnnGetConvolutionReorderType$ ??= bind$cudnnGetConvolutionReorderType())(convDesc);

@@ -24,7 +24,7 @@ let cudnnGetFoldedConvBackwardDataDescriptors$c: NativeFunction | undefined;
  * @param diffPadTransDesc in `cudnnTensorTransformDescriptor_t`.
  * @param gradFoldTransDesc in `cudnnTensorTransformDescriptor_t`.
  * @param gradUnfoldTransDesc in `cudnnTensorTransformDescriptor_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetfoldedconvbackwarddatadescriptors).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetfoldedconvbackwarddatadescriptors).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnTensorDescriptor_t | null, transformFormat: T.cudnnTensorFormat_t, foldedFilterDesc: T.cudnnFilterDescriptor_t | null, paddedDiffDesc: T.cudnnTensorDescriptor_t | null, foldedConvDesc: T.cudnnConvolutionDescriptor_t | null, foldedGradDesc: T.cudnnTensorDescriptor_t | null, filterFoldTransDesc: T.cudnnTensorTransformDescriptor_t | null, diffPadTransDesc: T.cudnnTensorTransformDescriptor_t | null, gradFoldTransDesc: T.cudnnTensorTransformDescriptor_t | null, gradUnfoldTransDesc: T.cudnnTensorTransformDescriptor_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'handle', handle, true) as typeof handle;
@@ -50,7 +50,7 @@ let cudnnGetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
  * @param paramLabel in `cudnnFusedOpsConstParamLabel_t`.
  * @param param in/out `void *`: address or host buffer.
  * @param isNULL in/out `int *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetfusedopsconstparampackattribute).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetfusedopsconstparampackattribute).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t | null, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer, isNULL: T.Pointer): void {
   if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || Math.floor(constPack) !== constPack) constPack = addressArg('cudnnGetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
@@ -65,7 +65,7 @@ let cudnnGetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
  * @param varPack in `const cudnnFusedOpsVariantParamPack_t`.
  * @param paramLabel in `cudnnFusedOpsVariantParamLabel_t`.
  * @param ptr in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetfusedopsvariantparampackattribute).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnngetfusedopsvariantparampackattribute).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t | null, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
   if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || Math.floor(varPack) !== varPack) varPack = addressArg('cudnnGetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
@@ -81,7 +81,7 @@ let cudnnGetLRNDescriptor$c: NativeFunction | undefined;
  * @param lrnAlpha in/out `double *`: address or host buffer.
  * @param lrnBeta in/out `double *`: address or host buffer.
  * @param lrnK in/out `double *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetlrndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetlrndescriptor). */
 export function cudnnGetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, lrnN: T.Pointer, lrnAlpha: T.Pointer, lrnBeta: T.Pointer, lrnK: T.Pointer): void {
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || Math.floor(normDesc) !== normDesc) normDesc = addressArg('cudnnGetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
   pointerArg('cudnnGetLRNDescriptor', 'lrnN', lrnN, true);
@@ -96,7 +96,7 @@ let cudnnGetLastErrorString$c: NativeFunction | undefined;
  * @param message in/out `char *`: address or host buffer.
  * @param max_size in `size_t`.
  * @returns `void`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetlasterrorstring). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnngetlasterrorstring). */
 export function cudnnGetLastErrorString(message: T.Pointer, max_size: T.Int64): void {
   pointerArg('cudnnGetLastErrorString', 'message', message, true);
   if (typeof max_size !== 'number' || !(max_size >= 0 && max_size <= 9007199254740991) || Math.floor(max_size) !== max_size) int64Arg('cudnnGetLastErrorString', 'max_size', max_size, false);
@@ -106,7 +106,7 @@ export function cudnnGetLastErrorString(message: T.Pointer, max_size: T.Int64): 
 let cudnnGetMaxDeviceVersion$c: NativeFunction | undefined;
 /** `size_t cudnnGetMaxDeviceVersion(void)` · cudnn_graph.h · CUDA 12.6
  * @returns `size_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetmaxdeviceversion). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnngetmaxdeviceversion). */
 export function cudnnGetMaxDeviceVersion(): number {
   const result = (cudnnGetMaxDeviceVersion$c ??= binder.native('cudnnGetMaxDeviceVersion'))();
   return result;
@@ -116,7 +116,7 @@ let cudnnGetMultiHeadAttnBuffers$: typeof cudnnGetMultiHeadAttnBuffers | undefin
  * @param handle in `cudnnHandle_t`.
  * @param attnDesc in `const cudnnAttnDescriptor_t`.
  * @returns `{ weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes }`: `weightSizeInBytes`: out `size_t *`; `workSpaceSizeInBytes`: out `size_t *`: a size in bytes; `reserveSpaceSizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetmultiheadattnbuffers).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetmultiheadattnbuffers).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetMultiHeadAttnBuffers(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null): { weightSizeInBytes: number; workSpaceSizeInBytes: number; reserveSpaceSizeInBytes: number } {
   return (cudnnGetMultiHeadAttnBuffers$ ??= bind$cudnnGetMultiHeadAttnBuffers())(handle, attnDesc);
@@ -146,7 +146,7 @@ let cudnnGetMultiHeadAttnWeights$: typeof cudnnGetMultiHeadAttnWeights | undefin
  * @param weights in `const void *`: address or host buffer.
  * @param wDesc in `cudnnTensorDescriptor_t`.
  * @returns the value of `wAddr`: out `void **`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetmultiheadattnweights).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetmultiheadattnweights).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetMultiHeadAttnWeights(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, wKind: T.cudnnMultiHeadAttnWeightKind_t, weightSizeInBytes: T.Int64, weights: T.Pointer, wDesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnGetMultiHeadAttnWeights$ ??= bind$cudnnGetMultiHeadAttnWeights())(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc);

@@ -24,7 +24,7 @@ let cudnnGetNormalizationBackwardWorkspaceSize$: typeof cudnnGetNormalizationBac
  * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
  * @param groupCnt in `int`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetnormalizationbackwardworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetnormalizationbackwardworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   return (cudnnGetNormalizationBackwardWorkspaceSize$ ??= bind$cudnnGetNormalizationBackwardWorkspaceSize())(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt);
@@ -73,7 +73,7 @@ let cudnnGetNormalizationForwardTrainingWorkspaceSize$: typeof cudnnGetNormaliza
  * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
  * @param groupCnt in `int`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetnormalizationforwardtrainingworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetnormalizationforwardtrainingworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   return (cudnnGetNormalizationForwardTrainingWorkspaceSize$ ??= bind$cudnnGetNormalizationForwardTrainingWorkspaceSize())(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt);
@@ -116,7 +116,7 @@ let cudnnGetNormalizationTrainingReserveSpaceSize$: typeof cudnnGetNormalization
  * @param xDesc in `const cudnnTensorDescriptor_t`.
  * @param groupCnt in `int`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetnormalizationtrainingreservespacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetnormalizationtrainingreservespacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetNormalizationTrainingReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   return (cudnnGetNormalizationTrainingReserveSpaceSize$ ??= bind$cudnnGetNormalizationTrainingReserveSpaceSize())(handle, mode, normOps, algo, activationDesc, xDesc, groupCnt);
@@ -149,7 +149,7 @@ let cudnnGetOpTensorDescriptor$: typeof cudnnGetOpTensorDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param opTensorDesc in `const cudnnOpTensorDescriptor_t`.
  * @returns `{ opTensorOp, opTensorCompType, opTensorNanOpt }`: `opTensorOp`: out `cudnnOpTensorOp_t *`; `opTensorCompType`: out `cudnnDataType_t *`; `opTensorNanOpt`: out `cudnnNanPropagation_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetoptensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null): { opTensorOp: T.cudnnOpTensorOp_t; opTensorCompType: T.cudnnDataType_t; opTensorNanOpt: T.cudnnNanPropagation_t } {
   return (cudnnGetOpTensorDescriptor$ ??= bind$cudnnGetOpTensorDescriptor())(opTensorDesc);
@@ -179,7 +179,7 @@ let cudnnGetPooling2dDescriptor$: typeof cudnnGetPooling2dDescriptor | undefined
  * @param verticalStride in/out `int *`: address or host buffer.
  * @param horizontalStride in/out `int *`: address or host buffer.
  * @returns `{ mode, maxpoolingNanOpt }`: `mode`: out `cudnnPoolingMode_t *`; `maxpoolingNanOpt`: out `cudnnNanPropagation_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetpooling2ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetpooling2ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, windowHeight: T.Pointer, windowWidth: T.Pointer, verticalPadding: T.Pointer, horizontalPadding: T.Pointer, verticalStride: T.Pointer, horizontalStride: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
   return (cudnnGetPooling2dDescriptor$ ??= bind$cudnnGetPooling2dDescriptor())(poolingDesc, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
@@ -212,7 +212,7 @@ let cudnnGetPooling2dForwardOutputDim$c: NativeFunction | undefined;
  * @param c in/out `int *`: address or host buffer.
  * @param h in/out `int *`: address or host buffer.
  * @param w in/out `int *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetpooling2dforwardoutputdim).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetpooling2dforwardoutputdim).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.DeviceMemory | null): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnGetPooling2dForwardOutputDim', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
@@ -233,7 +233,7 @@ let cudnnGetPoolingNdDescriptor$: typeof cudnnGetPoolingNdDescriptor | undefined
  * @param paddingA in/out `int *`: address or host buffer.
  * @param strideA in/out `int *`: address or host buffer.
  * @returns `{ mode, maxpoolingNanOpt }`: `mode`: out `cudnnPoolingMode_t *`; `maxpoolingNanOpt`: out `cudnnNanPropagation_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetpoolingnddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetpoolingnddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
   return (cudnnGetPoolingNdDescriptor$ ??= bind$cudnnGetPoolingNdDescriptor())(poolingDesc, nbDimsRequested, nbDims, windowDimA, paddingA, strideA);
@@ -263,7 +263,7 @@ let cudnnGetPoolingNdForwardOutputDim$c: NativeFunction | undefined;
  * @param inputTensorDesc in `const cudnnTensorDescriptor_t`.
  * @param nbDims in `int`.
  * @param outputTensorDimA in/out `int *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetpoolingndforwardoutputdim).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetpoolingndforwardoutputdim).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetPoolingNdForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, nbDims: number, outputTensorDimA: T.Pointer): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnGetPoolingNdForwardOutputDim', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;

@@ -12,7 +12,7 @@ let cudnnGetProperty$: typeof cudnnGetProperty | undefined;
 /** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetproperty). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnngetproperty). */
 export function cudnnGetProperty(type: T.libraryPropertyType): number {
   return (cudnnGetProperty$ ??= bind$cudnnGetProperty())(type);
 }
@@ -37,7 +37,7 @@ let cudnnGetRNNDataDescriptor$: typeof cudnnGetRNNDataDescriptor | undefined;
  * @param seqLengthArray in/out `int *`: address or host buffer.
  * @param paddingFill in/out `void *`: address or host buffer.
  * @returns `{ dataType, layout, batchSize, vectorSize }`: `dataType`: out `cudnnDataType_t *`; `layout`: out `cudnnRNNDataLayout_t *`; `batchSize`: out `int *`; `vectorSize`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetrnndatadescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetrnndatadescriptor). */
 export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null, maxSeqLength: T.Pointer, arrayLengthRequested: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; layout: T.cudnnRNNDataLayout_t; batchSize: number; vectorSize: number } {
   return (cudnnGetRNNDataDescriptor$ ??= bind$cudnnGetRNNDataDescriptor())(rnnDataDesc, maxSeqLength, arrayLengthRequested, seqLengthArray, paddingFill);
 }
@@ -67,7 +67,7 @@ let cudnnGetRNNDescriptor_v8$: typeof cudnnGetRNNDescriptor_v8 | undefined;
  * @param numLayers in/out `int32_t *`: address or host buffer.
  * @param auxFlags in/out `uint32_t *`: address or host buffer.
  * @returns `{ algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, dropoutDesc }`: `algo`: out `cudnnRNNAlgo_t *`; `cellMode`: out `cudnnRNNMode_t *`; `biasMode`: out `cudnnRNNBiasMode_t *`; `dirMode`: out `cudnnDirectionMode_t *`; `inputMode`: out `cudnnRNNInputMode_t *`; `dataType`: out `cudnnDataType_t *`; `mathPrec`: out `cudnnDataType_t *`; `mathType`: out `cudnnMathType_t *`; `inputSize`: out `int32_t *`; `hiddenSize`: out `int32_t *`; `projSize`: out `int32_t *`; `dropoutDesc`: out `cudnnDropoutDescriptor_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetrnndescriptor_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetrnndescriptor_v8). */
 export function cudnnGetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, numLayers: T.Pointer, auxFlags: T.Pointer): { algo: T.cudnnRNNAlgo_t; cellMode: T.cudnnRNNMode_t; biasMode: T.cudnnRNNBiasMode_t; dirMode: T.cudnnDirectionMode_t; inputMode: T.cudnnRNNInputMode_t; dataType: T.cudnnDataType_t; mathPrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; inputSize: number; hiddenSize: number; projSize: number; dropoutDesc: T.cudnnDropoutDescriptor_t } {
   return (cudnnGetRNNDescriptor_v8$ ??= bind$cudnnGetRNNDescriptor_v8())(rnnDesc, numLayers, auxFlags);
 }
@@ -104,7 +104,7 @@ let cudnnGetRNNTempSpaceSizes$: typeof cudnnGetRNNTempSpaceSizes | undefined;
  * @param fwdMode in `cudnnForwardMode_t`.
  * @param xDesc in `cudnnRNNDataDescriptor_t`.
  * @returns `{ workSpaceSize, reserveSpaceSize }`: `workSpaceSize`: out `size_t *`; `reserveSpaceSize`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetrnntempspacesizes). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetrnntempspacesizes). */
 export function cudnnGetRNNTempSpaceSizes(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, fwdMode: T.cudnnForwardMode_t, xDesc: T.cudnnRNNDataDescriptor_t | null): { workSpaceSize: number; reserveSpaceSize: number } {
   return (cudnnGetRNNTempSpaceSizes$ ??= bind$cudnnGetRNNTempSpaceSizes())(handle, rnnDesc, fwdMode, xDesc);
 }
@@ -136,7 +136,7 @@ let cudnnGetRNNWeightParams$: typeof cudnnGetRNNWeightParams | undefined;
  * @param mDesc in `cudnnTensorDescriptor_t`.
  * @param bDesc in `cudnnTensorDescriptor_t`.
  * @returns `{ mAddr, bAddr }`: `mAddr`: out `void **`; `bAddr`: out `void **`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetrnnweightparams). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetrnnweightparams). */
 export function cudnnGetRNNWeightParams(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, pseudoLayer: number, weightSpaceSize: T.Int64, weightSpace: T.Pointer, linLayerID: number, mDesc: T.cudnnTensorDescriptor_t | null, bDesc: T.cudnnTensorDescriptor_t | null): { mAddr: number; bAddr: number } {
   return (cudnnGetRNNWeightParams$ ??= bind$cudnnGetRNNWeightParams())(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, bDesc);
 }
@@ -166,7 +166,7 @@ let cudnnGetRNNWeightSpaceSize$: typeof cudnnGetRNNWeightSpaceSize | undefined;
  * @param handle in `cudnnHandle_t`.
  * @param rnnDesc in `cudnnRNNDescriptor_t`.
  * @returns the value of `weightSpaceSize`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetrnnweightspacesize). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetrnnweightspacesize). */
 export function cudnnGetRNNWeightSpaceSize(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null): number {
   return (cudnnGetRNNWeightSpaceSize$ ??= bind$cudnnGetRNNWeightSpaceSize())(handle, rnnDesc);
 }
@@ -194,7 +194,7 @@ let cudnnGetReduceTensorDescriptor$: typeof cudnnGetReduceTensorDescriptor | und
  * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
  * @param reduceTensorIndices in/out `cudnnReduceTensorIndices_t *`: address or host buffer.
  * @returns `{ reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndicesType }`: `reduceTensorOp`: out `cudnnReduceTensorOp_t *`; `reduceTensorCompType`: out `cudnnDataType_t *`; `reduceTensorNanOpt`: out `cudnnNanPropagation_t *`; `reduceTensorIndicesType`: out `cudnnIndicesType_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetreducetensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetreducetensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, reduceTensorIndices: T.Pointer): { reduceTensorOp: T.cudnnReduceTensorOp_t; reduceTensorCompType: T.cudnnDataType_t; reduceTensorNanOpt: T.cudnnNanPropagation_t; reduceTensorIndicesType: T.cudnnIndicesType_t } {
   return (cudnnGetReduceTensorDescriptor$ ??= bind$cudnnGetReduceTensorDescriptor())(reduceTensorDesc, reduceTensorIndices);
@@ -223,7 +223,7 @@ let cudnnGetReductionIndicesSize$: typeof cudnnGetReductionIndicesSize | undefin
  * @param aDesc in `const cudnnTensorDescriptor_t`.
  * @param cDesc in `const cudnnTensorDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetreductionindicessize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetreductionindicessize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetReductionIndicesSize(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, aDesc: T.cudnnTensorDescriptor_t | null, cDesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnGetReductionIndicesSize$ ??= bind$cudnnGetReductionIndicesSize())(handle, reduceTensorDesc, aDesc, cDesc);
@@ -256,7 +256,7 @@ let cudnnGetReductionWorkspaceSize$: typeof cudnnGetReductionWorkspaceSize | und
  * @param aDesc in `const cudnnTensorDescriptor_t`.
  * @param cDesc in `const cudnnTensorDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetreductionworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngetreductionworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetReductionWorkspaceSize(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, aDesc: T.cudnnTensorDescriptor_t | null, cDesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnGetReductionWorkspaceSize$ ??= bind$cudnnGetReductionWorkspaceSize())(handle, reduceTensorDesc, aDesc, cDesc);

@@ -19,7 +19,7 @@ let cudnnGetSeqDataDescriptor$: typeof cudnnGetSeqDataDescriptor | undefined;
  * @param seqLengthArray in/out `int *`: address or host buffer.
  * @param paddingFill in/out `void *`: address or host buffer.
  * @returns `{ dataType, seqLengthArraySize }`: `dataType`: out `cudnnDataType_t *`; `seqLengthArraySize`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetseqdatadescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnngetseqdatadescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null, nbDims: T.Pointer, nbDimsRequested: number, dimA: T.Pointer, axes: T.Pointer, seqLengthSizeRequested: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; seqLengthArraySize: number } {
   return (cudnnGetSeqDataDescriptor$ ??= bind$cudnnGetSeqDataDescriptor())(seqDataDesc, nbDims, nbDimsRequested, dimA, axes, seqLengthSizeRequested, seqLengthArray, paddingFill);
@@ -49,7 +49,7 @@ let cudnnGetStream$: typeof cudnnGetStream | undefined;
 /** `cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @returns the value of `streamId`: out `cudaStream_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetstream). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnngetstream). */
 export function cudnnGetStream(handle: T.cudnnHandle_t | null): T.cudaStream_t {
   return (cudnnGetStream$ ??= bind$cudnnGetStream())(handle);
 }
@@ -83,7 +83,7 @@ let cudnnGetTensor4dDescriptor$: typeof cudnnGetTensor4dDescriptor | undefined;
  * @param hStride in/out `int *`: address or host buffer.
  * @param wStride in/out `int *`: address or host buffer.
  * @returns the value of `dataType`: out `cudnnDataType_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngettensor4ddescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngettensor4ddescriptor). */
 export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.DeviceMemory | null, nStride: T.Pointer, cStride: T.Pointer, hStride: T.Pointer, wStride: T.Pointer): T.cudnnDataType_t {
   return (cudnnGetTensor4dDescriptor$ ??= bind$cudnnGetTensor4dDescriptor())(tensorDesc, n_, c, h, w, nStride, cStride, hStride, wStride);
 }
@@ -116,7 +116,7 @@ let cudnnGetTensorNdDescriptor$: typeof cudnnGetTensorNdDescriptor | undefined;
  * @param dimA in/out `int *`: address or host buffer.
  * @param strideA in/out `int *`: address or host buffer.
  * @returns the value of `dataType`: out `cudnnDataType_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngettensornddescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngettensornddescriptor). */
 export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, dimA: T.Pointer, strideA: T.Pointer): T.cudnnDataType_t {
   return (cudnnGetTensorNdDescriptor$ ??= bind$cudnnGetTensorNdDescriptor())(tensorDesc, nbDimsRequested, nbDims, dimA, strideA);
 }
@@ -141,7 +141,7 @@ let cudnnGetTensorSizeInBytes$: typeof cudnnGetTensorSizeInBytes | undefined;
 /** `cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param tensorDesc in `const cudnnTensorDescriptor_t`.
  * @returns the value of `size`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngettensorsizeinbytes). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngettensorsizeinbytes). */
 export function cudnnGetTensorSizeInBytes(tensorDesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnGetTensorSizeInBytes$ ??= bind$cudnnGetTensorSizeInBytes())(tensorDesc);
 }
@@ -171,7 +171,7 @@ let cudnnGetTensorTransformDescriptor$: typeof cudnnGetTensorTransformDescriptor
  * @param padAfterA in/out `int32_t *`: address or host buffer.
  * @param foldA in/out `uint32_t *`: address or host buffer.
  * @returns `{ destFormat, direction }`: `destFormat`: out `cudnnTensorFormat_t *`; `direction`: out `cudnnFoldingDirection_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngettensortransformdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnngettensortransformdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null, nbDimsRequested: number, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer): { destFormat: T.cudnnTensorFormat_t; direction: T.cudnnFoldingDirection_t } {
   return (cudnnGetTensorTransformDescriptor$ ??= bind$cudnnGetTensorTransformDescriptor())(transformDesc, nbDimsRequested, padBeforeA, padAfterA, foldA);
@@ -197,14 +197,14 @@ function bind$cudnnGetTensorTransformDescriptor(): typeof cudnnGetTensorTransfor
 let cudnnGetVersion$c: NativeFunction | undefined;
 /** `size_t cudnnGetVersion(void)` · cudnn_graph.h · CUDA 12.6
  * @returns `size_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetversion). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnngetversion). */
 export function cudnnGetVersion(): number {
   const result = (cudnnGetVersion$c ??= binder.native('cudnnGetVersion'))();
   return result;
 }
 let cudnnGraphVersionCheck$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGraphVersionCheck(void)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngraphversioncheck). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnngraphversioncheck). */
 export function cudnnGraphVersionCheck(): void {
   const status = (cudnnGraphVersionCheck$c ??= binder.native('cudnnGraphVersionCheck'))();
   if (status !== 0) throw fail('cudnnGraphVersionCheck', status);

@@ -16,7 +16,7 @@ let cudnnIm2Col$c: NativeFunction | undefined;
  * @param wDesc in `const cudnnFilterDescriptor_t`.
  * @param convDesc in `const cudnnConvolutionDescriptor_t`.
  * @param colBuffer in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnim2col).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnim2col).
  * @deprecated The headers mark it deprecated. */
 export function cudnnIm2Col(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, colBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnIm2Col', 'handle', handle, true) as typeof handle;
@@ -34,7 +34,7 @@ let cudnnInitTransformDest$: typeof cudnnInitTransformDest | undefined;
  * @param srcDesc in `const cudnnTensorDescriptor_t`.
  * @param destDesc in `cudnnTensorDescriptor_t`.
  * @returns the value of `destSizeInBytes`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnninittransformdest).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnninittransformdest).
  * @deprecated The headers mark it deprecated. */
 export function cudnnInitTransformDest(transformDesc: T.cudnnTensorTransformDescriptor_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, destDesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnInitTransformDest$ ??= bind$cudnnInitTransformDest())(transformDesc, srcDesc, destDesc);
@@ -74,7 +74,7 @@ let cudnnLRNCrossChannelBackward$: typeof cudnnLRNCrossChannelBackward | undefin
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param dxDesc in `const cudnnTensorDescriptor_t`.
  * @param dx in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnlrncrosschannelbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnlrncrosschannelbackward). */
 export function cudnnLRNCrossChannelBackward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, lrnMode: T.cudnnLRNMode_t, alpha: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null): void {
   return (cudnnLRNCrossChannelBackward$ ??= bind$cudnnLRNCrossChannelBackward())(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
 }
@@ -112,7 +112,7 @@ let cudnnLRNCrossChannelForward$: typeof cudnnLRNCrossChannelForward | undefined
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param y in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnlrncrosschannelforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnlrncrosschannelforward). */
 export function cudnnLRNCrossChannelForward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, lrnMode: T.cudnnLRNMode_t, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
   return (cudnnLRNCrossChannelForward$ ??= bind$cudnnLRNCrossChannelForward())(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
 }
@@ -141,7 +141,7 @@ let cudnnMakeFusedOpsPlan$: typeof cudnnMakeFusedOpsPlan | undefined;
  * @param plan in `cudnnFusedOpsPlan_t`.
  * @param constPack in `const cudnnFusedOpsConstParamPack_t`.
  * @returns the value of `workspaceSizeInBytes`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnmakefusedopsplan).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnmakefusedopsplan).
  * @deprecated The headers mark it deprecated. */
 export function cudnnMakeFusedOpsPlan(handle: T.cudnnHandle_t | null, plan: T.cudnnFusedOpsPlan_t | null, constPack: T.cudnnFusedOpsConstParamPack_t | null): number {
   return (cudnnMakeFusedOpsPlan$ ??= bind$cudnnMakeFusedOpsPlan())(handle, plan, constPack);
@@ -191,7 +191,7 @@ let cudnnMultiHeadAttnBackwardData$c: NativeFunction | undefined;
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param reserveSpaceSizeInBytes in `size_t`.
  * @param reserveSpace in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnmultiheadattnbackwarddata).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnmultiheadattnbackwarddata).
  * @deprecated The headers mark it deprecated. */
 export function cudnnMultiHeadAttnBackwardData(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsDQDO: T.Pointer, devSeqLengthsDKDV: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t | null, dout: T.Pointer, dqDesc: T.cudnnSeqDataDescriptor_t | null, dqueries: T.Pointer, queries: T.Pointer, dkDesc: T.cudnnSeqDataDescriptor_t | null, dkeys: T.Pointer, keys: T.Pointer, dvDesc: T.cudnnSeqDataDescriptor_t | null, dvalues: T.Pointer, values: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnMultiHeadAttnBackwardData', 'handle', handle, true) as typeof handle;
@@ -240,7 +240,7 @@ let cudnnMultiHeadAttnBackwardWeights$c: NativeFunction | undefined;
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param reserveSpaceSizeInBytes in `size_t`.
  * @param reserveSpace in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnmultiheadattnbackwardweights).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnmultiheadattnbackwardweights).
  * @deprecated The headers mark it deprecated. */
 export function cudnnMultiHeadAttnBackwardWeights(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, addGrad: T.cudnnWgradMode_t, qDesc: T.cudnnSeqDataDescriptor_t | null, queries: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t | null, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t | null, values: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t | null, dout: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, dweights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnMultiHeadAttnBackwardWeights', 'handle', handle, true) as typeof handle;
@@ -288,7 +288,7 @@ let cudnnMultiHeadAttnForward$c: NativeFunction | undefined;
  * @param workSpace in/out `void *`: device memory, `workSpaceSizeInBytes` bytes, or null.
  * @param reserveSpaceSizeInBytes in `size_t`.
  * @param reserveSpace in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnmultiheadattnforward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnmultiheadattnforward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnMultiHeadAttnForward(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, currIdx: number, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsQO: T.Pointer, devSeqLengthsKV: T.Pointer, qDesc: T.cudnnSeqDataDescriptor_t | null, queries: T.Pointer, residuals: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t | null, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t | null, values: T.Pointer, oDesc: T.cudnnSeqDataDescriptor_t | null, out: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnMultiHeadAttnForward', 'handle', handle, true) as typeof handle;

@@ -43,7 +43,7 @@ let cudnnNormalizationBackward$: typeof cudnnNormalizationBackward | undefined;
  * @param reserveSpace in/out `void *`: device memory.
  * @param reserveSpaceSizeInBytes in `size_t`.
  * @param groupCnt in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnnormalizationbackward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnnormalizationbackward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnNormalizationBackward(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alphaDataDiff: T.UntypedScalar, betaDataDiff: T.UntypedScalar, alphaParamDiff: T.UntypedScalar, betaParamDiff: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.DeviceMemory | null, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dyData: T.DeviceMemory | null, dzDesc: T.cudnnTensorDescriptor_t | null, dzData: T.DeviceMemory | null, dxDesc: T.cudnnTensorDescriptor_t | null, dxData: T.DeviceMemory | null, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScaleData: T.Pointer, normBiasData: T.Pointer, dNormScaleData: T.Pointer, dNormBiasData: T.Pointer, epsilon: number, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, savedMean: T.DeviceMemory | null, savedInvVariance: T.DeviceMemory | null, activationDesc: T.cudnnActivationDescriptor_t | null, workSpace: T.DeviceMemory | null, workSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
   return (cudnnNormalizationBackward$ ??= bind$cudnnNormalizationBackward())(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
@@ -114,7 +114,7 @@ let cudnnNormalizationForwardInference$: typeof cudnnNormalizationForwardInferen
  * @param y in/out `void *`: device memory.
  * @param epsilon in `double`.
  * @param groupCnt in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnnormalizationforwardinference).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnnormalizationforwardinference).
  * @deprecated The headers mark it deprecated. */
 export function cudnnNormalizationForwardInference(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.UntypedScalar, beta: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScale: T.Pointer, normBias: T.Pointer, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, estimatedMean: T.DeviceMemory | null, estimatedVariance: T.DeviceMemory | null, zDesc: T.cudnnTensorDescriptor_t | null, z: T.DeviceMemory | null, activationDesc: T.cudnnActivationDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, epsilon: number, groupCnt: number): void {
   return (cudnnNormalizationForwardInference$ ??= bind$cudnnNormalizationForwardInference())(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
@@ -180,7 +180,7 @@ let cudnnNormalizationForwardTraining$: typeof cudnnNormalizationForwardTraining
  * @param reserveSpace in/out `void *`: device memory.
  * @param reserveSpaceSizeInBytes in `size_t`.
  * @param groupCnt in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnnormalizationforwardtraining).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnnormalizationforwardtraining).
  * @deprecated The headers mark it deprecated. */
 export function cudnnNormalizationForwardTraining(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.UntypedScalar, beta: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.DeviceMemory | null, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScale: T.Pointer, normBias: T.Pointer, exponentialAverageFactor: number, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, resultRunningMean: T.DeviceMemory | null, resultRunningVariance: T.DeviceMemory | null, epsilon: number, resultSaveMean: T.DeviceMemory | null, resultSaveInvVariance: T.DeviceMemory | null, activationDesc: T.cudnnActivationDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, zData: T.DeviceMemory | null, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.DeviceMemory | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
   return (cudnnNormalizationForwardTraining$ ??= bind$cudnnNormalizationForwardTraining())(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
@@ -236,7 +236,7 @@ let cudnnOpTensor$: typeof cudnnOpTensor | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param cDesc in `const cudnnTensorDescriptor_t`.
  * @param C in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnoptensor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnoptensor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnOpTensor(handle: T.cudnnHandle_t | null, opTensorDesc: T.cudnnOpTensorDescriptor_t | null, alpha1: T.UntypedScalar, aDesc: T.cudnnTensorDescriptor_t | null, A: T.Pointer, alpha2: T.UntypedScalar, bDesc: T.cudnnTensorDescriptor_t | null, B: T.Pointer, beta: T.UntypedScalar, cDesc: T.cudnnTensorDescriptor_t | null, C: T.Pointer): void {
   return (cudnnOpTensor$ ??= bind$cudnnOpTensor())(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
@@ -264,7 +264,7 @@ function bind$cudnnOpTensor(): typeof cudnnOpTensor {
 }
 let cudnnOpsVersionCheck$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnOpsVersionCheck(void)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnopsversioncheck). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnopsversioncheck). */
 export function cudnnOpsVersionCheck(): void {
   const status = (cudnnOpsVersionCheck$c ??= binder.native('cudnnOpsVersionCheck'))();
   if (status !== 0) throw fail('cudnnOpsVersionCheck', status);
@@ -283,7 +283,7 @@ let cudnnPoolingBackward$: typeof cudnnPoolingBackward | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param dxDesc in `const cudnnTensorDescriptor_t`.
  * @param dx in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnpoolingbackward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnpoolingbackward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnPoolingBackward(handle: T.cudnnHandle_t | null, poolingDesc: T.cudnnPoolingDescriptor_t | null, alpha: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null): void {
   return (cudnnPoolingBackward$ ??= bind$cudnnPoolingBackward())(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
@@ -320,7 +320,7 @@ let cudnnPoolingForward$: typeof cudnnPoolingForward | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param y in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnpoolingforward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnpoolingforward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnPoolingForward(handle: T.cudnnHandle_t | null, poolingDesc: T.cudnnPoolingDescriptor_t | null, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
   return (cudnnPoolingForward$ ??= bind$cudnnPoolingForward())(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
@@ -349,7 +349,7 @@ let cudnnQueryRuntimeError$: typeof cudnnQueryRuntimeError | undefined;
  * @param mode in `cudnnErrQueryMode_t`.
  * @param tag in/out `cudnnRuntimeTag_t *`: address or host buffer.
  * @returns the value of `rstatus`: out `cudnnStatus_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnqueryruntimeerror).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnqueryruntimeerror).
  * @deprecated The headers mark it deprecated. */
 export function cudnnQueryRuntimeError(handle: T.cudnnHandle_t | null, mode: T.cudnnErrQueryMode_t, tag: T.Pointer): T.cudnnStatus_t {
   return (cudnnQueryRuntimeError$ ??= bind$cudnnQueryRuntimeError())(handle, mode, tag);

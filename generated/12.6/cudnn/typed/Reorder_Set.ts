@@ -18,7 +18,7 @@ let cudnnReorderFilterAndBias$c: NativeFunction | undefined;
  * @param reorderBias in `int`.
  * @param biasData in `const void *`: address or host buffer.
  * @param reorderedBiasData in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnreorderfilterandbias).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnreorderfilterandbias).
  * @deprecated The headers mark it deprecated. */
 export function cudnnReorderFilterAndBias(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, reorderType: T.cudnnReorderType_t, filterData: T.Pointer, reorderedFilterData: T.Pointer, reorderBias: number, biasData: T.Pointer, reorderedBiasData: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnReorderFilterAndBias', 'handle', handle, true) as typeof handle;
@@ -40,7 +40,7 @@ let cudnnRestoreDropoutDescriptor$c: NativeFunction | undefined;
  * @param states in/out `void *`: address or host buffer.
  * @param stateSizeInBytes in `size_t`.
  * @param seed in `unsigned long long`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnrestoredropoutdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnrestoredropoutdescriptor). */
 export function cudnnRestoreDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnRestoreDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnRestoreDropoutDescriptor', 'handle', handle, true) as typeof handle;
@@ -57,7 +57,7 @@ let cudnnScaleTensor$: typeof cudnnScaleTensor | undefined;
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param y in/out `void *`: device memory.
  * @param alpha in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnscaletensor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnscaletensor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnScaleTensor(handle: T.cudnnHandle_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, alpha: T.UntypedScalar): void {
   return (cudnnScaleTensor$ ??= bind$cudnnScaleTensor())(handle, yDesc, y, alpha);
@@ -82,7 +82,7 @@ let cudnnSetActivationDescriptor$c: NativeFunction | undefined;
  * @param mode in `cudnnActivationMode_t`.
  * @param reluNanOpt in `cudnnNanPropagation_t`.
  * @param coef in `double`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetactivationdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsetactivationdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null, mode: T.cudnnActivationMode_t, reluNanOpt: T.cudnnNanPropagation_t, coef: number): void {
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnSetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
@@ -96,7 +96,7 @@ let cudnnSetActivationDescriptorSwishBeta$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param activationDesc in `cudnnActivationDescriptor_t`.
  * @param swish_beta in `double`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetactivationdescriptorswishbeta).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsetactivationdescriptorswishbeta).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t | null, swish_beta: number): void {
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnSetActivationDescriptorSwishBeta', 'activationDesc', activationDesc, true) as typeof activationDesc;
@@ -126,7 +126,7 @@ let cudnnSetAttnDescriptor$c: NativeFunction | undefined;
  * @param kvMaxSeqLength in `int`.
  * @param maxBatchSize in `int`.
  * @param maxBeamSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetattndescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnsetattndescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null, attnMode: number, nHeads: number, smScaler: number, dataType: T.cudnnDataType_t, computePrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, attnDropoutDesc: T.cudnnDropoutDescriptor_t | null, postDropoutDesc: T.cudnnDropoutDescriptor_t | null, qSize: number, kSize: number, vSize: number, qProjSize: number, kProjSize: number, vProjSize: number, oProjSize: number, qoMaxSeqLength: number, kvMaxSeqLength: number, maxBatchSize: number, maxBeamSize: number): void {
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || Math.floor(attnDesc) !== attnDesc) attnDesc = addressArg('cudnnSetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
@@ -156,7 +156,7 @@ let cudnnSetCTCLossDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @param compType in `cudnnDataType_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetctclossdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
@@ -170,7 +170,7 @@ let cudnnSetCTCLossDescriptorEx$c: NativeFunction | undefined;
  * @param compType in `cudnnDataType_t`.
  * @param normMode in `cudnnLossNormalizationMode_t`.
  * @param gradMode in `cudnnNanPropagation_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetctclossdescriptorex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptorex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
@@ -187,7 +187,7 @@ let cudnnSetCTCLossDescriptor_v8$c: NativeFunction | undefined;
  * @param normMode in `cudnnLossNormalizationMode_t`.
  * @param gradMode in `cudnnNanPropagation_t`.
  * @param maxLabelLength in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetctclossdescriptor_v8).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptor_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t, maxLabelLength: number): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
@@ -205,7 +205,7 @@ let cudnnSetCTCLossDescriptor_v9$c: NativeFunction | undefined;
  * @param normMode in `cudnnLossNormalizationMode_t`.
  * @param ctcGradMode in `cudnnCTCGradMode_t`.
  * @param maxLabelLength in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetctclossdescriptor_v9). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptor_v9). */
 export function cudnnSetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, ctcGradMode: T.cudnnCTCGradMode_t, maxLabelLength: number): void {
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor_v9', 'compType', 'i32', compType);
@@ -220,7 +220,7 @@ let cudnnSetCallback$c: NativeFunction | undefined;
  * @param mask in `unsigned int`.
  * @param udata in/out `void *`: address or host buffer.
  * @param fptr in C callback `cudnnCallback_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnsetcallback). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnsetcallback). */
 export function cudnnSetCallback(mask: number, udata: T.Pointer, fptr: T.Pointer): void {
   if (typeof mask !== 'number' || (mask >>> 0) !== mask) throw intError('cudnnSetCallback', 'mask', 'u32', mask);
   pointerArg('cudnnSetCallback', 'udata', udata, true);
@@ -239,7 +239,7 @@ let cudnnSetConvolution2dDescriptor$c: NativeFunction | undefined;
  * @param dilation_w in `int`.
  * @param mode in `cudnnConvolutionMode_t`.
  * @param computeType in `cudnnDataType_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetconvolution2ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnsetconvolution2ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, pad_h: number, pad_w: number, u: number, v: number, dilation_h: number, dilation_w: number, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnSetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
@@ -258,7 +258,7 @@ let cudnnSetConvolutionGroupCount$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @param groupCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetconvolutiongroupcount).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnsetconvolutiongroupcount).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t | null, groupCount: number): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnSetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
@@ -270,7 +270,7 @@ let cudnnSetConvolutionMathType$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @param mathType in `cudnnMathType_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetconvolutionmathtype).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnsetconvolutionmathtype).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t | null, mathType: T.cudnnMathType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnSetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
@@ -287,7 +287,7 @@ let cudnnSetConvolutionNdDescriptor$c: NativeFunction | undefined;
  * @param dilationA in `const int *`: address or host buffer.
  * @param mode in `cudnnConvolutionMode_t`.
  * @param computeType in `cudnnDataType_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetconvolutionnddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnsetconvolutionnddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, arrayLength: number, padA: T.Pointer, filterStrideA: T.Pointer, dilationA: T.Pointer, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnSetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
@@ -304,7 +304,7 @@ let cudnnSetConvolutionReorderType$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @param reorderType in `cudnnReorderType_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetconvolutionreordertype).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnsetconvolutionreordertype).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t | null, reorderType: T.cudnnReorderType_t): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnSetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
@@ -320,7 +320,7 @@ let cudnnSetDropoutDescriptor$c: NativeFunction | undefined;
  * @param states in/out `void *`: address or host buffer.
  * @param stateSizeInBytes in `size_t`.
  * @param seed in `unsigned long long`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetdropoutdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsetdropoutdescriptor). */
 export function cudnnSetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
   if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnSetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSetDropoutDescriptor', 'handle', handle, true) as typeof handle;
@@ -340,7 +340,7 @@ let cudnnSetFilter4dDescriptor$c: NativeFunction | undefined;
  * @param c in `int`.
  * @param h in `int`.
  * @param w in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetfilter4ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsetfilter4ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, k: number, c: number, h: number, w: number): void {
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnSetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
@@ -360,7 +360,7 @@ let cudnnSetFilterNdDescriptor$c: NativeFunction | undefined;
  * @param format in `cudnnTensorFormat_t`.
  * @param nbDims in `int`.
  * @param filterDimA in `const int *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetfilternddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsetfilternddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, nbDims: number, filterDimA: T.Pointer): void {
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnSetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
@@ -376,7 +376,7 @@ let cudnnSetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
  * @param constPack in `cudnnFusedOpsConstParamPack_t`.
  * @param paramLabel in `cudnnFusedOpsConstParamLabel_t`.
  * @param param in `const void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetfusedopsconstparampackattribute).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnsetfusedopsconstparampackattribute).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t | null, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer): void {
   if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || Math.floor(constPack) !== constPack) constPack = addressArg('cudnnSetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
@@ -390,7 +390,7 @@ let cudnnSetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
  * @param varPack in `cudnnFusedOpsVariantParamPack_t`.
  * @param paramLabel in `cudnnFusedOpsVariantParamLabel_t`.
  * @param ptr in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetfusedopsvariantparampackattribute).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-cnn-library.html#cudnnsetfusedopsvariantparampackattribute).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t | null, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
   if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || Math.floor(varPack) !== varPack) varPack = addressArg('cudnnSetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
@@ -406,7 +406,7 @@ let cudnnSetLRNDescriptor$c: NativeFunction | undefined;
  * @param lrnAlpha in `double`.
  * @param lrnBeta in `double`.
  * @param lrnK in `double`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetlrndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsetlrndescriptor). */
 export function cudnnSetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, lrnN: number, lrnAlpha: number, lrnBeta: number, lrnK: number): void {
   if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || Math.floor(normDesc) !== normDesc) normDesc = addressArg('cudnnSetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
   if (typeof lrnN !== 'number' || (lrnN >>> 0) !== lrnN) throw intError('cudnnSetLRNDescriptor', 'lrnN', 'u32', lrnN);
@@ -422,7 +422,7 @@ let cudnnSetOpTensorDescriptor$c: NativeFunction | undefined;
  * @param opTensorOp in `cudnnOpTensorOp_t`.
  * @param opTensorCompType in `cudnnDataType_t`.
  * @param opTensorNanOpt in `cudnnNanPropagation_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetoptensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsetoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null, opTensorOp: T.cudnnOpTensorOp_t, opTensorCompType: T.cudnnDataType_t, opTensorNanOpt: T.cudnnNanPropagation_t): void {
   if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || Math.floor(opTensorDesc) !== opTensorDesc) opTensorDesc = addressArg('cudnnSetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
@@ -443,7 +443,7 @@ let cudnnSetPooling2dDescriptor$c: NativeFunction | undefined;
  * @param horizontalPadding in `int`.
  * @param verticalStride in `int`.
  * @param horizontalStride in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetpooling2ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsetpooling2ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, windowHeight: number, windowWidth: number, verticalPadding: number, horizontalPadding: number, verticalStride: number, horizontalStride: number): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnSetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
@@ -467,7 +467,7 @@ let cudnnSetPoolingNdDescriptor$c: NativeFunction | undefined;
  * @param windowDimA in `const int *`: address or host buffer.
  * @param paddingA in `const int *`: address or host buffer.
  * @param strideA in `const int *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetpoolingnddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsetpoolingnddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, nbDims: number, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): void {
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnSetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
@@ -490,7 +490,7 @@ let cudnnSetRNNDataDescriptor$c: NativeFunction | undefined;
  * @param vectorSize in `int`.
  * @param seqLengthArray in `const int *`: address or host buffer.
  * @param paddingFill in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetrnndatadescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnsetrnndatadescriptor). */
 export function cudnnSetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null, dataType: T.cudnnDataType_t, layout: T.cudnnRNNDataLayout_t, maxSeqLength: number, batchSize: number, vectorSize: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
   if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || Math.floor(rnnDataDesc) !== rnnDataDesc) rnnDataDesc = addressArg('cudnnSetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetRNNDataDescriptor', 'dataType', 'i32', dataType);
@@ -520,7 +520,7 @@ let cudnnSetRNNDescriptor_v8$c: NativeFunction | undefined;
  * @param numLayers in `int32_t`.
  * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
  * @param auxFlags in `uint32_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetrnndescriptor_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnsetrnndescriptor_v8). */
 export function cudnnSetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, algo: T.cudnnRNNAlgo_t, cellMode: T.cudnnRNNMode_t, biasMode: T.cudnnRNNBiasMode_t, dirMode: T.cudnnDirectionMode_t, inputMode: T.cudnnRNNInputMode_t, dataType: T.cudnnDataType_t, mathPrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, inputSize: number, hiddenSize: number, projSize: number, numLayers: number, dropoutDesc: T.cudnnDropoutDescriptor_t | null, auxFlags: number): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnSetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnSetRNNDescriptor_v8', 'algo', 'i32', algo);
@@ -548,7 +548,7 @@ let cudnnSetReduceTensorDescriptor$c: NativeFunction | undefined;
  * @param reduceTensorNanOpt in `cudnnNanPropagation_t`.
  * @param reduceTensorIndices in `cudnnReduceTensorIndices_t`.
  * @param reduceTensorIndicesType in `cudnnIndicesType_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetreducetensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsetreducetensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, reduceTensorOp: T.cudnnReduceTensorOp_t, reduceTensorCompType: T.cudnnDataType_t, reduceTensorNanOpt: T.cudnnNanPropagation_t, reduceTensorIndices: T.cudnnReduceTensorIndices_t, reduceTensorIndicesType: T.cudnnIndicesType_t): void {
   if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || Math.floor(reduceTensorDesc) !== reduceTensorDesc) reduceTensorDesc = addressArg('cudnnSetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
@@ -570,7 +570,7 @@ let cudnnSetSeqDataDescriptor$c: NativeFunction | undefined;
  * @param seqLengthArraySize in `size_t`.
  * @param seqLengthArray in `const int *`: address or host buffer.
  * @param paddingFill in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetseqdatadescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-adv-library.html#cudnnsetseqdatadescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, axes: T.Pointer, seqLengthArraySize: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
   if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || Math.floor(seqDataDesc) !== seqDataDesc) seqDataDesc = addressArg('cudnnSetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
@@ -591,7 +591,7 @@ let cudnnSetSpatialTransformerNdDescriptor$c: NativeFunction | undefined;
  * @param dataType in `cudnnDataType_t`.
  * @param nbDims in `const int`.
  * @param dimA in `const int *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetspatialtransformernddescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsetspatialtransformernddescriptor). */
 export function cudnnSetSpatialTransformerNdDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t | null, samplerType: T.cudnnSamplerType_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
   if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || Math.floor(stDesc) !== stDesc) stDesc = addressArg('cudnnSetSpatialTransformerNdDescriptor', 'stDesc', stDesc, true) as typeof stDesc;
   if (typeof samplerType !== 'number' || (samplerType | 0) !== samplerType) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'samplerType', 'i32', samplerType);
@@ -605,7 +605,7 @@ let cudnnSetStream$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param streamId in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnsetstream). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-graph-library.html#cudnnsetstream). */
 export function cudnnSetStream(handle: T.cudnnHandle_t | null, streamId: T.cudaStream_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSetStream', 'handle', handle, true) as typeof handle;
   if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cudnnSetStream', 'streamId', streamId, true) as typeof streamId;
@@ -618,7 +618,7 @@ let cudnnSetTensor$: typeof cudnnSetTensor | undefined;
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param y in/out `void *`: device memory.
  * @param valuePtr in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsettensor). */
 export function cudnnSetTensor(handle: T.cudnnHandle_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, valuePtr: T.UntypedScalar): void {
   return (cudnnSetTensor$ ??= bind$cudnnSetTensor())(handle, yDesc, y, valuePtr);
 }
@@ -645,7 +645,7 @@ let cudnnSetTensor4dDescriptor$c: NativeFunction | undefined;
  * @param c in `int`.
  * @param h in `int`.
  * @param w in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensor4ddescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsettensor4ddescriptor). */
 export function cudnnSetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnSetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetTensor4dDescriptor', 'format', 'i32', format);
@@ -669,7 +669,7 @@ let cudnnSetTensor4dDescriptorEx$c: NativeFunction | undefined;
  * @param cStride in `int`.
  * @param hStride in `int`.
  * @param wStride in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensor4ddescriptorex). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsettensor4ddescriptorex). */
 export function cudnnSetTensor4dDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number, nStride: number, cStride: number, hStride: number, wStride: number): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnSetTensor4dDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensor4dDescriptorEx', 'dataType', 'i32', dataType);
@@ -691,7 +691,7 @@ let cudnnSetTensorNdDescriptor$c: NativeFunction | undefined;
  * @param nbDims in `int`.
  * @param dimA in `const int *`: address or host buffer.
  * @param strideA in `const int *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensornddescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsettensornddescriptor). */
 export function cudnnSetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, strideA: T.Pointer): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnSetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensorNdDescriptor', 'dataType', 'i32', dataType);
@@ -708,7 +708,7 @@ let cudnnSetTensorNdDescriptorEx$c: NativeFunction | undefined;
  * @param dataType in `cudnnDataType_t`.
  * @param nbDims in `int`.
  * @param dimA in `const int *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensornddescriptorex). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsettensornddescriptorex). */
 export function cudnnSetTensorNdDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnSetTensorNdDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetTensorNdDescriptorEx', 'format', 'i32', format);
@@ -727,7 +727,7 @@ let cudnnSetTensorTransformDescriptor$c: NativeFunction | undefined;
  * @param padAfterA in `const int32_t *`: address or host buffer.
  * @param foldA in `const uint32_t *`: address or host buffer.
  * @param direction in `const cudnnFoldingDirection_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensortransformdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.6.0/api/cudnn-ops-library.html#cudnnsettensortransformdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null, nbDims: number, destFormat: T.cudnnTensorFormat_t, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer, direction: T.cudnnFoldingDirection_t): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cudnnSetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;

@@ -11,7 +11,7 @@ let nvmlDeviceGetAdaptiveClockInfoStatus$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param adaptiveClockStatus `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t, adaptiveClockStatus: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(adaptiveClockStatus) && hostByteLength(adaptiveClockStatus)! >= 4 && (((adaptiveClockStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (adaptiveClockStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof adaptiveClockStatus === 'number' && adaptiveClockStatus >= 0 && Number.isSafeInteger(adaptiveClockStatus)) && adaptiveClockStatus !== null) rawCovers('nvmlDeviceGetAdaptiveClockInfoStatus', 'adaptiveClockStatus', adaptiveClockStatus, 4, 4);
   return (nvmlDeviceGetAdaptiveClockInfoStatus$ ??= binder.native('nvmlDeviceGetAdaptiveClockInfoStatus'))(device, adaptiveClockStatus);
@@ -22,7 +22,7 @@ let nvmlDeviceGetApplicationsClock$: NativeFunction | undefined;
  * @param clockType `nvmlClockType_t`
  * @param clockMHz `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t, clockMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clockMHz) && hostByteLength(clockMHz)! >= 4 && (((clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clockMHz === 'number' && clockMHz >= 0 && Number.isSafeInteger(clockMHz)) && clockMHz !== null) rawCovers('nvmlDeviceGetApplicationsClock', 'clockMHz', clockMHz, 4, 4);
   return (nvmlDeviceGetApplicationsClock$ ??= binder.native('nvmlDeviceGetApplicationsClock'))(device, clockType, clockMHz);
@@ -32,7 +32,7 @@ let nvmlDeviceGetArchitecture$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param arch `nvmlDeviceArchitecture_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t, arch: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(arch) && hostByteLength(arch)! >= 4 && (((arch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (arch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof arch === 'number' && arch >= 0 && Number.isSafeInteger(arch)) && arch !== null) rawCovers('nvmlDeviceGetArchitecture', 'arch', arch, 4, 4);
   return (nvmlDeviceGetArchitecture$ ??= binder.native('nvmlDeviceGetArchitecture'))(device, arch);
@@ -42,7 +42,7 @@ let nvmlDeviceGetAttributes$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param attributes `nvmlDeviceAttributes_t *`, out: bytes of a `nvmlDeviceAttributes_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t, attributes: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(attributes) && hostByteLength(attributes)! >= 40) && !(typeof attributes === 'number' && attributes >= 0 && Number.isSafeInteger(attributes)) && attributes !== null) rawCovers('nvmlDeviceGetAttributes', 'attributes', attributes, 40, 1);
   return (nvmlDeviceGetAttributes$ ??= binder.native('nvmlDeviceGetAttributes'))(device, attributes);
@@ -53,7 +53,7 @@ let nvmlDeviceGetAutoBoostedClocksEnabled$: NativeFunction | undefined;
  * @param isEnabled `nvmlEnableState_t *`, out: a typed array of one element
  * @param defaultIsEnabled `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t, isEnabled: T.Pointer, defaultIsEnabled: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isEnabled) && hostByteLength(isEnabled)! >= 4 && (((isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isEnabled === 'number' && isEnabled >= 0 && Number.isSafeInteger(isEnabled)) && isEnabled !== null) rawCovers('nvmlDeviceGetAutoBoostedClocksEnabled', 'isEnabled', isEnabled, 4, 4);
   if (!(ArrayBuffer.isView(defaultIsEnabled) && hostByteLength(defaultIsEnabled)! >= 4 && (((defaultIsEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (defaultIsEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof defaultIsEnabled === 'number' && defaultIsEnabled >= 0 && Number.isSafeInteger(defaultIsEnabled)) && defaultIsEnabled !== null) rawCovers('nvmlDeviceGetAutoBoostedClocksEnabled', 'defaultIsEnabled', defaultIsEnabled, 4, 4);
@@ -64,7 +64,7 @@ let nvmlDeviceGetBAR1MemoryInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param bar1Memory `nvmlBAR1Memory_t *`, out: bytes of a `nvmlBAR1Memory_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t, bar1Memory: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(bar1Memory) && hostByteLength(bar1Memory)! >= 24) && !(typeof bar1Memory === 'number' && bar1Memory >= 0 && Number.isSafeInteger(bar1Memory)) && bar1Memory !== null) rawCovers('nvmlDeviceGetBAR1MemoryInfo', 'bar1Memory', bar1Memory, 24, 1);
   return (nvmlDeviceGetBAR1MemoryInfo$ ??= binder.native('nvmlDeviceGetBAR1MemoryInfo'))(device, bar1Memory);
@@ -74,7 +74,7 @@ let nvmlDeviceGetBoardId$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param boardId `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t, boardId: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(boardId) && hostByteLength(boardId)! >= 4 && (((boardId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (boardId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof boardId === 'number' && boardId >= 0 && Number.isSafeInteger(boardId)) && boardId !== null) rawCovers('nvmlDeviceGetBoardId', 'boardId', boardId, 4, 4);
   return (nvmlDeviceGetBoardId$ ??= binder.native('nvmlDeviceGetBoardId'))(device, boardId);
@@ -85,7 +85,7 @@ let nvmlDeviceGetBoardPartNumber$: NativeFunction | undefined;
  * @param partNumber `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBoardPartNumber(device: T.nvmlDevice_t, partNumber: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(partNumber) && !(typeof partNumber === 'number' && partNumber >= 0 && Number.isSafeInteger(partNumber)) && partNumber !== null) rawCovers('nvmlDeviceGetBoardPartNumber', 'partNumber', partNumber, 0, 1);
   return (nvmlDeviceGetBoardPartNumber$ ??= binder.native('nvmlDeviceGetBoardPartNumber'))(device, partNumber, length);

@@ -12,7 +12,7 @@ let nvmlDeviceGetCpuAffinity$: NativeFunction | undefined;
  * @param cpuSetSize `unsigned int`
  * @param cpuSet `unsigned long *`, out: an array of `cpuSetSize` elements
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceGetCpuAffinity(device: T.nvmlDevice_t, cpuSetSize: number, cpuSet: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(cpuSet) && hostByteLength(cpuSet)! >= 8 && (((cpuSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cpuSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cpuSet === 'number' && cpuSet >= 0 && Number.isSafeInteger(cpuSet)) && cpuSet !== null) rawCovers('nvmlDeviceGetCpuAffinity', 'cpuSet', cpuSet, 8, 8);
   return (nvmlDeviceGetCpuAffinity$ ??= binder.native('nvmlDeviceGetCpuAffinity'))(device, cpuSetSize, cpuSet);
@@ -24,7 +24,7 @@ let nvmlDeviceGetCpuAffinityWithinScope$: NativeFunction | undefined;
  * @param cpuSet `unsigned long *`, out: an array of `cpuSetSize` elements
  * @param scope `nvmlAffinityScope_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t, cpuSetSize: number, cpuSet: T.Pointer, scope: number): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(cpuSet) && hostByteLength(cpuSet)! >= 8 && (((cpuSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cpuSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof cpuSet === 'number' && cpuSet >= 0 && Number.isSafeInteger(cpuSet)) && cpuSet !== null) rawCovers('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSet', cpuSet, 8, 8);
   return (nvmlDeviceGetCpuAffinityWithinScope$ ??= binder.native('nvmlDeviceGetCpuAffinityWithinScope'))(device, cpuSetSize, cpuSet, scope);
@@ -35,7 +35,7 @@ let nvmlDeviceGetCreatableVgpus$: NativeFunction | undefined;
  * @param vgpuCount `unsigned int *`, in/out: capacity of `vgpuTypeIds` in, count out
  * @param vgpuTypeIds `nvmlVgpuTypeId_t *`, out: an array of `*vgpuCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlDeviceGetCreatableVgpus(device: T.nvmlDevice_t, vgpuCount: T.Pointer, vgpuTypeIds: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuCount) && hostByteLength(vgpuCount)! >= 4 && (((vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuCount === 'number' && vgpuCount >= 0 && Number.isSafeInteger(vgpuCount)) && vgpuCount !== null) rawCovers('nvmlDeviceGetCreatableVgpus', 'vgpuCount', vgpuCount, 4, 4);
   if (!(ArrayBuffer.isView(vgpuTypeIds) && hostByteLength(vgpuTypeIds)! >= 4 && (((vgpuTypeIds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuTypeIds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuTypeIds === 'number' && vgpuTypeIds >= 0 && Number.isSafeInteger(vgpuTypeIds)) && vgpuTypeIds !== null) rawCovers('nvmlDeviceGetCreatableVgpus', 'vgpuTypeIds', vgpuTypeIds, 4, 4);
@@ -47,7 +47,7 @@ let nvmlDeviceGetCudaComputeCapability$: NativeFunction | undefined;
  * @param major `int *`, out: a typed array of one element
  * @param minor `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetCudaComputeCapability(device: T.nvmlDevice_t, major: T.Pointer, minor: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(major) && hostByteLength(major)! >= 4 && (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof major === 'number' && major >= 0 && Number.isSafeInteger(major)) && major !== null) rawCovers('nvmlDeviceGetCudaComputeCapability', 'major', major, 4, 4);
   if (!(ArrayBuffer.isView(minor) && hostByteLength(minor)! >= 4 && (((minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minor === 'number' && minor >= 0 && Number.isSafeInteger(minor)) && minor !== null) rawCovers('nvmlDeviceGetCudaComputeCapability', 'minor', minor, 4, 4);
@@ -58,7 +58,7 @@ let nvmlDeviceGetCurrPcieLinkGeneration$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param currLinkGen `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetCurrPcieLinkGeneration(device: T.nvmlDevice_t, currLinkGen: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(currLinkGen) && hostByteLength(currLinkGen)! >= 4 && (((currLinkGen as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (currLinkGen as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof currLinkGen === 'number' && currLinkGen >= 0 && Number.isSafeInteger(currLinkGen)) && currLinkGen !== null) rawCovers('nvmlDeviceGetCurrPcieLinkGeneration', 'currLinkGen', currLinkGen, 4, 4);
   return (nvmlDeviceGetCurrPcieLinkGeneration$ ??= binder.native('nvmlDeviceGetCurrPcieLinkGeneration'))(device, currLinkGen);
@@ -68,7 +68,7 @@ let nvmlDeviceGetCurrPcieLinkWidth$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param currLinkWidth `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetCurrPcieLinkWidth(device: T.nvmlDevice_t, currLinkWidth: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(currLinkWidth) && hostByteLength(currLinkWidth)! >= 4 && (((currLinkWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (currLinkWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof currLinkWidth === 'number' && currLinkWidth >= 0 && Number.isSafeInteger(currLinkWidth)) && currLinkWidth !== null) rawCovers('nvmlDeviceGetCurrPcieLinkWidth', 'currLinkWidth', currLinkWidth, 4, 4);
   return (nvmlDeviceGetCurrPcieLinkWidth$ ??= binder.native('nvmlDeviceGetCurrPcieLinkWidth'))(device, currLinkWidth);
@@ -78,7 +78,7 @@ let nvmlDeviceGetCurrentClocksEventReasons$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param clocksEventReasons `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetCurrentClocksEventReasons(device: T.nvmlDevice_t, clocksEventReasons: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clocksEventReasons) && hostByteLength(clocksEventReasons)! >= 8 && (((clocksEventReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clocksEventReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof clocksEventReasons === 'number' && clocksEventReasons >= 0 && Number.isSafeInteger(clocksEventReasons)) && clocksEventReasons !== null) rawCovers('nvmlDeviceGetCurrentClocksEventReasons', 'clocksEventReasons', clocksEventReasons, 8, 8);
   return (nvmlDeviceGetCurrentClocksEventReasons$ ??= binder.native('nvmlDeviceGetCurrentClocksEventReasons'))(device, clocksEventReasons);
@@ -88,7 +88,7 @@ let nvmlDeviceGetCurrentClocksThrottleReasons$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param clocksThrottleReasons `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks Group `nvmlDeviceQueries`.
  * @deprecated The headers mark it deprecated. */
 export function nvmlDeviceGetCurrentClocksThrottleReasons(device: T.nvmlDevice_t, clocksThrottleReasons: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clocksThrottleReasons) && hostByteLength(clocksThrottleReasons)! >= 8 && (((clocksThrottleReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clocksThrottleReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof clocksThrottleReasons === 'number' && clocksThrottleReasons >= 0 && Number.isSafeInteger(clocksThrottleReasons)) && clocksThrottleReasons !== null) rawCovers('nvmlDeviceGetCurrentClocksThrottleReasons', 'clocksThrottleReasons', clocksThrottleReasons, 8, 8);

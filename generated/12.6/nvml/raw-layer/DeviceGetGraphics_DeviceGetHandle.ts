@@ -12,7 +12,7 @@ let nvmlDeviceGetGraphicsRunningProcesses$: NativeFunction | undefined;
  * @param infoCount `unsigned int *`, in/out: capacity of `infos` in, count out
  * @param infos `nvmlProcessInfo_t *`, out: an array of `*infoCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGraphicsRunningProcesses(device: T.nvmlDevice_t, infoCount: T.Pointer, infos: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(infoCount) && hostByteLength(infoCount)! >= 4 && (((infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof infoCount === 'number' && infoCount >= 0 && Number.isSafeInteger(infoCount)) && infoCount !== null) rawCovers('nvmlDeviceGetGraphicsRunningProcesses', 'infoCount', infoCount, 4, 4);
   if (!(ArrayBuffer.isView(infos) && hostByteLength(infos)! >= 24) && !(typeof infos === 'number' && infos >= 0 && Number.isSafeInteger(infos)) && infos !== null) rawCovers('nvmlDeviceGetGraphicsRunningProcesses', 'infos', infos, 24, 1);
@@ -23,7 +23,7 @@ let nvmlDeviceGetGridLicensableFeatures$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pGridLicensableFeatures `nvmlGridLicensableFeatures_t *`, out: bytes of a `nvmlGridLicensableFeatures_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetGridLicensableFeatures(device: T.nvmlDevice_t, pGridLicensableFeatures: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pGridLicensableFeatures) && hostByteLength(pGridLicensableFeatures)! >= 860) && !(typeof pGridLicensableFeatures === 'number' && pGridLicensableFeatures >= 0 && Number.isSafeInteger(pGridLicensableFeatures)) && pGridLicensableFeatures !== null) rawCovers('nvmlDeviceGetGridLicensableFeatures', 'pGridLicensableFeatures', pGridLicensableFeatures, 860, 1);
   return (nvmlDeviceGetGridLicensableFeatures$ ??= binder.native('nvmlDeviceGetGridLicensableFeatures'))(device, pGridLicensableFeatures);
@@ -34,7 +34,7 @@ let nvmlDeviceGetGspFirmwareMode$: NativeFunction | undefined;
  * @param isEnabled `unsigned int *`, out: a typed array of one element
  * @param defaultMode `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGspFirmwareMode(device: T.nvmlDevice_t, isEnabled: T.Pointer, defaultMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isEnabled) && hostByteLength(isEnabled)! >= 4 && (((isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isEnabled === 'number' && isEnabled >= 0 && Number.isSafeInteger(isEnabled)) && isEnabled !== null) rawCovers('nvmlDeviceGetGspFirmwareMode', 'isEnabled', isEnabled, 4, 4);
   if (!(ArrayBuffer.isView(defaultMode) && hostByteLength(defaultMode)! >= 4 && (((defaultMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (defaultMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof defaultMode === 'number' && defaultMode >= 0 && Number.isSafeInteger(defaultMode)) && defaultMode !== null) rawCovers('nvmlDeviceGetGspFirmwareMode', 'defaultMode', defaultMode, 4, 4);
@@ -45,7 +45,7 @@ let nvmlDeviceGetGspFirmwareVersion$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param version `char *`, out: a char buffer of 64 bytes
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGspFirmwareVersion(device: T.nvmlDevice_t, version: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlDeviceGetGspFirmwareVersion', 'version', version, 0, 1);
   return (nvmlDeviceGetGspFirmwareVersion$ ??= binder.native('nvmlDeviceGetGspFirmwareVersion'))(device, version);
@@ -55,7 +55,7 @@ let nvmlDeviceGetHandleByIndex$: NativeFunction | undefined;
  * @param index `unsigned int`
  * @param device `nvmlDevice_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetHandleByIndex(index: number, device: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(device) && hostByteLength(device)! >= 8 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('nvmlDeviceGetHandleByIndex', 'device', device, 8, 8);
   return (nvmlDeviceGetHandleByIndex$ ??= binder.native('nvmlDeviceGetHandleByIndex'))(index, device);
@@ -65,7 +65,7 @@ let nvmlDeviceGetHandleByPciBusId$: NativeFunction | undefined;
  * @param pciBusId `const char *`
  * @param device `nvmlDevice_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetHandleByPciBusId(pciBusId: string | T.Pointer, device: T.Pointer): T.nvmlReturn_t {
   if (typeof pciBusId === 'string' && pciBusId.includes('\0')) cstringArg('nvmlDeviceGetHandleByPciBusId', 'pciBusId', pciBusId, true);
   if (!(ArrayBuffer.isView(device) && hostByteLength(device)! >= 8 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('nvmlDeviceGetHandleByPciBusId', 'device', device, 8, 8);
@@ -76,7 +76,7 @@ let nvmlDeviceGetHandleBySerial$: NativeFunction | undefined;
  * @param serial `const char *`
  * @param device `nvmlDevice_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks Group `nvmlDeviceQueries`.
  * @deprecated The headers mark it deprecated. */
 export function nvmlDeviceGetHandleBySerial(serial: string | T.Pointer, device: T.Pointer): T.nvmlReturn_t {
   if (typeof serial === 'string' && serial.includes('\0')) cstringArg('nvmlDeviceGetHandleBySerial', 'serial', serial, true);
@@ -88,7 +88,7 @@ let nvmlDeviceGetHandleByUUID$: NativeFunction | undefined;
  * @param uuid `const char *`
  * @param device `nvmlDevice_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetHandleByUUID(uuid: string | T.Pointer, device: T.Pointer): T.nvmlReturn_t {
   if (typeof uuid === 'string' && uuid.includes('\0')) cstringArg('nvmlDeviceGetHandleByUUID', 'uuid', uuid, true);
   if (!(ArrayBuffer.isView(device) && hostByteLength(device)! >= 8 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('nvmlDeviceGetHandleByUUID', 'device', device, 8, 8);

@@ -10,7 +10,7 @@ let nvmlGpmMetricsGet$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 12.6
  * @param metricsGet `nvmlGpmMetricsGet_t *`, in/out: bytes of a `nvmlGpmMetricsGet_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmMetricsGet(metricsGet: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(metricsGet) && hostByteLength(metricsGet)! >= 3944) && !(typeof metricsGet === 'number' && metricsGet >= 0 && Number.isSafeInteger(metricsGet)) && metricsGet !== null) rawCovers('nvmlGpmMetricsGet', 'metricsGet', metricsGet, 3944, 1);
   return (nvmlGpmMetricsGet$ ??= binder.native('nvmlGpmMetricsGet'))(metricsGet);
@@ -21,7 +21,7 @@ let nvmlGpmMigSampleGet$: NativeFunction | undefined;
  * @param gpuInstanceId `unsigned int`
  * @param gpmSample `nvmlGpmSample_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlGpmFunctions`. */
 export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t, gpuInstanceId: number, gpmSample: T.nvmlGpmSample_t): T.nvmlReturn_t {
   return (nvmlGpmMigSampleGet$ ??= binder.native('nvmlGpmMigSampleGet'))(device, gpuInstanceId, gpmSample);
 }
@@ -30,7 +30,7 @@ let nvmlGpmQueryDeviceSupport$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpmSupport `nvmlGpmSupport_t *`, in/out: bytes of a `nvmlGpmSupport_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t, gpmSupport: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpmSupport) && hostByteLength(gpmSupport)! >= 8) && !(typeof gpmSupport === 'number' && gpmSupport >= 0 && Number.isSafeInteger(gpmSupport)) && gpmSupport !== null) rawCovers('nvmlGpmQueryDeviceSupport', 'gpmSupport', gpmSupport, 8, 1);
   return (nvmlGpmQueryDeviceSupport$ ??= binder.native('nvmlGpmQueryDeviceSupport'))(device, gpmSupport);
@@ -40,7 +40,7 @@ let nvmlGpmQueryIfStreamingEnabled$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param state `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlGpmFunctions`. */
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t, state: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(state) && hostByteLength(state)! >= 4 && (((state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof state === 'number' && state >= 0 && Number.isSafeInteger(state)) && state !== null) rawCovers('nvmlGpmQueryIfStreamingEnabled', 'state', state, 4, 4);
   return (nvmlGpmQueryIfStreamingEnabled$ ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, state);
@@ -49,7 +49,7 @@ let nvmlGpmSampleAlloc$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 12.6
  * @param gpmSample `nvmlGpmSample_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleAlloc(gpmSample: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpmSample) && hostByteLength(gpmSample)! >= 8 && (((gpmSample as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gpmSample as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof gpmSample === 'number' && gpmSample >= 0 && Number.isSafeInteger(gpmSample)) && gpmSample !== null) rawCovers('nvmlGpmSampleAlloc', 'gpmSample', gpmSample, 8, 8);
   return (nvmlGpmSampleAlloc$ ??= binder.native('nvmlGpmSampleAlloc'))(gpmSample);
@@ -58,7 +58,7 @@ let nvmlGpmSampleFree$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 12.6
  * @param gpmSample `nvmlGpmSample_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t): T.nvmlReturn_t {
   return (nvmlGpmSampleFree$ ??= binder.native('nvmlGpmSampleFree'))(gpmSample);
 }
@@ -67,7 +67,7 @@ let nvmlGpmSampleGet$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpmSample `nvmlGpmSample_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Group `nvmlGpmFunctions`. */
 export function nvmlGpmSampleGet(device: T.nvmlDevice_t, gpmSample: T.nvmlGpmSample_t): T.nvmlReturn_t {
   return (nvmlGpmSampleGet$ ??= binder.native('nvmlGpmSampleGet'))(device, gpmSample);
 }
@@ -76,7 +76,7 @@ let nvmlGpmSetStreamingEnabled$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param state `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlGpmFunctions`. */
 export function nvmlGpmSetStreamingEnabled(device: T.nvmlDevice_t, state: number): T.nvmlReturn_t {
   return (nvmlGpmSetStreamingEnabled$ ??= binder.native('nvmlGpmSetStreamingEnabled'))(device, state);
 }

@@ -12,7 +12,7 @@ let nvmlGpuInstanceCreateComputeInstance$: NativeFunction | undefined;
  * @param profileId `unsigned int`
  * @param computeInstance `nvmlComputeInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t, profileId: number, computeInstance: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(computeInstance) && hostByteLength(computeInstance)! >= 8 && (((computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof computeInstance === 'number' && computeInstance >= 0 && Number.isSafeInteger(computeInstance)) && computeInstance !== null) rawCovers('nvmlGpuInstanceCreateComputeInstance', 'computeInstance', computeInstance, 8, 8);
   return (nvmlGpuInstanceCreateComputeInstance$ ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, computeInstance);
@@ -24,7 +24,7 @@ let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: NativeFunction | undefin
  * @param placement `const nvmlComputeInstancePlacement_t *`
  * @param computeInstance `nvmlComputeInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T.nvmlGpuInstance_t, profileId: number, placement: T.Pointer, computeInstance: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(placement) && !(typeof placement === 'number' && placement >= 0 && Number.isSafeInteger(placement)) && placement !== null) rawCovers('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'placement', placement, 0, 1);
   if (!(ArrayBuffer.isView(computeInstance) && hostByteLength(computeInstance)! >= 8 && (((computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof computeInstance === 'number' && computeInstance >= 0 && Number.isSafeInteger(computeInstance)) && computeInstance !== null) rawCovers('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'computeInstance', computeInstance, 8, 8);
@@ -34,7 +34,7 @@ let nvmlGpuInstanceDestroy$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 12.6
  * @param gpuInstance `nvmlGpuInstance_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t): T.nvmlReturn_t {
   return (nvmlGpuInstanceDestroy$ ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
 }
@@ -44,7 +44,7 @@ let nvmlGpuInstanceGetComputeInstanceById$: NativeFunction | undefined;
  * @param id `unsigned int`
  * @param computeInstance `nvmlComputeInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t, id: number, computeInstance: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(computeInstance) && hostByteLength(computeInstance)! >= 8 && (((computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof computeInstance === 'number' && computeInstance >= 0 && Number.isSafeInteger(computeInstance)) && computeInstance !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceById', 'computeInstance', computeInstance, 8, 8);
   return (nvmlGpuInstanceGetComputeInstanceById$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, computeInstance);
@@ -56,7 +56,7 @@ let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: NativeFunction | undef
  * @param placements `nvmlComputeInstancePlacement_t *`, out: an array of `*count` elements (capacity/count pair)
  * @param count `unsigned int *`, in/out: capacity of `placements` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance: T.nvmlGpuInstance_t, profileId: number, placements: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(placements) && hostByteLength(placements)! >= 8) && !(typeof placements === 'number' && placements >= 0 && Number.isSafeInteger(placements)) && placements !== null) rawCovers('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'placements', placements, 8, 1);
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'count', count, 4, 4);
@@ -69,7 +69,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfo$: NativeFunction | undefined;
  * @param engProfile `unsigned int`
  * @param info `nvmlComputeInstanceProfileInfo_t *`, out: bytes of a `nvmlComputeInstanceProfileInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t, profile: number, engProfile: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 36) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'info', info, 36, 1);
   return (nvmlGpuInstanceGetComputeInstanceProfileInfo$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceProfileInfo'))(gpuInstance, profile, engProfile, info);
@@ -81,7 +81,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfoV$: NativeFunction | undefined;
  * @param engProfile `unsigned int`
  * @param info `nvmlComputeInstanceProfileInfo_v2_t *`, in/out: bytes of a `nvmlComputeInstanceProfileInfo_v2_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t, profile: number, engProfile: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 136) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'info', info, 136, 1);
   return (nvmlGpuInstanceGetComputeInstanceProfileInfoV$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceProfileInfoV'))(gpuInstance, profile, engProfile, info);
@@ -92,7 +92,7 @@ let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: NativeFunction | undefi
  * @param profileId `unsigned int`
  * @param count `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t, profileId: number, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'count', count, 4, 4);
   return (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, count);
@@ -104,7 +104,7 @@ let nvmlGpuInstanceGetComputeInstances$: NativeFunction | undefined;
  * @param computeInstances `nvmlComputeInstance_t *`, out: an array of `*count` elements (capacity/count pair)
  * @param count `unsigned int *`, in/out: capacity of `computeInstances` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t, profileId: number, computeInstances: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(computeInstances) && hostByteLength(computeInstances)! >= 8 && (((computeInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (computeInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof computeInstances === 'number' && computeInstances >= 0 && Number.isSafeInteger(computeInstances)) && computeInstances !== null) rawCovers('nvmlGpuInstanceGetComputeInstances', 'computeInstances', computeInstances, 8, 8);
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlGpuInstanceGetComputeInstances', 'count', count, 4, 4);
@@ -115,7 +115,7 @@ let nvmlGpuInstanceGetInfo$: NativeFunction | undefined;
  * @param gpuInstance `nvmlGpuInstance_t`
  * @param info `nvmlGpuInstanceInfo_t *`, out: bytes of a `nvmlGpuInstanceInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 24) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlGpuInstanceGetInfo', 'info', info, 24, 1);
   return (nvmlGpuInstanceGetInfo$ ??= binder.native('nvmlGpuInstanceGetInfo'))(gpuInstance, info);

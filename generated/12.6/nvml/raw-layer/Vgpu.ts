@@ -10,7 +10,7 @@ let nvmlVgpuInstanceClearAccountingPids$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)` · nvml.h · CUDA 12.6
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): T.nvmlReturn_t {
   return (nvmlVgpuInstanceClearAccountingPids$ ??= binder.native('nvmlVgpuInstanceClearAccountingPids'))(vgpuInstance);
 }
@@ -19,7 +19,7 @@ let nvmlVgpuInstanceGetAccountingMode$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param mode `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlVgpuInstanceGetAccountingMode(vgpuInstance: number, mode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('nvmlVgpuInstanceGetAccountingMode', 'mode', mode, 4, 4);
   return (nvmlVgpuInstanceGetAccountingMode$ ??= binder.native('nvmlVgpuInstanceGetAccountingMode'))(vgpuInstance, mode);
@@ -30,7 +30,7 @@ let nvmlVgpuInstanceGetAccountingPids$: NativeFunction | undefined;
  * @param count `unsigned int *`, in/out: capacity of `pids` in, count out
  * @param pids `unsigned int *`, out: an array of `*count` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number, count: T.Pointer, pids: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlVgpuInstanceGetAccountingPids', 'count', count, 4, 4);
   if (!(ArrayBuffer.isView(pids) && hostByteLength(pids)! >= 4 && (((pids as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pids as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pids === 'number' && pids >= 0 && Number.isSafeInteger(pids)) && pids !== null) rawCovers('nvmlVgpuInstanceGetAccountingPids', 'pids', pids, 4, 4);
@@ -42,7 +42,7 @@ let nvmlVgpuInstanceGetAccountingStats$: NativeFunction | undefined;
  * @param pid `unsigned int`
  * @param stats `nvmlAccountingStats_t *`, out: bytes of a `nvmlAccountingStats_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: number, stats: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(stats) && hostByteLength(stats)! >= 56) && !(typeof stats === 'number' && stats >= 0 && Number.isSafeInteger(stats)) && stats !== null) rawCovers('nvmlVgpuInstanceGetAccountingStats', 'stats', stats, 56, 1);
   return (nvmlVgpuInstanceGetAccountingStats$ ??= binder.native('nvmlVgpuInstanceGetAccountingStats'))(vgpuInstance, pid, stats);
@@ -52,7 +52,7 @@ let nvmlVgpuInstanceGetEccMode$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param eccMode `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetEccMode(vgpuInstance: number, eccMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(eccMode) && hostByteLength(eccMode)! >= 4 && (((eccMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (eccMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof eccMode === 'number' && eccMode >= 0 && Number.isSafeInteger(eccMode)) && eccMode !== null) rawCovers('nvmlVgpuInstanceGetEccMode', 'eccMode', eccMode, 4, 4);
   return (nvmlVgpuInstanceGetEccMode$ ??= binder.native('nvmlVgpuInstanceGetEccMode'))(vgpuInstance, eccMode);
@@ -62,7 +62,7 @@ let nvmlVgpuInstanceGetEncoderCapacity$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param encoderCapacity `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance: number, encoderCapacity: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(encoderCapacity) && hostByteLength(encoderCapacity)! >= 4 && (((encoderCapacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (encoderCapacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof encoderCapacity === 'number' && encoderCapacity >= 0 && Number.isSafeInteger(encoderCapacity)) && encoderCapacity !== null) rawCovers('nvmlVgpuInstanceGetEncoderCapacity', 'encoderCapacity', encoderCapacity, 4, 4);
   return (nvmlVgpuInstanceGetEncoderCapacity$ ??= binder.native('nvmlVgpuInstanceGetEncoderCapacity'))(vgpuInstance, encoderCapacity);
@@ -73,7 +73,7 @@ let nvmlVgpuInstanceGetEncoderSessions$: NativeFunction | undefined;
  * @param sessionCount `unsigned int *`, in/out: capacity of `sessionInfo` in, count out
  * @param sessionInfo `nvmlEncoderSessionInfo_t *`, out: an array of `*sessionCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number, sessionCount: T.Pointer, sessionInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(sessionCount) && hostByteLength(sessionCount)! >= 4 && (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sessionCount === 'number' && sessionCount >= 0 && Number.isSafeInteger(sessionCount)) && sessionCount !== null) rawCovers('nvmlVgpuInstanceGetEncoderSessions', 'sessionCount', sessionCount, 4, 4);
   if (!(ArrayBuffer.isView(sessionInfo) && hostByteLength(sessionInfo)! >= 32) && !(typeof sessionInfo === 'number' && sessionInfo >= 0 && Number.isSafeInteger(sessionInfo)) && sessionInfo !== null) rawCovers('nvmlVgpuInstanceGetEncoderSessions', 'sessionInfo', sessionInfo, 32, 1);
@@ -86,7 +86,7 @@ let nvmlVgpuInstanceGetEncoderStats$: NativeFunction | undefined;
  * @param averageFps `unsigned int *`, out: a typed array of one element
  * @param averageLatency `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetEncoderStats(vgpuInstance: number, sessionCount: T.Pointer, averageFps: T.Pointer, averageLatency: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(sessionCount) && hostByteLength(sessionCount)! >= 4 && (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sessionCount === 'number' && sessionCount >= 0 && Number.isSafeInteger(sessionCount)) && sessionCount !== null) rawCovers('nvmlVgpuInstanceGetEncoderStats', 'sessionCount', sessionCount, 4, 4);
   if (!(ArrayBuffer.isView(averageFps) && hostByteLength(averageFps)! >= 4 && (((averageFps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (averageFps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof averageFps === 'number' && averageFps >= 0 && Number.isSafeInteger(averageFps)) && averageFps !== null) rawCovers('nvmlVgpuInstanceGetEncoderStats', 'averageFps', averageFps, 4, 4);
@@ -99,7 +99,7 @@ let nvmlVgpuInstanceGetFBCSessions$: NativeFunction | undefined;
  * @param sessionCount `unsigned int *`, in/out: capacity of `sessionInfo` in, count out
  * @param sessionInfo `nvmlFBCSessionInfo_t *`, out: an array of `*sessionCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number, sessionCount: T.Pointer, sessionInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(sessionCount) && hostByteLength(sessionCount)! >= 4 && (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sessionCount === 'number' && sessionCount >= 0 && Number.isSafeInteger(sessionCount)) && sessionCount !== null) rawCovers('nvmlVgpuInstanceGetFBCSessions', 'sessionCount', sessionCount, 4, 4);
   if (!(ArrayBuffer.isView(sessionInfo) && hostByteLength(sessionInfo)! >= 48) && !(typeof sessionInfo === 'number' && sessionInfo >= 0 && Number.isSafeInteger(sessionInfo)) && sessionInfo !== null) rawCovers('nvmlVgpuInstanceGetFBCSessions', 'sessionInfo', sessionInfo, 48, 1);
@@ -110,7 +110,7 @@ let nvmlVgpuInstanceGetFBCStats$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param fbcStats `nvmlFBCStats_t *`, out: bytes of a `nvmlFBCStats_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number, fbcStats: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(fbcStats) && hostByteLength(fbcStats)! >= 12) && !(typeof fbcStats === 'number' && fbcStats >= 0 && Number.isSafeInteger(fbcStats)) && fbcStats !== null) rawCovers('nvmlVgpuInstanceGetFBCStats', 'fbcStats', fbcStats, 12, 1);
   return (nvmlVgpuInstanceGetFBCStats$ ??= binder.native('nvmlVgpuInstanceGetFBCStats'))(vgpuInstance, fbcStats);
@@ -120,7 +120,7 @@ let nvmlVgpuInstanceGetFbUsage$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param fbUsage `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetFbUsage(vgpuInstance: number, fbUsage: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(fbUsage) && hostByteLength(fbUsage)! >= 8 && (((fbUsage as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (fbUsage as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof fbUsage === 'number' && fbUsage >= 0 && Number.isSafeInteger(fbUsage)) && fbUsage !== null) rawCovers('nvmlVgpuInstanceGetFbUsage', 'fbUsage', fbUsage, 8, 8);
   return (nvmlVgpuInstanceGetFbUsage$ ??= binder.native('nvmlVgpuInstanceGetFbUsage'))(vgpuInstance, fbUsage);
@@ -130,7 +130,7 @@ let nvmlVgpuInstanceGetFrameRateLimit$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param frameRateLimit `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance: number, frameRateLimit: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(frameRateLimit) && hostByteLength(frameRateLimit)! >= 4 && (((frameRateLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (frameRateLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof frameRateLimit === 'number' && frameRateLimit >= 0 && Number.isSafeInteger(frameRateLimit)) && frameRateLimit !== null) rawCovers('nvmlVgpuInstanceGetFrameRateLimit', 'frameRateLimit', frameRateLimit, 4, 4);
   return (nvmlVgpuInstanceGetFrameRateLimit$ ??= binder.native('nvmlVgpuInstanceGetFrameRateLimit'))(vgpuInstance, frameRateLimit);
@@ -140,7 +140,7 @@ let nvmlVgpuInstanceGetGpuInstanceId$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param gpuInstanceId `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance: number, gpuInstanceId: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuInstanceId) && hostByteLength(gpuInstanceId)! >= 4 && (((gpuInstanceId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gpuInstanceId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof gpuInstanceId === 'number' && gpuInstanceId >= 0 && Number.isSafeInteger(gpuInstanceId)) && gpuInstanceId !== null) rawCovers('nvmlVgpuInstanceGetGpuInstanceId', 'gpuInstanceId', gpuInstanceId, 4, 4);
   return (nvmlVgpuInstanceGetGpuInstanceId$ ??= binder.native('nvmlVgpuInstanceGetGpuInstanceId'))(vgpuInstance, gpuInstanceId);
@@ -151,7 +151,7 @@ let nvmlVgpuInstanceGetGpuPciId$: NativeFunction | undefined;
  * @param vgpuPciId `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int *`, in/out: capacity of `vgpuPciId` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number, vgpuPciId: T.Pointer, length: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(vgpuPciId) && !(typeof vgpuPciId === 'number' && vgpuPciId >= 0 && Number.isSafeInteger(vgpuPciId)) && vgpuPciId !== null) rawCovers('nvmlVgpuInstanceGetGpuPciId', 'vgpuPciId', vgpuPciId, 0, 1);
   if (!(ArrayBuffer.isView(length) && hostByteLength(length)! >= 4 && (((length as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (length as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof length === 'number' && length >= 0 && Number.isSafeInteger(length)) && length !== null) rawCovers('nvmlVgpuInstanceGetGpuPciId', 'length', length, 4, 4);
@@ -162,7 +162,7 @@ let nvmlVgpuInstanceGetLicenseInfo$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param licenseInfo `nvmlVgpuLicenseInfo_t *`, out: bytes of a `nvmlVgpuLicenseInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number, licenseInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(licenseInfo) && hostByteLength(licenseInfo)! >= 24) && !(typeof licenseInfo === 'number' && licenseInfo >= 0 && Number.isSafeInteger(licenseInfo)) && licenseInfo !== null) rawCovers('nvmlVgpuInstanceGetLicenseInfo', 'licenseInfo', licenseInfo, 24, 1);
   return (nvmlVgpuInstanceGetLicenseInfo$ ??= binder.native('nvmlVgpuInstanceGetLicenseInfo'))(vgpuInstance, licenseInfo);
@@ -172,7 +172,7 @@ let nvmlVgpuInstanceGetLicenseStatus$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param licensed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html).
+ * @remarks Group `nvmlVgpu`.
  * @deprecated The headers mark it deprecated. */
 export function nvmlVgpuInstanceGetLicenseStatus(vgpuInstance: number, licensed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(licensed) && hostByteLength(licensed)! >= 4 && (((licensed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (licensed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof licensed === 'number' && licensed >= 0 && Number.isSafeInteger(licensed)) && licensed !== null) rawCovers('nvmlVgpuInstanceGetLicenseStatus', 'licensed', licensed, 4, 4);
@@ -184,7 +184,7 @@ let nvmlVgpuInstanceGetMdevUUID$: NativeFunction | undefined;
  * @param mdevUuid `char *`, out: a char buffer of `size` bytes
  * @param size `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetMdevUUID(vgpuInstance: number, mdevUuid: T.Pointer, size: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(mdevUuid) && !(typeof mdevUuid === 'number' && mdevUuid >= 0 && Number.isSafeInteger(mdevUuid)) && mdevUuid !== null) rawCovers('nvmlVgpuInstanceGetMdevUUID', 'mdevUuid', mdevUuid, 0, 1);
   return (nvmlVgpuInstanceGetMdevUUID$ ??= binder.native('nvmlVgpuInstanceGetMdevUUID'))(vgpuInstance, mdevUuid, size);
@@ -195,7 +195,7 @@ let nvmlVgpuInstanceGetMetadata$: NativeFunction | undefined;
  * @param vgpuMetadata `nvmlVgpuMetadata_t *`, out: bytes of a `nvmlVgpuMetadata_st`
  * @param bufferSize `unsigned int *`, in/out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlVgpuInstanceGetMetadata(vgpuInstance: number, vgpuMetadata: T.Pointer, bufferSize: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuMetadata) && hostByteLength(vgpuMetadata)! >= 212) && !(typeof vgpuMetadata === 'number' && vgpuMetadata >= 0 && Number.isSafeInteger(vgpuMetadata)) && vgpuMetadata !== null) rawCovers('nvmlVgpuInstanceGetMetadata', 'vgpuMetadata', vgpuMetadata, 212, 1);
   if (!(ArrayBuffer.isView(bufferSize) && hostByteLength(bufferSize)! >= 4 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('nvmlVgpuInstanceGetMetadata', 'bufferSize', bufferSize, 4, 4);
@@ -206,7 +206,7 @@ let nvmlVgpuInstanceGetPlacementId$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param pPlacement `nvmlVgpuPlacementId_t *`, in/out: bytes of a `nvmlVgpuPlacementId_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlVgpuInstanceGetPlacementId(vgpuInstance: number, pPlacement: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pPlacement) && hostByteLength(pPlacement)! >= 8) && !(typeof pPlacement === 'number' && pPlacement >= 0 && Number.isSafeInteger(pPlacement)) && pPlacement !== null) rawCovers('nvmlVgpuInstanceGetPlacementId', 'pPlacement', pPlacement, 8, 1);
   return (nvmlVgpuInstanceGetPlacementId$ ??= binder.native('nvmlVgpuInstanceGetPlacementId'))(vgpuInstance, pPlacement);
@@ -216,7 +216,7 @@ let nvmlVgpuInstanceGetType$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param vgpuTypeId `nvmlVgpuTypeId_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetType(vgpuInstance: number, vgpuTypeId: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuTypeId) && hostByteLength(vgpuTypeId)! >= 4 && (((vgpuTypeId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuTypeId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuTypeId === 'number' && vgpuTypeId >= 0 && Number.isSafeInteger(vgpuTypeId)) && vgpuTypeId !== null) rawCovers('nvmlVgpuInstanceGetType', 'vgpuTypeId', vgpuTypeId, 4, 4);
   return (nvmlVgpuInstanceGetType$ ??= binder.native('nvmlVgpuInstanceGetType'))(vgpuInstance, vgpuTypeId);
@@ -227,7 +227,7 @@ let nvmlVgpuInstanceGetUUID$: NativeFunction | undefined;
  * @param uuid `char *`, out: a char buffer of `size` bytes
  * @param size `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetUUID(vgpuInstance: number, uuid: T.Pointer, size: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(uuid) && !(typeof uuid === 'number' && uuid >= 0 && Number.isSafeInteger(uuid)) && uuid !== null) rawCovers('nvmlVgpuInstanceGetUUID', 'uuid', uuid, 0, 1);
   return (nvmlVgpuInstanceGetUUID$ ??= binder.native('nvmlVgpuInstanceGetUUID'))(vgpuInstance, uuid, size);
@@ -238,7 +238,7 @@ let nvmlVgpuInstanceGetVmDriverVersion$: NativeFunction | undefined;
  * @param version `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance: number, version: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlVgpuInstanceGetVmDriverVersion', 'version', version, 0, 1);
   return (nvmlVgpuInstanceGetVmDriverVersion$ ??= binder.native('nvmlVgpuInstanceGetVmDriverVersion'))(vgpuInstance, version, length);
@@ -250,7 +250,7 @@ let nvmlVgpuInstanceGetVmID$: NativeFunction | undefined;
  * @param size `unsigned int`
  * @param vmIdType `nvmlVgpuVmIdType_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceGetVmID(vgpuInstance: number, vmId: T.Pointer, size: number, vmIdType: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(vmId) && !(typeof vmId === 'number' && vmId >= 0 && Number.isSafeInteger(vmId)) && vmId !== null) rawCovers('nvmlVgpuInstanceGetVmID', 'vmId', vmId, 0, 1);
   if (!(ArrayBuffer.isView(vmIdType) && hostByteLength(vmIdType)! >= 4 && (((vmIdType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vmIdType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vmIdType === 'number' && vmIdType >= 0 && Number.isSafeInteger(vmIdType)) && vmIdType !== null) rawCovers('nvmlVgpuInstanceGetVmID', 'vmIdType', vmIdType, 4, 4);
@@ -261,7 +261,7 @@ let nvmlVgpuInstanceSetEncoderCapacity$: NativeFunction | undefined;
  * @param vgpuInstance `nvmlVgpuInstance_t`
  * @param encoderCapacity `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance: number, encoderCapacity: number): T.nvmlReturn_t {
   return (nvmlVgpuInstanceSetEncoderCapacity$ ??= binder.native('nvmlVgpuInstanceSetEncoderCapacity'))(vgpuInstance, encoderCapacity);
 }
@@ -270,7 +270,7 @@ let nvmlVgpuTypeGetBAR1Info$: NativeFunction | undefined;
  * @param vgpuTypeId `nvmlVgpuTypeId_t`
  * @param bar1Info `nvmlVgpuTypeBar1Info_t *`, in/out: bytes of a `nvmlVgpuTypeBar1Info_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 12.6. Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetBAR1Info(vgpuTypeId: number, bar1Info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(bar1Info) && hostByteLength(bar1Info)! >= 16) && !(typeof bar1Info === 'number' && bar1Info >= 0 && Number.isSafeInteger(bar1Info)) && bar1Info !== null) rawCovers('nvmlVgpuTypeGetBAR1Info', 'bar1Info', bar1Info, 16, 1);
   return (nvmlVgpuTypeGetBAR1Info$ ??= binder.native('nvmlVgpuTypeGetBAR1Info'))(vgpuTypeId, bar1Info);
@@ -281,7 +281,7 @@ let nvmlVgpuTypeGetCapabilities$: NativeFunction | undefined;
  * @param capability `nvmlVgpuCapability_t`
  * @param capResult `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetCapabilities(vgpuTypeId: number, capability: T.nvmlVgpuCapability_t, capResult: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(capResult) && hostByteLength(capResult)! >= 4 && (((capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof capResult === 'number' && capResult >= 0 && Number.isSafeInteger(capResult)) && capResult !== null) rawCovers('nvmlVgpuTypeGetCapabilities', 'capResult', capResult, 4, 4);
   return (nvmlVgpuTypeGetCapabilities$ ??= binder.native('nvmlVgpuTypeGetCapabilities'))(vgpuTypeId, capability, capResult);
@@ -292,7 +292,7 @@ let nvmlVgpuTypeGetClass$: NativeFunction | undefined;
  * @param vgpuTypeClass `char *`, out: a char buffer of `size` bytes
  * @param size `unsigned int *`, in/out: capacity of `vgpuTypeClass` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetClass(vgpuTypeId: number, vgpuTypeClass: T.Pointer, size: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(vgpuTypeClass) && !(typeof vgpuTypeClass === 'number' && vgpuTypeClass >= 0 && Number.isSafeInteger(vgpuTypeClass)) && vgpuTypeClass !== null) rawCovers('nvmlVgpuTypeGetClass', 'vgpuTypeClass', vgpuTypeClass, 0, 1);
   if (!(ArrayBuffer.isView(size) && hostByteLength(size)! >= 4 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('nvmlVgpuTypeGetClass', 'size', size, 4, 4);
@@ -304,7 +304,7 @@ let nvmlVgpuTypeGetDeviceID$: NativeFunction | undefined;
  * @param deviceID `unsigned long long *`, out: a typed array of one element
  * @param subsystemID `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetDeviceID(vgpuTypeId: number, deviceID: T.Pointer, subsystemID: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(deviceID) && hostByteLength(deviceID)! >= 8 && (((deviceID as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (deviceID as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof deviceID === 'number' && deviceID >= 0 && Number.isSafeInteger(deviceID)) && deviceID !== null) rawCovers('nvmlVgpuTypeGetDeviceID', 'deviceID', deviceID, 8, 8);
   if (!(ArrayBuffer.isView(subsystemID) && hostByteLength(subsystemID)! >= 8 && (((subsystemID as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (subsystemID as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof subsystemID === 'number' && subsystemID >= 0 && Number.isSafeInteger(subsystemID)) && subsystemID !== null) rawCovers('nvmlVgpuTypeGetDeviceID', 'subsystemID', subsystemID, 8, 8);
@@ -315,7 +315,7 @@ let nvmlVgpuTypeGetFbReservation$: NativeFunction | undefined;
  * @param vgpuTypeId `nvmlVgpuTypeId_t`
  * @param fbReservation `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlVgpuTypeGetFbReservation(vgpuTypeId: number, fbReservation: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(fbReservation) && hostByteLength(fbReservation)! >= 8 && (((fbReservation as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (fbReservation as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof fbReservation === 'number' && fbReservation >= 0 && Number.isSafeInteger(fbReservation)) && fbReservation !== null) rawCovers('nvmlVgpuTypeGetFbReservation', 'fbReservation', fbReservation, 8, 8);
   return (nvmlVgpuTypeGetFbReservation$ ??= binder.native('nvmlVgpuTypeGetFbReservation'))(vgpuTypeId, fbReservation);
@@ -325,7 +325,7 @@ let nvmlVgpuTypeGetFrameRateLimit$: NativeFunction | undefined;
  * @param vgpuTypeId `nvmlVgpuTypeId_t`
  * @param frameRateLimit `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId: number, frameRateLimit: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(frameRateLimit) && hostByteLength(frameRateLimit)! >= 4 && (((frameRateLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (frameRateLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof frameRateLimit === 'number' && frameRateLimit >= 0 && Number.isSafeInteger(frameRateLimit)) && frameRateLimit !== null) rawCovers('nvmlVgpuTypeGetFrameRateLimit', 'frameRateLimit', frameRateLimit, 4, 4);
   return (nvmlVgpuTypeGetFrameRateLimit$ ??= binder.native('nvmlVgpuTypeGetFrameRateLimit'))(vgpuTypeId, frameRateLimit);
@@ -335,7 +335,7 @@ let nvmlVgpuTypeGetFramebufferSize$: NativeFunction | undefined;
  * @param vgpuTypeId `nvmlVgpuTypeId_t`
  * @param fbSize `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetFramebufferSize(vgpuTypeId: number, fbSize: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(fbSize) && hostByteLength(fbSize)! >= 8 && (((fbSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (fbSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof fbSize === 'number' && fbSize >= 0 && Number.isSafeInteger(fbSize)) && fbSize !== null) rawCovers('nvmlVgpuTypeGetFramebufferSize', 'fbSize', fbSize, 8, 8);
   return (nvmlVgpuTypeGetFramebufferSize$ ??= binder.native('nvmlVgpuTypeGetFramebufferSize'))(vgpuTypeId, fbSize);
@@ -345,7 +345,7 @@ let nvmlVgpuTypeGetGpuInstanceProfileId$: NativeFunction | undefined;
  * @param vgpuTypeId `nvmlVgpuTypeId_t`
  * @param gpuInstanceProfileId `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId: number, gpuInstanceProfileId: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuInstanceProfileId) && hostByteLength(gpuInstanceProfileId)! >= 4 && (((gpuInstanceProfileId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gpuInstanceProfileId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof gpuInstanceProfileId === 'number' && gpuInstanceProfileId >= 0 && Number.isSafeInteger(gpuInstanceProfileId)) && gpuInstanceProfileId !== null) rawCovers('nvmlVgpuTypeGetGpuInstanceProfileId', 'gpuInstanceProfileId', gpuInstanceProfileId, 4, 4);
   return (nvmlVgpuTypeGetGpuInstanceProfileId$ ??= binder.native('nvmlVgpuTypeGetGpuInstanceProfileId'))(vgpuTypeId, gpuInstanceProfileId);
@@ -355,7 +355,7 @@ let nvmlVgpuTypeGetGspHeapSize$: NativeFunction | undefined;
  * @param vgpuTypeId `nvmlVgpuTypeId_t`
  * @param gspHeapSize `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlVgpuTypeGetGspHeapSize(vgpuTypeId: number, gspHeapSize: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gspHeapSize) && hostByteLength(gspHeapSize)! >= 8 && (((gspHeapSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gspHeapSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof gspHeapSize === 'number' && gspHeapSize >= 0 && Number.isSafeInteger(gspHeapSize)) && gspHeapSize !== null) rawCovers('nvmlVgpuTypeGetGspHeapSize', 'gspHeapSize', gspHeapSize, 8, 8);
   return (nvmlVgpuTypeGetGspHeapSize$ ??= binder.native('nvmlVgpuTypeGetGspHeapSize'))(vgpuTypeId, gspHeapSize);
@@ -366,7 +366,7 @@ let nvmlVgpuTypeGetLicense$: NativeFunction | undefined;
  * @param vgpuTypeLicenseString `char *`, out: a char buffer of `size` bytes
  * @param size `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetLicense(vgpuTypeId: number, vgpuTypeLicenseString: T.Pointer, size: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(vgpuTypeLicenseString) && !(typeof vgpuTypeLicenseString === 'number' && vgpuTypeLicenseString >= 0 && Number.isSafeInteger(vgpuTypeLicenseString)) && vgpuTypeLicenseString !== null) rawCovers('nvmlVgpuTypeGetLicense', 'vgpuTypeLicenseString', vgpuTypeLicenseString, 0, 1);
   return (nvmlVgpuTypeGetLicense$ ??= binder.native('nvmlVgpuTypeGetLicense'))(vgpuTypeId, vgpuTypeLicenseString, size);
@@ -377,7 +377,7 @@ let nvmlVgpuTypeGetMaxInstances$: NativeFunction | undefined;
  * @param vgpuTypeId `nvmlVgpuTypeId_t`
  * @param vgpuInstanceCount `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetMaxInstances(device: T.nvmlDevice_t, vgpuTypeId: number, vgpuInstanceCount: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuInstanceCount) && hostByteLength(vgpuInstanceCount)! >= 4 && (((vgpuInstanceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuInstanceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuInstanceCount === 'number' && vgpuInstanceCount >= 0 && Number.isSafeInteger(vgpuInstanceCount)) && vgpuInstanceCount !== null) rawCovers('nvmlVgpuTypeGetMaxInstances', 'vgpuInstanceCount', vgpuInstanceCount, 4, 4);
   return (nvmlVgpuTypeGetMaxInstances$ ??= binder.native('nvmlVgpuTypeGetMaxInstances'))(device, vgpuTypeId, vgpuInstanceCount);
@@ -387,7 +387,7 @@ let nvmlVgpuTypeGetMaxInstancesPerVm$: NativeFunction | undefined;
  * @param vgpuTypeId `nvmlVgpuTypeId_t`
  * @param vgpuInstanceCountPerVm `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId: number, vgpuInstanceCountPerVm: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuInstanceCountPerVm) && hostByteLength(vgpuInstanceCountPerVm)! >= 4 && (((vgpuInstanceCountPerVm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuInstanceCountPerVm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuInstanceCountPerVm === 'number' && vgpuInstanceCountPerVm >= 0 && Number.isSafeInteger(vgpuInstanceCountPerVm)) && vgpuInstanceCountPerVm !== null) rawCovers('nvmlVgpuTypeGetMaxInstancesPerVm', 'vgpuInstanceCountPerVm', vgpuInstanceCountPerVm, 4, 4);
   return (nvmlVgpuTypeGetMaxInstancesPerVm$ ??= binder.native('nvmlVgpuTypeGetMaxInstancesPerVm'))(vgpuTypeId, vgpuInstanceCountPerVm);
@@ -398,7 +398,7 @@ let nvmlVgpuTypeGetName$: NativeFunction | undefined;
  * @param vgpuTypeName `char *`, out: a char buffer of `size` bytes
  * @param size `unsigned int *`, in/out: capacity of `vgpuTypeName` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetName(vgpuTypeId: number, vgpuTypeName: T.Pointer, size: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(vgpuTypeName) && !(typeof vgpuTypeName === 'number' && vgpuTypeName >= 0 && Number.isSafeInteger(vgpuTypeName)) && vgpuTypeName !== null) rawCovers('nvmlVgpuTypeGetName', 'vgpuTypeName', vgpuTypeName, 0, 1);
   if (!(ArrayBuffer.isView(size) && hostByteLength(size)! >= 4 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('nvmlVgpuTypeGetName', 'size', size, 4, 4);
@@ -409,7 +409,7 @@ let nvmlVgpuTypeGetNumDisplayHeads$: NativeFunction | undefined;
  * @param vgpuTypeId `nvmlVgpuTypeId_t`
  * @param numDisplayHeads `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId: number, numDisplayHeads: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(numDisplayHeads) && hostByteLength(numDisplayHeads)! >= 4 && (((numDisplayHeads as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numDisplayHeads as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numDisplayHeads === 'number' && numDisplayHeads >= 0 && Number.isSafeInteger(numDisplayHeads)) && numDisplayHeads !== null) rawCovers('nvmlVgpuTypeGetNumDisplayHeads', 'numDisplayHeads', numDisplayHeads, 4, 4);
   return (nvmlVgpuTypeGetNumDisplayHeads$ ??= binder.native('nvmlVgpuTypeGetNumDisplayHeads'))(vgpuTypeId, numDisplayHeads);
@@ -421,7 +421,7 @@ let nvmlVgpuTypeGetResolution$: NativeFunction | undefined;
  * @param xdim `unsigned int *`, out: a typed array of one element
  * @param ydim `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlVgpuTypeGetResolution(vgpuTypeId: number, displayIndex: number, xdim: T.Pointer, ydim: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(xdim) && hostByteLength(xdim)! >= 4 && (((xdim as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (xdim as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof xdim === 'number' && xdim >= 0 && Number.isSafeInteger(xdim)) && xdim !== null) rawCovers('nvmlVgpuTypeGetResolution', 'xdim', xdim, 4, 4);
   if (!(ArrayBuffer.isView(ydim) && hostByteLength(ydim)! >= 4 && (((ydim as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ydim as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof ydim === 'number' && ydim >= 0 && Number.isSafeInteger(ydim)) && ydim !== null) rawCovers('nvmlVgpuTypeGetResolution', 'ydim', ydim, 4, 4);

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let nvmlDeviceDiscoverGpus$c: NativeFunction | undefined;
 /** API group `nvmlZPI`. `nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks Group `nvmlZPI`. */
 export function nvmlDeviceDiscoverGpus(pciInfo: T.nvmlPciInfo_st | Uint8Array): void {
   const pciInfo$ = recordArg('nvmlDeviceDiscoverGpus', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   const status = (nvmlDeviceDiscoverGpus$c ??= binder.native('nvmlDeviceDiscoverGpus'))(pciInfo$);
@@ -23,7 +23,7 @@ let nvmlDeviceFreezeNvLinkUtilizationCounter$c: NativeFunction | undefined;
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
  * @param freeze in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number, freeze: T.nvmlEnableState_t): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceFreezeNvLinkUtilizationCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'link', 'u32', link);
@@ -37,7 +37,7 @@ let nvmlDeviceGetAPIRestriction$: typeof nvmlDeviceGetAPIRestriction | undefined
  * @param device in `nvmlDevice_t`.
  * @param apiType in `nvmlRestrictedAPI_t`.
  * @returns the value of `isRestricted`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t): T.nvmlEnableState_t {
   return (nvmlDeviceGetAPIRestriction$ ??= bind$nvmlDeviceGetAPIRestriction())(device, apiType);
 }
@@ -59,7 +59,7 @@ let nvmlDeviceGetAccountingBufferSize$: typeof nvmlDeviceGetAccountingBufferSize
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `bufferSize`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceGetAccountingBufferSize(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetAccountingBufferSize$ ??= bind$nvmlDeviceGetAccountingBufferSize())(device);
 }
@@ -80,7 +80,7 @@ let nvmlDeviceGetAccountingMode$: typeof nvmlDeviceGetAccountingMode | undefined
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceGetAccountingMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   return (nvmlDeviceGetAccountingMode$ ??= bind$nvmlDeviceGetAccountingMode())(device);
 }
@@ -101,7 +101,7 @@ let nvmlDeviceGetAccountingPids$: typeof nvmlDeviceGetAccountingPids | undefined
 /** API group `nvmlAccountingStats`. `nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pids`: out array of `u32`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceGetAccountingPids(device: T.nvmlDevice_t | null): Uint32Array {
   return (nvmlDeviceGetAccountingPids$ ??= bind$nvmlDeviceGetAccountingPids())(device);
 }
@@ -131,7 +131,7 @@ let nvmlDeviceGetAccountingStats$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param pid in `unsigned int`.
  * @returns the value of `stats`: out `nvmlAccountingStats_st`.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks Group `nvmlAccountingStats`. */
 export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t | null, pid: number): T.nvmlAccountingStats_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAccountingStats', 'device', device, true) as typeof device;
   if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlDeviceGetAccountingStats', 'pid', 'u32', pid);
@@ -144,7 +144,7 @@ let nvmlDeviceGetActiveVgpus$: typeof nvmlDeviceGetActiveVgpus | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuInstances`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlDeviceGetActiveVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   return (nvmlDeviceGetActiveVgpus$ ??= bind$nvmlDeviceGetActiveVgpus())(device);
 }

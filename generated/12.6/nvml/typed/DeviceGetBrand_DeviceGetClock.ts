@@ -12,7 +12,7 @@ let nvmlDeviceGetBrand$: typeof nvmlDeviceGetBrand | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `type`: out `nvmlBrandType_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBrand(device: T.nvmlDevice_t | null): T.nvmlBrandType_t {
   return (nvmlDeviceGetBrand$ ??= bind$nvmlDeviceGetBrand())(device);
 }
@@ -33,7 +33,7 @@ let nvmlDeviceGetBridgeChipInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `bridgeHierarchy`: out `nvmlBridgeChipHierarchy_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t | null): T.nvmlBridgeChipHierarchy_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBridgeChipInfo', 'device', device, true) as typeof device;
   const bridgeHierarchy$ = new Uint8Array(1028);
@@ -45,7 +45,7 @@ let nvmlDeviceGetBusType$: typeof nvmlDeviceGetBusType | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `type`: out `nvmlBusType_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetBusType(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetBusType$ ??= bind$nvmlDeviceGetBusType())(device);
 }
@@ -66,7 +66,7 @@ let nvmlDeviceGetC2cModeInfoV$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `c2cModeInfo`: out `nvmlC2cModeInfo_v1_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetC2cModeInfoV(device: T.nvmlDevice_t | null): T.nvmlC2cModeInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetC2cModeInfoV', 'device', device, true) as typeof device;
   const c2cModeInfo$ = new Uint8Array(4);
@@ -79,7 +79,7 @@ let nvmlDeviceGetCapabilities$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param caps in/out `nvmlDeviceCapabilities_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @returns the value of `caps`: in/out `nvmlDeviceCapabilities_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. */
 export function nvmlDeviceGetCapabilities(device: T.nvmlDevice_t | null, caps?: Partial<T.nvmlDeviceCapabilities_v1_t> | Uint8Array): T.nvmlDeviceCapabilities_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCapabilities', 'device', device, true) as typeof device;
   const caps$ = new Uint8Array(records.nvmlDeviceCapabilities_v1_t().size);
@@ -93,7 +93,7 @@ let nvmlDeviceGetClkMonStatus$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `status`: out `nvmlClkMonStatus_status`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t | null): T.nvmlClkMonStatus_status {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetClkMonStatus', 'device', device, true) as typeof device;
   const status_$ = new Uint8Array(264);
@@ -107,7 +107,7 @@ let nvmlDeviceGetClock$: typeof nvmlDeviceGetClock | undefined;
  * @param clockType in `nvmlClockType_t`.
  * @param clockId in `nvmlClockId_t`.
  * @returns the value of `clockMHz`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t, clockId: T.nvmlClockId_t): number {
   return (nvmlDeviceGetClock$ ??= bind$nvmlDeviceGetClock())(device, clockType, clockId);
 }
@@ -131,7 +131,7 @@ let nvmlDeviceGetClockInfo$: typeof nvmlDeviceGetClockInfo | undefined;
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlClockType_t`.
  * @returns the value of `clock`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
   return (nvmlDeviceGetClockInfo$ ??= bind$nvmlDeviceGetClockInfo())(device, type);
 }
@@ -154,7 +154,7 @@ let nvmlDeviceGetClockOffsets$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param info in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `info`: in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetClockOffsets(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlClockOffset_v1_t> | Uint8Array): T.nvmlClockOffset_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetClockOffsets', 'device', device, true) as typeof device;
   const info$ = new Uint8Array(records.nvmlClockOffset_v1_t().size);

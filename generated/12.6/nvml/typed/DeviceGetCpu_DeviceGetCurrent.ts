@@ -13,7 +13,7 @@ let nvmlDeviceGetCpuAffinity$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param cpuSetSize in `unsigned int`: length of `cpuSet`.
  * @returns the value of `cpuSet`: out array of `u64`, `cpuSetSize` long.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceGetCpuAffinity(device: T.nvmlDevice_t | null, cpuSetSize: number): BigUint64Array {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCpuAffinity', 'device', device, true) as typeof device;
   if (typeof cpuSetSize !== 'number' || (cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinity', 'cpuSetSize', 'u32', cpuSetSize);
@@ -28,7 +28,7 @@ let nvmlDeviceGetCpuAffinityWithinScope$c: NativeFunction | undefined;
  * @param cpuSetSize in `unsigned int`: length of `cpuSet`.
  * @param scope in `nvmlAffinityScope_t`.
  * @returns the value of `cpuSet`: out array of `u64`, `cpuSetSize` long.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t | null, cpuSetSize: number, scope: number): BigUint64Array {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCpuAffinityWithinScope', 'device', device, true) as typeof device;
   if (typeof cpuSetSize !== 'number' || (cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSetSize', 'u32', cpuSetSize);
@@ -42,7 +42,7 @@ let nvmlDeviceGetCreatableVgpus$: typeof nvmlDeviceGetCreatableVgpus | undefined
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Group `nvmlVgpu`. */
 export function nvmlDeviceGetCreatableVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   return (nvmlDeviceGetCreatableVgpus$ ??= bind$nvmlDeviceGetCreatableVgpus())(device);
 }
@@ -71,7 +71,7 @@ let nvmlDeviceGetCudaComputeCapability$: typeof nvmlDeviceGetCudaComputeCapabili
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetCudaComputeCapability(device: T.nvmlDevice_t | null): { major: number; minor: number } {
   return (nvmlDeviceGetCudaComputeCapability$ ??= bind$nvmlDeviceGetCudaComputeCapability())(device);
 }
@@ -93,7 +93,7 @@ let nvmlDeviceGetCurrPcieLinkGeneration$: typeof nvmlDeviceGetCurrPcieLinkGenera
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `currLinkGen`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetCurrPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetCurrPcieLinkGeneration$ ??= bind$nvmlDeviceGetCurrPcieLinkGeneration())(device);
 }
@@ -114,7 +114,7 @@ let nvmlDeviceGetCurrPcieLinkWidth$: typeof nvmlDeviceGetCurrPcieLinkWidth | und
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `currLinkWidth`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetCurrPcieLinkWidth(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetCurrPcieLinkWidth$ ??= bind$nvmlDeviceGetCurrPcieLinkWidth())(device);
 }
@@ -135,7 +135,7 @@ let nvmlDeviceGetCurrentClocksEventReasons$: typeof nvmlDeviceGetCurrentClocksEv
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksEventReasons`: out `unsigned long long *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetCurrentClocksEventReasons(device: T.nvmlDevice_t | null): bigint {
   return (nvmlDeviceGetCurrentClocksEventReasons$ ??= bind$nvmlDeviceGetCurrentClocksEventReasons())(device);
 }
@@ -156,7 +156,7 @@ let nvmlDeviceGetCurrentClocksThrottleReasons$: typeof nvmlDeviceGetCurrentClock
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksThrottleReasons`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks Group `nvmlDeviceQueries`.
  * @deprecated The headers mark it deprecated. */
 export function nvmlDeviceGetCurrentClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
   return (nvmlDeviceGetCurrentClocksThrottleReasons$ ??= bind$nvmlDeviceGetCurrentClocksThrottleReasons())(device);

@@ -12,7 +12,7 @@ let nvmlDeviceGetDynamicPstatesInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pDynamicPstatesInfo`: out `nvmlGpuDynamicPstatesInfo_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetDynamicPstatesInfo(device: T.nvmlDevice_t | null): T.nvmlGpuDynamicPstatesInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetDynamicPstatesInfo', 'device', device, true) as typeof device;
   const pDynamicPstatesInfo$ = new Uint8Array(132);
@@ -24,7 +24,7 @@ let nvmlDeviceGetEccMode$: typeof nvmlDeviceGetEccMode | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ current, pending }`: `current`: out `nvmlEnableState_t *`; `pending`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEccMode(device: T.nvmlDevice_t | null): { current: T.nvmlEnableState_t; pending: T.nvmlEnableState_t } {
   return (nvmlDeviceGetEccMode$ ??= bind$nvmlDeviceGetEccMode())(device);
 }
@@ -47,7 +47,7 @@ let nvmlDeviceGetEncoderCapacity$: typeof nvmlDeviceGetEncoderCapacity | undefin
  * @param device in `nvmlDevice_t`.
  * @param encoderQueryType in `nvmlEncoderType_t`.
  * @returns the value of `encoderCapacity`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEncoderCapacity(device: T.nvmlDevice_t | null, encoderQueryType: T.nvmlEncoderType_t): number {
   return (nvmlDeviceGetEncoderCapacity$ ??= bind$nvmlDeviceGetEncoderCapacity())(device, encoderQueryType);
 }
@@ -69,7 +69,7 @@ let nvmlDeviceGetEncoderSessions$: typeof nvmlDeviceGetEncoderSessions | undefin
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `sessionInfos`: out array of `struct nvmlEncoderSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEncoderSessions(device: T.nvmlDevice_t | null): T.nvmlEncoderSessionInfo_st[] {
   return (nvmlDeviceGetEncoderSessions$ ??= bind$nvmlDeviceGetEncoderSessions())(device);
 }
@@ -98,7 +98,7 @@ let nvmlDeviceGetEncoderStats$: typeof nvmlDeviceGetEncoderStats | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ sessionCount, averageFps, averageLatency }`: `sessionCount`: out `unsigned int *`; `averageFps`: out `unsigned int *`; `averageLatency`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEncoderStats(device: T.nvmlDevice_t | null): { sessionCount: number; averageFps: number; averageLatency: number } {
   return (nvmlDeviceGetEncoderStats$ ??= bind$nvmlDeviceGetEncoderStats())(device);
 }
@@ -121,7 +121,7 @@ let nvmlDeviceGetEncoderUtilization$: typeof nvmlDeviceGetEncoderUtilization | u
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEncoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   return (nvmlDeviceGetEncoderUtilization$ ??= bind$nvmlDeviceGetEncoderUtilization())(device);
 }
@@ -143,7 +143,7 @@ let nvmlDeviceGetEnforcedPowerLimit$: typeof nvmlDeviceGetEnforcedPowerLimit | u
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `limit`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetEnforcedPowerLimit(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetEnforcedPowerLimit$ ??= bind$nvmlDeviceGetEnforcedPowerLimit())(device);
 }
@@ -164,7 +164,7 @@ let nvmlDeviceGetFBCSessions$: typeof nvmlDeviceGetFBCSessions | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlFBCSessionInfo_st[] {
   return (nvmlDeviceGetFBCSessions$ ??= bind$nvmlDeviceGetFBCSessions())(device);
 }
@@ -193,7 +193,7 @@ let nvmlDeviceGetFBCStats$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `fbcStats`: out `nvmlFBCStats_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t | null): T.nvmlFBCStats_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFBCStats', 'device', device, true) as typeof device;
   const fbcStats$ = new Uint8Array(12);

@@ -13,7 +13,7 @@ let nvmlDeviceGetFanControlPolicy_v2$: typeof nvmlDeviceGetFanControlPolicy_v2 |
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `policy`: out `nvmlFanControlPolicy_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t | null, fan: number): number {
   return (nvmlDeviceGetFanControlPolicy_v2$ ??= bind$nvmlDeviceGetFanControlPolicy_v2())(device, fan);
 }
@@ -35,7 +35,7 @@ let nvmlDeviceGetFanSpeed$: typeof nvmlDeviceGetFanSpeed | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `speed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetFanSpeed$ ??= bind$nvmlDeviceGetFanSpeed())(device);
 }
@@ -57,7 +57,7 @@ let nvmlDeviceGetFanSpeed_v2$: typeof nvmlDeviceGetFanSpeed_v2 | undefined;
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `speed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): number {
   return (nvmlDeviceGetFanSpeed_v2$ ??= bind$nvmlDeviceGetFanSpeed_v2())(device, fan);
 }
@@ -81,7 +81,7 @@ let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
  * @param valuesCount in `int`: length of `values`.
  * @param values in/out array of `struct nvmlFieldValue_st`; at least `valuesCount` long.
  * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
- * @remarks [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
+ * @remarks Group `nvmlFieldValueQueries`. */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
   if (typeof valuesCount !== 'number' || (valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceGetFieldValues', 'valuesCount', 'i32', valuesCount);
@@ -95,7 +95,7 @@ let nvmlDeviceGetGpcClkMinMaxVfOffset$: typeof nvmlDeviceGetGpcClkMinMaxVfOffset
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minOffset, maxOffset }`: `minOffset`: out `int *`; `maxOffset`: out `int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   return (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= bind$nvmlDeviceGetGpcClkMinMaxVfOffset())(device);
 }
@@ -117,7 +117,7 @@ let nvmlDeviceGetGpcClkVfOffset$: typeof nvmlDeviceGetGpcClkVfOffset | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `offset`: out `int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetGpcClkVfOffset$ ??= bind$nvmlDeviceGetGpcClkVfOffset())(device);
 }
@@ -138,7 +138,7 @@ let nvmlDeviceGetGpuFabricInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `gpuFabricInfo`: out `nvmlGpuFabricInfo_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t | null): T.nvmlGpuFabricInfo_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuFabricInfo', 'device', device, true) as typeof device;
   const gpuFabricInfo$ = new Uint8Array(28);
@@ -151,7 +151,7 @@ let nvmlDeviceGetGpuFabricInfoV$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param gpuFabricInfo in/out `nvmlGpuFabricInfo_v2_t`: fields given here in, the record the call fills returned (version 0x2000024 set for you).
  * @returns the value of `gpuFabricInfo`: in/out `nvmlGpuFabricInfo_v2_t`: fields given here in, the record the call fills returned (version 0x2000024 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t | null, gpuFabricInfo?: Partial<T.nvmlGpuFabricInfo_v2_t> | Uint8Array): T.nvmlGpuFabricInfo_v2_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuFabricInfoV', 'device', device, true) as typeof device;
   const gpuFabricInfo$ = new Uint8Array(records.nvmlGpuFabricInfo_v2_t().size);
@@ -166,7 +166,7 @@ let nvmlDeviceGetGpuInstanceById$: typeof nvmlDeviceGetGpuInstanceById | undefin
  * @param device in `nvmlDevice_t`.
  * @param id in `unsigned int`.
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t | null, id: number): T.nvmlGpuInstance_t {
   return (nvmlDeviceGetGpuInstanceById$ ??= bind$nvmlDeviceGetGpuInstanceById())(device, id);
 }
@@ -193,7 +193,7 @@ let nvmlDeviceGetGpuInstanceId$: typeof nvmlDeviceGetGpuInstanceId | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `id`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetGpuInstanceId$ ??= bind$nvmlDeviceGetGpuInstanceId())(device);
 }
@@ -215,7 +215,7 @@ let nvmlDeviceGetGpuInstancePossiblePlacements$: typeof nvmlDeviceGetGpuInstance
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `placements`: out array of `struct nvmlGpuInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstancePlacement_st[] {
   return (nvmlDeviceGetGpuInstancePossiblePlacements$ ??= bind$nvmlDeviceGetGpuInstancePossiblePlacements())(device, profileId);
 }
@@ -246,7 +246,7 @@ let nvmlDeviceGetGpuInstanceProfileInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param profile in `unsigned int`.
  * @returns the value of `info`: out `nvmlGpuInstanceProfileInfo_st`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t | null, profile: number): T.nvmlGpuInstanceProfileInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfo', 'profile', 'u32', profile);
@@ -261,7 +261,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoV$c: NativeFunction | undefined;
  * @param profile in `unsigned int`.
  * @param info in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
  * @returns the value of `info`: in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | null, profile: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfoV', 'profile', 'u32', profile);
@@ -277,7 +277,7 @@ let nvmlDeviceGetGpuInstanceRemainingCapacity$: typeof nvmlDeviceGetGpuInstanceR
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t | null, profileId: number): number {
   return (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= bind$nvmlDeviceGetGpuInstanceRemainingCapacity())(device, profileId);
 }
@@ -300,7 +300,7 @@ let nvmlDeviceGetGpuInstances$: typeof nvmlDeviceGetGpuInstances | undefined;
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `gpuInstances`: out array of `nvmlGpuInstance_t`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t[] {
   return (nvmlDeviceGetGpuInstances$ ??= bind$nvmlDeviceGetGpuInstances())(device, profileId);
 }
@@ -330,7 +330,7 @@ let nvmlDeviceGetGpuMaxPcieLinkGeneration$: typeof nvmlDeviceGetGpuMaxPcieLinkGe
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkGenDevice`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpuMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetGpuMaxPcieLinkGeneration$ ??= bind$nvmlDeviceGetGpuMaxPcieLinkGeneration())(device);
 }
@@ -351,7 +351,7 @@ let nvmlDeviceGetGpuOperationMode$: typeof nvmlDeviceGetGpuOperationMode | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ current, pending }`: `current`: out `nvmlGpuOperationMode_t *`; `pending`: out `nvmlGpuOperationMode_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t | null): { current: T.nvmlGpuOperationMode_t; pending: T.nvmlGpuOperationMode_t } {
   return (nvmlDeviceGetGpuOperationMode$ ??= bind$nvmlDeviceGetGpuOperationMode())(device);
 }

@@ -12,7 +12,7 @@ let nvmlDeviceGetHostVgpuMode$: typeof nvmlDeviceGetHostVgpuMode | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pHostVgpuMode`: out `nvmlHostVgpuMode_t *`.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t | null): T.nvmlHostVgpuMode_t {
   return (nvmlDeviceGetHostVgpuMode$ ??= bind$nvmlDeviceGetHostVgpuMode())(device);
 }
@@ -33,7 +33,7 @@ let nvmlDeviceGetIndex$: typeof nvmlDeviceGetIndex | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `index`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetIndex(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetIndex$ ??= bind$nvmlDeviceGetIndex())(device);
 }
@@ -54,7 +54,7 @@ let nvmlDeviceGetInforomConfigurationChecksum$: typeof nvmlDeviceGetInforomConfi
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `checksum`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetInforomConfigurationChecksum$ ??= bind$nvmlDeviceGetInforomConfigurationChecksum())(device);
 }
@@ -76,7 +76,7 @@ let nvmlDeviceGetInforomImageVersion$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomImageVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetInforomImageVersion', 'length', 'u32', length);
@@ -91,7 +91,7 @@ let nvmlDeviceGetInforomVersion$c: NativeFunction | undefined;
  * @param object in `nvmlInforomObject_t`.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t | null, object: T.nvmlInforomObject_t, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomVersion', 'device', device, true) as typeof device;
   if (typeof object !== 'number' || (object | 0) !== object) throw intError('nvmlDeviceGetInforomVersion', 'object', 'i32', object);
@@ -105,7 +105,7 @@ let nvmlDeviceGetIrqNum$: typeof nvmlDeviceGetIrqNum | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `irqNum`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetIrqNum$ ??= bind$nvmlDeviceGetIrqNum())(device);
 }
@@ -126,7 +126,7 @@ let nvmlDeviceGetJpgUtilization$: typeof nvmlDeviceGetJpgUtilization | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetJpgUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   return (nvmlDeviceGetJpgUtilization$ ??= bind$nvmlDeviceGetJpgUtilization())(device);
 }
@@ -148,7 +148,7 @@ let nvmlDeviceGetLastBBXFlushTime$: typeof nvmlDeviceGetLastBBXFlushTime | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ timestamp, durationUs }`: `timestamp`: out `unsigned long long *`; `durationUs`: out `unsigned long *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetLastBBXFlushTime(device: T.nvmlDevice_t | null): { timestamp: bigint; durationUs: bigint } {
   return (nvmlDeviceGetLastBBXFlushTime$ ??= bind$nvmlDeviceGetLastBBXFlushTime())(device);
 }

@@ -12,7 +12,7 @@ let nvmlDeviceGetMPSComputeRunningProcesses$: typeof nvmlDeviceGetMPSComputeRunn
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_v2_st`: its length asked first through `infoCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
   return (nvmlDeviceGetMPSComputeRunningProcesses$ ??= bind$nvmlDeviceGetMPSComputeRunningProcesses())(device);
 }
@@ -42,7 +42,7 @@ let nvmlDeviceGetMaxClockInfo$: typeof nvmlDeviceGetMaxClockInfo | undefined;
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlClockType_t`.
  * @returns the value of `clock`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
   return (nvmlDeviceGetMaxClockInfo$ ??= bind$nvmlDeviceGetMaxClockInfo())(device, type);
 }
@@ -65,7 +65,7 @@ let nvmlDeviceGetMaxCustomerBoostClock$: typeof nvmlDeviceGetMaxCustomerBoostClo
  * @param device in `nvmlDevice_t`.
  * @param clockType in `nvmlClockType_t`.
  * @returns the value of `clockMHz`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   return (nvmlDeviceGetMaxCustomerBoostClock$ ??= bind$nvmlDeviceGetMaxCustomerBoostClock())(device, clockType);
 }
@@ -87,7 +87,7 @@ let nvmlDeviceGetMaxMigDeviceCount$: typeof nvmlDeviceGetMaxMigDeviceCount | und
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMaxMigDeviceCount$ ??= bind$nvmlDeviceGetMaxMigDeviceCount())(device);
 }
@@ -108,7 +108,7 @@ let nvmlDeviceGetMaxPcieLinkGeneration$: typeof nvmlDeviceGetMaxPcieLinkGenerati
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkGen`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMaxPcieLinkGeneration$ ??= bind$nvmlDeviceGetMaxPcieLinkGeneration())(device);
 }
@@ -129,7 +129,7 @@ let nvmlDeviceGetMaxPcieLinkWidth$: typeof nvmlDeviceGetMaxPcieLinkWidth | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkWidth`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMaxPcieLinkWidth$ ??= bind$nvmlDeviceGetMaxPcieLinkWidth())(device);
 }
@@ -150,7 +150,7 @@ let nvmlDeviceGetMemClkMinMaxVfOffset$: typeof nvmlDeviceGetMemClkMinMaxVfOffset
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minOffset, maxOffset }`: `minOffset`: out `int *`; `maxOffset`: out `int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   return (nvmlDeviceGetMemClkMinMaxVfOffset$ ??= bind$nvmlDeviceGetMemClkMinMaxVfOffset())(device);
 }
@@ -172,7 +172,7 @@ let nvmlDeviceGetMemClkVfOffset$: typeof nvmlDeviceGetMemClkVfOffset | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `offset`: out `int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemClkVfOffset(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMemClkVfOffset$ ??= bind$nvmlDeviceGetMemClkVfOffset())(device);
 }

@@ -14,7 +14,7 @@ let nvmlDeviceGetMemoryAffinity$c: NativeFunction | undefined;
  * @param nodeSetSize in `unsigned int`: length of `nodeSet`.
  * @param scope in `nvmlAffinityScope_t`.
  * @returns the value of `nodeSet`: out array of `u64`, `nodeSetSize` long.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Group `nvmlAffinity`. */
 export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t | null, nodeSetSize: number, scope: number): BigUint64Array {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMemoryAffinity', 'device', device, true) as typeof device;
   if (typeof nodeSetSize !== 'number' || (nodeSetSize >>> 0) !== nodeSetSize) throw intError('nvmlDeviceGetMemoryAffinity', 'nodeSetSize', 'u32', nodeSetSize);
@@ -28,7 +28,7 @@ let nvmlDeviceGetMemoryBusWidth$: typeof nvmlDeviceGetMemoryBusWidth | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `busWidth`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMemoryBusWidth$ ??= bind$nvmlDeviceGetMemoryBusWidth())(device);
 }
@@ -52,7 +52,7 @@ let nvmlDeviceGetMemoryErrorCounter$: typeof nvmlDeviceGetMemoryErrorCounter | u
  * @param counterType in `nvmlEccCounterType_t`.
  * @param locationType in `nvmlMemoryLocation_t`.
  * @returns the value of `count`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, locationType: T.nvmlMemoryLocation_t): bigint {
   return (nvmlDeviceGetMemoryErrorCounter$ ??= bind$nvmlDeviceGetMemoryErrorCounter())(device, errorType, counterType, locationType);
 }
@@ -76,7 +76,7 @@ let nvmlDeviceGetMemoryInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `memory`: out `nvmlMemory_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryInfo(device: T.nvmlDevice_t | null): T.nvmlMemory_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMemoryInfo', 'device', device, true) as typeof device;
   const memory$ = new Uint8Array(24);
@@ -89,7 +89,7 @@ let nvmlDeviceGetMemoryInfo_v2$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param memory in/out `nvmlMemory_v2_st`: fields given here in, the record the call fills returned (version 0x2000028 set for you).
  * @returns the value of `memory`: in/out `nvmlMemory_v2_st`: fields given here in, the record the call fills returned (version 0x2000028 set for you).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t | null, memory?: Partial<T.nvmlMemory_v2_st> | Uint8Array): T.nvmlMemory_v2_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMemoryInfo_v2', 'device', device, true) as typeof device;
   const memory$ = new Uint8Array(records.nvmlMemory_v2_st().size);
@@ -104,7 +104,7 @@ let nvmlDeviceGetMigDeviceHandleByIndex$: typeof nvmlDeviceGetMigDeviceHandleByI
  * @param device in `nvmlDevice_t`.
  * @param index in `unsigned int`.
  * @returns the value of `migDevice`: out `nvmlDevice_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t | null, index: number): T.nvmlDevice_t {
   return (nvmlDeviceGetMigDeviceHandleByIndex$ ??= bind$nvmlDeviceGetMigDeviceHandleByIndex())(device, index);
 }
@@ -131,7 +131,7 @@ let nvmlDeviceGetMigMode$: typeof nvmlDeviceGetMigMode | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ currentMode, pendingMode }`: `currentMode`: out `unsigned int *`; `pendingMode`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Group `nvmlMultiInstanceGPU`. */
 export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t | null): { currentMode: number; pendingMode: number } {
   return (nvmlDeviceGetMigMode$ ??= bind$nvmlDeviceGetMigMode())(device);
 }
@@ -155,7 +155,7 @@ let nvmlDeviceGetMinMaxClockOfPState$: typeof nvmlDeviceGetMinMaxClockOfPState |
  * @param type in `nvmlClockType_t`.
  * @param pstate in `nvmlPstates_t`.
  * @returns `{ minClockMHz, maxClockMHz }`: `minClockMHz`: out `unsigned int *`; `maxClockMHz`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t): { minClockMHz: number; maxClockMHz: number } {
   return (nvmlDeviceGetMinMaxClockOfPState$ ??= bind$nvmlDeviceGetMinMaxClockOfPState())(device, type, pstate);
 }
@@ -179,7 +179,7 @@ let nvmlDeviceGetMinMaxFanSpeed$: typeof nvmlDeviceGetMinMaxFanSpeed | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minSpeed, maxSpeed }`: `minSpeed`: out `unsigned int *`; `maxSpeed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { minSpeed: number; maxSpeed: number } {
   return (nvmlDeviceGetMinMaxFanSpeed$ ??= bind$nvmlDeviceGetMinMaxFanSpeed())(device);
 }

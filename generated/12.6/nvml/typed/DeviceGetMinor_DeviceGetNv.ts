@@ -12,7 +12,7 @@ let nvmlDeviceGetMinorNumber$: typeof nvmlDeviceGetMinorNumber | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `minorNumber`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMinorNumber$ ??= bind$nvmlDeviceGetMinorNumber())(device);
 }
@@ -33,7 +33,7 @@ let nvmlDeviceGetModuleId$: typeof nvmlDeviceGetModuleId | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `moduleId`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetModuleId$ ??= bind$nvmlDeviceGetModuleId())(device);
 }
@@ -54,7 +54,7 @@ let nvmlDeviceGetMultiGpuBoard$: typeof nvmlDeviceGetMultiGpuBoard | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `multiGpuBool`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMultiGpuBoard$ ??= bind$nvmlDeviceGetMultiGpuBoard())(device);
 }
@@ -76,7 +76,7 @@ let nvmlDeviceGetName$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param length in `unsigned int`: capacity of `name` in bytes.
  * @returns the value of `name`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetName', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetName', 'length', 'u32', length);
@@ -89,7 +89,7 @@ let nvmlDeviceGetNumFans$: typeof nvmlDeviceGetNumFans | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `numFans`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetNumFans$ ??= bind$nvmlDeviceGetNumFans())(device);
 }
@@ -110,7 +110,7 @@ let nvmlDeviceGetNumGpuCores$: typeof nvmlDeviceGetNumGpuCores | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `numCores`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetNumGpuCores$ ??= bind$nvmlDeviceGetNumGpuCores())(device);
 }
@@ -131,7 +131,7 @@ let nvmlDeviceGetNumaNodeId$: typeof nvmlDeviceGetNumaNodeId | undefined;
 /** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `node`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlAffinity`. */
 export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetNumaNodeId$ ??= bind$nvmlDeviceGetNumaNodeId())(device);
 }
@@ -154,7 +154,7 @@ let nvmlDeviceGetNvLinkCapability$: typeof nvmlDeviceGetNvLinkCapability | undef
  * @param link in `unsigned int`.
  * @param capability in `nvmlNvLinkCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, link: number, capability: T.nvmlNvLinkCapability_t): number {
   return (nvmlDeviceGetNvLinkCapability$ ??= bind$nvmlDeviceGetNvLinkCapability())(device, link, capability);
 }
@@ -179,7 +179,7 @@ let nvmlDeviceGetNvLinkErrorCounter$: typeof nvmlDeviceGetNvLinkErrorCounter | u
  * @param link in `unsigned int`.
  * @param counter in `nvmlNvLinkErrorCounter_t`.
  * @returns the value of `counterValue`: out `unsigned long long *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, link: number, counter: T.nvmlNvLinkErrorCounter_t): bigint {
   return (nvmlDeviceGetNvLinkErrorCounter$ ??= bind$nvmlDeviceGetNvLinkErrorCounter())(device, link, counter);
 }
@@ -203,7 +203,7 @@ let nvmlDeviceGetNvLinkRemoteDeviceType$: typeof nvmlDeviceGetNvLinkRemoteDevice
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `pNvLinkDeviceType`: out `nvmlIntNvLinkDeviceType_t *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | null, link: number): T.nvmlIntNvLinkDeviceType_t {
   return (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= bind$nvmlDeviceGetNvLinkRemoteDeviceType())(device, link);
 }
@@ -226,7 +226,7 @@ let nvmlDeviceGetNvLinkRemotePciInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `pci`: out `nvmlPciInfo_st`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, link: number): T.nvmlPciInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkRemotePciInfo', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemotePciInfo', 'link', 'u32', link);
@@ -240,7 +240,7 @@ let nvmlDeviceGetNvLinkState$: typeof nvmlDeviceGetNvLinkState | undefined;
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `isActive`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: number): T.nvmlEnableState_t {
   return (nvmlDeviceGetNvLinkState$ ??= bind$nvmlDeviceGetNvLinkState())(device, link);
 }
@@ -264,7 +264,7 @@ let nvmlDeviceGetNvLinkUtilizationControl$c: NativeFunction | undefined;
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
  * @returns the value of `control`: out `nvmlNvLinkUtilizationControl_st`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number): T.nvmlNvLinkUtilizationControl_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkUtilizationControl', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'link', 'u32', link);
@@ -280,7 +280,7 @@ let nvmlDeviceGetNvLinkUtilizationCounter$: typeof nvmlDeviceGetNvLinkUtilizatio
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
  * @returns `{ rxcounter, txcounter }`: `rxcounter`: out `unsigned long long *`; `txcounter`: out `unsigned long long *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): { rxcounter: bigint; txcounter: bigint } {
   return (nvmlDeviceGetNvLinkUtilizationCounter$ ??= bind$nvmlDeviceGetNvLinkUtilizationCounter())(device, link, counter);
 }
@@ -305,7 +305,7 @@ let nvmlDeviceGetNvLinkVersion$: typeof nvmlDeviceGetNvLinkVersion | undefined;
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `version`: out `unsigned int *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Group `NvLink`. */
 export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t | null, link: number): number {
   return (nvmlDeviceGetNvLinkVersion$ ??= bind$nvmlDeviceGetNvLinkVersion())(device, link);
 }

@@ -12,7 +12,7 @@ let nvmlDeviceGetPerformanceState$: typeof nvmlDeviceGetPerformanceState | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   return (nvmlDeviceGetPerformanceState$ ??= bind$nvmlDeviceGetPerformanceState())(device);
 }
@@ -33,7 +33,7 @@ let nvmlDeviceGetPersistenceMode$: typeof nvmlDeviceGetPersistenceMode | undefin
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   return (nvmlDeviceGetPersistenceMode$ ??= bind$nvmlDeviceGetPersistenceMode())(device);
 }
@@ -54,7 +54,7 @@ let nvmlDeviceGetPgpuMetadataString$: typeof nvmlDeviceGetPgpuMetadataString | u
 /** API group `nvml`. `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pgpuMetadata`: out text (`char *`, length `bufferSize`).
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t | null): string {
   return (nvmlDeviceGetPgpuMetadataString$ ??= bind$nvmlDeviceGetPgpuMetadataString())(device);
 }
@@ -76,7 +76,7 @@ let nvmlDeviceGetPowerManagementDefaultLimit$: typeof nvmlDeviceGetPowerManageme
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `defaultLimit`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPowerManagementDefaultLimit$ ??= bind$nvmlDeviceGetPowerManagementDefaultLimit())(device);
 }
@@ -97,7 +97,7 @@ let nvmlDeviceGetPowerManagementLimit$: typeof nvmlDeviceGetPowerManagementLimit
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `limit`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPowerManagementLimit$ ??= bind$nvmlDeviceGetPowerManagementLimit())(device);
 }
@@ -118,7 +118,7 @@ let nvmlDeviceGetPowerManagementLimitConstraints$: typeof nvmlDeviceGetPowerMana
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minLimit, maxLimit }`: `minLimit`: out `unsigned int *`; `maxLimit`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevice_t | null): { minLimit: number; maxLimit: number } {
   return (nvmlDeviceGetPowerManagementLimitConstraints$ ??= bind$nvmlDeviceGetPowerManagementLimitConstraints())(device);
 }
@@ -140,7 +140,7 @@ let nvmlDeviceGetPowerManagementMode$: typeof nvmlDeviceGetPowerManagementMode |
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   return (nvmlDeviceGetPowerManagementMode$ ??= bind$nvmlDeviceGetPowerManagementMode())(device);
 }
@@ -161,7 +161,7 @@ let nvmlDeviceGetPowerSource$: typeof nvmlDeviceGetPowerSource | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `powerSource`: out `nvmlPowerSource_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPowerSource$ ??= bind$nvmlDeviceGetPowerSource())(device);
 }
@@ -182,7 +182,7 @@ let nvmlDeviceGetPowerState$: typeof nvmlDeviceGetPowerState | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   return (nvmlDeviceGetPowerState$ ??= bind$nvmlDeviceGetPowerState())(device);
 }
@@ -203,7 +203,7 @@ let nvmlDeviceGetPowerUsage$: typeof nvmlDeviceGetPowerUsage | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `power`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetPowerUsage(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPowerUsage$ ??= bind$nvmlDeviceGetPowerUsage())(device);
 }

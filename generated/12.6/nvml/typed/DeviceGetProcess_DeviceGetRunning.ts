@@ -13,7 +13,7 @@ let nvmlDeviceGetProcessUtilization$: typeof nvmlDeviceGetProcessUtilization | u
  * @param device in `nvmlDevice_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns the value of `utilization`: out array of `struct nvmlProcessUtilizationSample_st`: its length asked first through `processSamplesCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlProcessUtilizationSample_st[] {
   return (nvmlDeviceGetProcessUtilization$ ??= bind$nvmlDeviceGetProcessUtilization())(device, lastSeenTimeStamp);
 }
@@ -44,7 +44,7 @@ let nvmlDeviceGetProcessesUtilizationInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param procesesUtilInfo in/out `nvmlProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `procesesUtilInfo`: in/out `nvmlProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetProcessesUtilizationInfo(device: T.nvmlDevice_t | null, procesesUtilInfo?: Partial<T.nvmlProcessesUtilizationInfo_v1_t> | Uint8Array): T.nvmlProcessesUtilizationInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetProcessesUtilizationInfo', 'device', device, true) as typeof device;
   const procesesUtilInfo$ = new Uint8Array(records.nvmlProcessesUtilizationInfo_v1_t().size);
@@ -58,7 +58,7 @@ let nvmlDeviceGetRemappedRows$: typeof nvmlDeviceGetRemappedRows | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ corrRows, uncRows, isPending, failureOccurred }`: `corrRows`: out `unsigned int *`; `uncRows`: out `unsigned int *`; `isPending`: out `unsigned int *`; `failureOccurred`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t | null): { corrRows: number; uncRows: number; isPending: number; failureOccurred: number } {
   return (nvmlDeviceGetRemappedRows$ ??= bind$nvmlDeviceGetRemappedRows())(device);
 }
@@ -83,7 +83,7 @@ let nvmlDeviceGetRetiredPages$: typeof nvmlDeviceGetRetiredPages | undefined;
  * @param device in `nvmlDevice_t`.
  * @param cause in `nvmlPageRetirementCause_t`.
  * @returns the value of `addresses`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): BigUint64Array {
   return (nvmlDeviceGetRetiredPages$ ??= bind$nvmlDeviceGetRetiredPages())(device, cause);
 }
@@ -113,7 +113,7 @@ let nvmlDeviceGetRetiredPagesPendingStatus$: typeof nvmlDeviceGetRetiredPagesPen
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `isPending`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   return (nvmlDeviceGetRetiredPagesPendingStatus$ ??= bind$nvmlDeviceGetRetiredPagesPendingStatus())(device);
 }
@@ -135,7 +135,7 @@ let nvmlDeviceGetRetiredPages_v2$: typeof nvmlDeviceGetRetiredPages_v2 | undefin
  * @param device in `nvmlDevice_t`.
  * @param cause in `nvmlPageRetirementCause_t`.
  * @returns `{ addresses, timestamps }`: `addresses`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair); `timestamps`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): { addresses: BigUint64Array; timestamps: BigUint64Array } {
   return (nvmlDeviceGetRetiredPages_v2$ ??= bind$nvmlDeviceGetRetiredPages_v2())(device, cause);
 }
@@ -166,7 +166,7 @@ let nvmlDeviceGetRowRemapperHistogram$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `values`: out `nvmlRowRemapperHistogramValues_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t | null): T.nvmlRowRemapperHistogramValues_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRowRemapperHistogram', 'device', device, true) as typeof device;
   const values$ = new Uint8Array(20);
@@ -179,7 +179,7 @@ let nvmlDeviceGetRunningProcessDetailList$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param plist in/out `nvmlProcessDetailList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `plist`: in/out `nvmlProcessDetailList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetRunningProcessDetailList(device: T.nvmlDevice_t | null, plist?: Partial<T.nvmlProcessDetailList_v1_t> | Uint8Array): T.nvmlProcessDetailList_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRunningProcessDetailList', 'device', device, true) as typeof device;
   const plist$ = new Uint8Array(records.nvmlProcessDetailList_v1_t().size);

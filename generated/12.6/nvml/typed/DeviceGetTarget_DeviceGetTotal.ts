@@ -13,7 +13,7 @@ let nvmlDeviceGetTargetFanSpeed$: typeof nvmlDeviceGetTargetFanSpeed | undefined
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `targetSpeed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: number): number {
   return (nvmlDeviceGetTargetFanSpeed$ ??= bind$nvmlDeviceGetTargetFanSpeed())(device, fan);
 }
@@ -36,7 +36,7 @@ let nvmlDeviceGetTemperature$: typeof nvmlDeviceGetTemperature | undefined;
  * @param device in `nvmlDevice_t`.
  * @param sensorType in `nvmlTemperatureSensors_t`.
  * @returns the value of `temp`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t | null, sensorType: T.nvmlTemperatureSensors_t): number {
   return (nvmlDeviceGetTemperature$ ??= bind$nvmlDeviceGetTemperature())(device, sensorType);
 }
@@ -59,7 +59,7 @@ let nvmlDeviceGetTemperatureThreshold$: typeof nvmlDeviceGetTemperatureThreshold
  * @param device in `nvmlDevice_t`.
  * @param thresholdType in `nvmlTemperatureThresholds_t`.
  * @returns the value of `temp`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t): number {
   return (nvmlDeviceGetTemperatureThreshold$ ??= bind$nvmlDeviceGetTemperatureThreshold())(device, thresholdType);
 }
@@ -82,7 +82,7 @@ let nvmlDeviceGetThermalSettings$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param sensorIndex in `unsigned int`.
  * @returns the value of `pThermalSettings`: out `nvmlGpuThermalSettings_t`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t | null, sensorIndex: number): T.nvmlGpuThermalSettings_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetThermalSettings', 'device', device, true) as typeof device;
   if (typeof sensorIndex !== 'number' || (sensorIndex >>> 0) !== sensorIndex) throw intError('nvmlDeviceGetThermalSettings', 'sensorIndex', 'u32', sensorIndex);
@@ -96,7 +96,7 @@ let nvmlDeviceGetTopologyCommonAncestor$: typeof nvmlDeviceGetTopologyCommonAnce
  * @param device1 in `nvmlDevice_t`.
  * @param device2 in `nvmlDevice_t`.
  * @returns the value of `pathInfo`: out `nvmlGpuTopologyLevel_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): T.nvmlGpuTopologyLevel_t {
   return (nvmlDeviceGetTopologyCommonAncestor$ ??= bind$nvmlDeviceGetTopologyCommonAncestor())(device1, device2);
 }
@@ -119,7 +119,7 @@ let nvmlDeviceGetTopologyNearestGpus$: typeof nvmlDeviceGetTopologyNearestGpus |
  * @param device in `nvmlDevice_t`.
  * @param level in `nvmlGpuTopologyLevel_t`.
  * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t | null, level: T.nvmlGpuTopologyLevel_t): T.nvmlDevice_t[] {
   return (nvmlDeviceGetTopologyNearestGpus$ ??= bind$nvmlDeviceGetTopologyNearestGpus())(device, level);
 }
@@ -151,7 +151,7 @@ let nvmlDeviceGetTotalEccErrors$: typeof nvmlDeviceGetTotalEccErrors | undefined
  * @param errorType in `nvmlMemoryErrorType_t`.
  * @param counterType in `nvmlEccCounterType_t`.
  * @returns the value of `eccCounts`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): bigint {
   return (nvmlDeviceGetTotalEccErrors$ ??= bind$nvmlDeviceGetTotalEccErrors())(device, errorType, counterType);
 }
@@ -174,7 +174,7 @@ let nvmlDeviceGetTotalEnergyConsumption$: typeof nvmlDeviceGetTotalEnergyConsump
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `energy`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetTotalEnergyConsumption(device: T.nvmlDevice_t | null): bigint {
   return (nvmlDeviceGetTotalEnergyConsumption$ ??= bind$nvmlDeviceGetTotalEnergyConsumption())(device);
 }

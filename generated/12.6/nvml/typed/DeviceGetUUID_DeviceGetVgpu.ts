@@ -13,7 +13,7 @@ let nvmlDeviceGetUUID$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param length in `unsigned int`: capacity of `uuid` in bytes.
  * @returns the value of `uuid`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetUUID(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetUUID', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetUUID', 'length', 'u32', length);
@@ -26,7 +26,7 @@ let nvmlDeviceGetUtilizationRates$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `utilization`: out `nvmlUtilization_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t | null): T.nvmlUtilization_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetUtilizationRates', 'device', device, true) as typeof device;
   const utilization$ = new Uint8Array(8);
@@ -39,7 +39,7 @@ let nvmlDeviceGetVbiosVersion$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVbiosVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetVbiosVersion', 'length', 'u32', length);
@@ -53,7 +53,7 @@ let nvmlDeviceGetVgpuCapabilities$: typeof nvmlDeviceGetVgpuCapabilities | undef
  * @param device in `nvmlDevice_t`.
  * @param capability in `nvmlDeviceVgpuCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVgpu`. */
 export function nvmlDeviceGetVgpuCapabilities(device: T.nvmlDevice_t | null, capability: T.nvmlDeviceVgpuCapability_t): number {
   return (nvmlDeviceGetVgpuCapabilities$ ??= bind$nvmlDeviceGetVgpuCapabilities())(device, capability);
 }
@@ -76,7 +76,7 @@ let nvmlDeviceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param pHeterogeneousMode in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @returns the value of `pHeterogeneousMode`: in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null, pHeterogeneousMode?: Partial<T.nvmlVgpuHeterogeneousMode_v1_t> | Uint8Array): T.nvmlVgpuHeterogeneousMode_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuHeterogeneousMode', 'device', device, true) as typeof device;
   const pHeterogeneousMode$ = new Uint8Array(records.nvmlVgpuHeterogeneousMode_v1_t().size);
@@ -91,7 +91,7 @@ let nvmlDeviceGetVgpuInstancesUtilizationInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param vgpuUtilInfo in/out `nvmlVgpuInstancesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
  * @returns the value of `vgpuUtilInfo`: in/out `nvmlVgpuInstancesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuInstancesUtilizationInfo(device: T.nvmlDevice_t | null, vgpuUtilInfo?: Partial<T.nvmlVgpuInstancesUtilizationInfo_v1_t> | Uint8Array): T.nvmlVgpuInstancesUtilizationInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuInstancesUtilizationInfo', 'device', device, true) as typeof device;
   const vgpuUtilInfo$ = new Uint8Array(records.nvmlVgpuInstancesUtilizationInfo_v1_t().size);
@@ -106,7 +106,7 @@ let nvmlDeviceGetVgpuMetadata$: typeof nvmlDeviceGetVgpuMetadata | undefined;
  * @param device in `nvmlDevice_t`.
  * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
  * @returns `{ pgpuMetadata, bufferSize }`: `pgpuMetadata`: out `nvmlVgpuPgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferSize: number): { pgpuMetadata: T.nvmlVgpuPgpuMetadata_st; bufferSize: number } {
   return (nvmlDeviceGetVgpuMetadata$ ??= bind$nvmlDeviceGetVgpuMetadata())(device, bufferSize);
 }
@@ -130,7 +130,7 @@ let nvmlDeviceGetVgpuProcessUtilization$: typeof nvmlDeviceGetVgpuProcessUtiliza
  * @param device in `nvmlDevice_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns the value of `utilizationSamples`: out array of `struct nvmlVgpuProcessUtilizationSample_st`: its length asked first through `vgpuProcessSamplesCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlVgpuProcessUtilizationSample_st[] {
   return (nvmlDeviceGetVgpuProcessUtilization$ ??= bind$nvmlDeviceGetVgpuProcessUtilization())(device, lastSeenTimeStamp);
 }
@@ -161,7 +161,7 @@ let nvmlDeviceGetVgpuProcessesUtilizationInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param vgpuProcUtilInfo in/out `nvmlVgpuProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `vgpuProcUtilInfo`: in/out `nvmlVgpuProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuProcessesUtilizationInfo(device: T.nvmlDevice_t | null, vgpuProcUtilInfo?: Partial<T.nvmlVgpuProcessesUtilizationInfo_v1_t> | Uint8Array): T.nvmlVgpuProcessesUtilizationInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuProcessesUtilizationInfo', 'device', device, true) as typeof device;
   const vgpuProcUtilInfo$ = new Uint8Array(records.nvmlVgpuProcessesUtilizationInfo_v1_t().size);
@@ -175,7 +175,7 @@ let nvmlDeviceGetVgpuSchedulerCapabilities$c: NativeFunction | undefined;
 /** API group `nvml`. `nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pCapabilities`: out `nvmlVgpuSchedulerCapabilities_st`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvml`. */
 export function nvmlDeviceGetVgpuSchedulerCapabilities(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerCapabilities_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuSchedulerCapabilities', 'device', device, true) as typeof device;
   const pCapabilities$ = new Uint8Array(40);
@@ -187,7 +187,7 @@ let nvmlDeviceGetVgpuSchedulerLog$c: NativeFunction | undefined;
 /** API group `nvml`. `nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pSchedulerLog`: out `nvmlVgpuSchedulerLog_st`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvml`. */
 export function nvmlDeviceGetVgpuSchedulerLog(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerLog_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuSchedulerLog', 'device', device, true) as typeof device;
   const pSchedulerLog$ = new Uint8Array(9624);
@@ -199,7 +199,7 @@ let nvmlDeviceGetVgpuSchedulerState$c: NativeFunction | undefined;
 /** API group `nvml`. `nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pSchedulerState`: out `nvmlVgpuSchedulerGetState_st`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvml`. */
 export function nvmlDeviceGetVgpuSchedulerState(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerGetState_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuSchedulerState', 'device', device, true) as typeof device;
   const pSchedulerState$ = new Uint8Array(16);
@@ -213,7 +213,7 @@ let nvmlDeviceGetVgpuTypeCreatablePlacements$c: NativeFunction | undefined;
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @param pPlacementList in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `pPlacementList`: in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetVgpuTypeCreatablePlacements(device: T.nvmlDevice_t | null, vgpuTypeId: number, pPlacementList?: Partial<T.nvmlVgpuPlacementList_v1_t> | Uint8Array): T.nvmlVgpuPlacementList_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuTypeCreatablePlacements', 'device', device, true) as typeof device;
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlDeviceGetVgpuTypeCreatablePlacements', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -230,7 +230,7 @@ let nvmlDeviceGetVgpuTypeSupportedPlacements$c: NativeFunction | undefined;
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @param pPlacementList in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `pPlacementList`: in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVirtualGpuQueries`. */
 export function nvmlDeviceGetVgpuTypeSupportedPlacements(device: T.nvmlDevice_t | null, vgpuTypeId: number, pPlacementList?: Partial<T.nvmlVgpuPlacementList_v1_t> | Uint8Array): T.nvmlVgpuPlacementList_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuTypeSupportedPlacements', 'device', device, true) as typeof device;
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlDeviceGetVgpuTypeSupportedPlacements', 'vgpuTypeId', 'u32', vgpuTypeId);
@@ -246,7 +246,7 @@ let nvmlDeviceGetVgpuUtilization$: typeof nvmlDeviceGetVgpuUtilization | undefin
  * @param device in `nvmlDevice_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns `{ sampleValType, utilizationSamples }`: `sampleValType`: out `nvmlValueType_t *`; `utilizationSamples`: out array of `struct nvmlVgpuInstanceUtilizationSample_st`: its length asked first through `vgpuInstanceSamplesCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
+ * @remarks Group `nvmlUtil`. */
 export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; utilizationSamples: T.nvmlVgpuInstanceUtilizationSample_st[] } {
   return (nvmlDeviceGetVgpuUtilization$ ??= bind$nvmlDeviceGetVgpuUtilization())(device, lastSeenTimeStamp);
 }

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let nvmlDeviceValidateInforom$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Group `nvmlDeviceQueries`. */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceValidateInforom', 'device', device, true) as typeof device;
   const status = (nvmlDeviceValidateInforom$c ??= binder.native('nvmlDeviceValidateInforom'))(device);
@@ -21,7 +21,7 @@ let nvmlErrorString$c: NativeFunction | undefined;
 /** API group `nvmlErrorReporting`. `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 12.6
  * @param result_ in `nvmlReturn_t`.
  * @returns `const char *`
- * @remarks [NVIDIA group `nvmlErrorReporting`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlErrorReporting.html). */
+ * @remarks Group `nvmlErrorReporting`. */
 export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('nvmlErrorString', 'result', 'i32', result_);
   const result = (nvmlErrorString$c ??= binder.native('nvmlErrorString'))(result_);
@@ -30,7 +30,7 @@ export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
 let nvmlEventSetCreate$: typeof nvmlEventSetCreate | undefined;
 /** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `set`: out `nvmlEventSet_t *`.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlEventSetCreate(): T.nvmlEventSet_t {
   return (nvmlEventSetCreate$ ??= bind$nvmlEventSetCreate())();
 }
@@ -54,7 +54,7 @@ function bind$nvmlEventSetCreate(): typeof nvmlEventSetCreate {
 let nvmlEventSetFree$c: NativeFunction | undefined;
 /** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param set in `nvmlEventSet_t`.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
   if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlEventSetFree', 'set', set, true) as typeof set;
   const status = (nvmlEventSetFree$c ??= binder.native('nvmlEventSetFree'))(set);
@@ -65,7 +65,7 @@ let nvmlEventSetWait$c: NativeFunction | undefined;
  * @param set in `nvmlEventSet_t`.
  * @param timeoutms in `unsigned int`.
  * @returns the value of `data`: out `nvmlEventData_st`.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Group `nvmlEvents`. */
 export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number): T.nvmlEventData_st {
   if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlEventSetWait', 'set', set, true) as typeof set;
   const data$ = new Uint8Array(32);
@@ -77,7 +77,7 @@ export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number
 let nvmlGetExcludedDeviceCount$: typeof nvmlGetExcludedDeviceCount | undefined;
 /** API group `nvmlExcludedGpuQueries`. `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `deviceCount`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
+ * @remarks Group `nvmlExcludedGpuQueries`. */
 export function nvmlGetExcludedDeviceCount(): number {
   return (nvmlGetExcludedDeviceCount$ ??= bind$nvmlGetExcludedDeviceCount())();
 }
@@ -97,7 +97,7 @@ let nvmlGetExcludedDeviceInfoByIndex$c: NativeFunction | undefined;
 /** API group `nvmlExcludedGpuQueries`. `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param index in `unsigned int`.
  * @returns the value of `info`: out `nvmlExcludedDeviceInfo_st`.
- * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
+ * @remarks Group `nvmlExcludedGpuQueries`. */
 export function nvmlGetExcludedDeviceInfoByIndex(index: number): T.nvmlExcludedDeviceInfo_st {
   if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlGetExcludedDeviceInfoByIndex', 'index', 'u32', index);
   const info$ = new Uint8Array(148);
@@ -110,7 +110,7 @@ let nvmlGetVgpuCompatibility$c: NativeFunction | undefined;
  * @param vgpuMetadata in `nvmlVgpuMetadata_t *`: a `nvmlVgpuMetadata_st` object or its bytes.
  * @param pgpuMetadata in `nvmlVgpuPgpuMetadata_t *`: a `nvmlVgpuPgpuMetadata_st` object or its bytes.
  * @returns the value of `compatibilityInfo`: out `nvmlVgpuPgpuCompatibility_st`.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | Uint8Array, pgpuMetadata: T.nvmlVgpuPgpuMetadata_st | Uint8Array): T.nvmlVgpuPgpuCompatibility_st {
   const vgpuMetadata$ = recordArg('nvmlGetVgpuCompatibility', 'vgpuMetadata', records.nvmlVgpuMetadata_st(), vgpuMetadata, false);
   const pgpuMetadata$ = recordArg('nvmlGetVgpuCompatibility', 'pgpuMetadata', records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata, false);
@@ -123,7 +123,7 @@ let nvmlGetVgpuDriverCapabilities$: typeof nvmlGetVgpuDriverCapabilities | undef
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param capability in `nvmlVgpuDriverCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlVgpu`. */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t): number {
   return (nvmlGetVgpuDriverCapabilities$ ??= bind$nvmlGetVgpuDriverCapabilities())(capability);
 }
@@ -143,7 +143,7 @@ function bind$nvmlGetVgpuDriverCapabilities(): typeof nvmlGetVgpuDriverCapabilit
 let nvmlGetVgpuVersion$c: NativeFunction | undefined;
 /** API group `nvml`. `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ supported, current }`: `supported`: out `nvmlVgpuVersion_st`; `current`: out `nvmlVgpuVersion_st`.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlGetVgpuVersion(): { supported: T.nvmlVgpuVersion_st; current: T.nvmlVgpuVersion_st } {
   const supported$ = new Uint8Array(8);
   const current$ = new Uint8Array(8);

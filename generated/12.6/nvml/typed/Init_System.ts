@@ -10,7 +10,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 
 let nvmlInit$c: NativeFunction | undefined;
 /** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks Group `nvmlInitializationAndCleanup`. */
 export function nvmlInit(): void {
   const status = (nvmlInit$c ??= binder.native('nvmlInit'))();
   if (status !== 0) throw fail('nvmlInit', status);
@@ -18,7 +18,7 @@ export function nvmlInit(): void {
 let nvmlInitWithFlags$c: NativeFunction | undefined;
 /** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks Group `nvmlInitializationAndCleanup`. */
 export function nvmlInitWithFlags(flags: number): void {
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlInitWithFlags', 'flags', 'u32', flags);
   const status = (nvmlInitWithFlags$c ??= binder.native('nvmlInitWithFlags'))(flags);
@@ -27,7 +27,7 @@ export function nvmlInitWithFlags(flags: number): void {
 let nvmlSetVgpuVersion$c: NativeFunction | undefined;
 /** API group `nvml`. `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuVersion in `nvmlVgpuVersion_t *`: a `nvmlVgpuVersion_st` object or its bytes.
- * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
+ * @remarks Group `nvml`. */
 export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Array): void {
   const vgpuVersion$ = recordArg('nvmlSetVgpuVersion', 'vgpuVersion', records.nvmlVgpuVersion_st(), vgpuVersion, false);
   const status = (nvmlSetVgpuVersion$c ??= binder.native('nvmlSetVgpuVersion'))(vgpuVersion$);
@@ -35,7 +35,7 @@ export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Arra
 }
 let nvmlShutdown$c: NativeFunction | undefined;
 /** API group `nvmlInitializationAndCleanup`. `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks Group `nvmlInitializationAndCleanup`. */
 export function nvmlShutdown(): void {
   const status = (nvmlShutdown$c ??= binder.native('nvmlShutdown'))();
   if (status !== 0) throw fail('nvmlShutdown', status);
@@ -43,7 +43,7 @@ export function nvmlShutdown(): void {
 let nvmlSystemGetConfComputeCapabilities$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `capabilities`: out `nvmlConfComputeSystemCaps_st`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlSystemGetConfComputeCapabilities(): T.nvmlConfComputeSystemCaps_st {
   const capabilities$ = new Uint8Array(8);
   const status = (nvmlSystemGetConfComputeCapabilities$c ??= binder.native('nvmlSystemGetConfComputeCapabilities'))(capabilities$);
@@ -53,7 +53,7 @@ export function nvmlSystemGetConfComputeCapabilities(): T.nvmlConfComputeSystemC
 let nvmlSystemGetConfComputeGpusReadyState$: typeof nvmlSystemGetConfComputeGpusReadyState | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `isAcceptingWork`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlSystemGetConfComputeGpusReadyState(): number {
   return (nvmlSystemGetConfComputeGpusReadyState$ ??= bind$nvmlSystemGetConfComputeGpusReadyState())();
 }
@@ -73,7 +73,7 @@ let nvmlSystemGetConfComputeKeyRotationThresholdInfo$c: NativeFunction | undefin
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pKeyRotationThrInfo in/out `nvmlConfComputeGetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pKeyRotationThrInfo`: in/out `nvmlConfComputeGetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlSystemGetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo?: Partial<T.nvmlConfComputeGetKeyRotationThresholdInfo_st> | Uint8Array): T.nvmlConfComputeGetKeyRotationThresholdInfo_st {
   const pKeyRotationThrInfo$ = new Uint8Array(records.nvmlConfComputeGetKeyRotationThresholdInfo_st().size);
   if (pKeyRotationThrInfo != null) pKeyRotationThrInfo$.set(new Uint8Array(recordArg('nvmlSystemGetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', records.nvmlConfComputeGetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo, false) as Uint8Array).subarray(0, pKeyRotationThrInfo$.length));
@@ -86,7 +86,7 @@ let nvmlSystemGetConfComputeSettings$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param settings in/out `nvmlSystemConfComputeSettings_v1_t`: fields given here in, the record the call fills returned (version 0x1000014 set for you).
  * @returns the value of `settings`: in/out `nvmlSystemConfComputeSettings_v1_t`: fields given here in, the record the call fills returned (version 0x1000014 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlSystemGetConfComputeSettings(settings?: Partial<T.nvmlSystemConfComputeSettings_v1_t> | Uint8Array): T.nvmlSystemConfComputeSettings_v1_t {
   const settings$ = new Uint8Array(records.nvmlSystemConfComputeSettings_v1_t().size);
   if (settings != null) settings$.set(new Uint8Array(recordArg('nvmlSystemGetConfComputeSettings', 'settings', records.nvmlSystemConfComputeSettings_v1_t(), settings, false) as Uint8Array).subarray(0, settings$.length));
@@ -98,7 +98,7 @@ export function nvmlSystemGetConfComputeSettings(settings?: Partial<T.nvmlSystem
 let nvmlSystemGetConfComputeState$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `state`: out `nvmlConfComputeSystemState_st`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlSystemGetConfComputeState(): T.nvmlConfComputeSystemState_st {
   const state$ = new Uint8Array(12);
   const status = (nvmlSystemGetConfComputeState$c ??= binder.native('nvmlSystemGetConfComputeState'))(state$);
@@ -108,7 +108,7 @@ export function nvmlSystemGetConfComputeState(): T.nvmlConfComputeSystemState_st
 let nvmlSystemGetCudaDriverVersion$: typeof nvmlSystemGetCudaDriverVersion | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetCudaDriverVersion(): number {
   return (nvmlSystemGetCudaDriverVersion$ ??= bind$nvmlSystemGetCudaDriverVersion())();
 }
@@ -127,7 +127,7 @@ function bind$nvmlSystemGetCudaDriverVersion(): typeof nvmlSystemGetCudaDriverVe
 let nvmlSystemGetCudaDriverVersion_v2$: typeof nvmlSystemGetCudaDriverVersion_v2 | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
   return (nvmlSystemGetCudaDriverVersion_v2$ ??= bind$nvmlSystemGetCudaDriverVersion_v2())();
 }
@@ -148,7 +148,7 @@ let nvmlSystemGetDriverBranch$c: NativeFunction | undefined;
  * @param branchInfo in/out `nvmlSystemDriverBranchInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000054 set for you).
  * @param length in `unsigned int`.
  * @returns the value of `branchInfo`: in/out `nvmlSystemDriverBranchInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000054 set for you).
- * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 12.6. Group `nvmlSystemQueries`. */
 export function nvmlSystemGetDriverBranch(branchInfo: Partial<T.nvmlSystemDriverBranchInfo_v1_t> | Uint8Array | null, length: number): T.nvmlSystemDriverBranchInfo_v1_t {
   const branchInfo$ = new Uint8Array(records.nvmlSystemDriverBranchInfo_v1_t().size);
   if (branchInfo === undefined) throw argError('nvmlSystemGetDriverBranch', 'branchInfo', 'a record object, its encoded bytes or null', branchInfo);
@@ -163,7 +163,7 @@ let nvmlSystemGetDriverVersion$c: NativeFunction | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetDriverVersion(length: number): string {
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetDriverVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetDriverVersion', 'length', length)));
@@ -174,7 +174,7 @@ export function nvmlSystemGetDriverVersion(length: number): string {
 let nvmlSystemGetHicVersion$: typeof nvmlSystemGetHicVersion | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `hwbcEntries`: out array of `struct nvmlHwbcEntry_st`: its length asked first through `hwbcCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
   return (nvmlSystemGetHicVersion$ ??= bind$nvmlSystemGetHicVersion())();
 }
@@ -202,7 +202,7 @@ let nvmlSystemGetNVMLVersion$c: NativeFunction | undefined;
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetNVMLVersion(length: number): string {
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetNVMLVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetNVMLVersion', 'length', length)));
@@ -213,7 +213,7 @@ export function nvmlSystemGetNVMLVersion(length: number): string {
 let nvmlSystemGetNvlinkBwMode$: typeof nvmlSystemGetNvlinkBwMode | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `nvlinkBwMode`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `NvLink`. */
 export function nvmlSystemGetNvlinkBwMode(): number {
   return (nvmlSystemGetNvlinkBwMode$ ??= bind$nvmlSystemGetNvlinkBwMode())();
 }
@@ -234,7 +234,7 @@ let nvmlSystemGetProcessName$c: NativeFunction | undefined;
  * @param pid in `unsigned int`.
  * @param length in `unsigned int`: capacity of `name` in bytes.
  * @returns the value of `name`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetProcessName(pid: number, length: number): string {
   if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlSystemGetProcessName', 'pid', 'u32', pid);
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlSystemGetProcessName', 'length', 'u32', length);
@@ -247,7 +247,7 @@ let nvmlSystemGetTopologyGpuSet$: typeof nvmlSystemGetTopologyGpuSet | undefined
 /** API group `nvmlSystemQueries`. `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param cpuNumber in `unsigned int`.
  * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Group `nvmlSystemQueries`. */
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[] {
   return (nvmlSystemGetTopologyGpuSet$ ??= bind$nvmlSystemGetTopologyGpuSet())(cpuNumber);
 }
@@ -275,7 +275,7 @@ function bind$nvmlSystemGetTopologyGpuSet(): typeof nvmlSystemGetTopologyGpuSet 
 let nvmlSystemSetConfComputeGpusReadyState$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param isAcceptingWork in `unsigned int`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork: number): void {
   if (typeof isAcceptingWork !== 'number' || (isAcceptingWork >>> 0) !== isAcceptingWork) throw intError('nvmlSystemSetConfComputeGpusReadyState', 'isAcceptingWork', 'u32', isAcceptingWork);
   const status = (nvmlSystemSetConfComputeGpusReadyState$c ??= binder.native('nvmlSystemSetConfComputeGpusReadyState'))(isAcceptingWork);
@@ -285,7 +285,7 @@ let nvmlSystemSetConfComputeKeyRotationThresholdInfo$c: NativeFunction | undefin
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pKeyRotationThrInfo in/out `nvmlConfComputeSetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pKeyRotationThrInfo`: in/out `nvmlConfComputeSetKeyRotationThresholdInfo_st`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `nvmlDeviceQueries`. */
 export function nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo?: Partial<T.nvmlConfComputeSetKeyRotationThresholdInfo_st> | Uint8Array): T.nvmlConfComputeSetKeyRotationThresholdInfo_st {
   const pKeyRotationThrInfo$ = new Uint8Array(records.nvmlConfComputeSetKeyRotationThresholdInfo_st().size);
   if (pKeyRotationThrInfo != null) pKeyRotationThrInfo$.set(new Uint8Array(recordArg('nvmlSystemSetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', records.nvmlConfComputeSetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo, false) as Uint8Array).subarray(0, pKeyRotationThrInfo$.length));
@@ -297,7 +297,7 @@ export function nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThr
 let nvmlSystemSetNvlinkBwMode$c: NativeFunction | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param nvlinkBwMode in `unsigned int`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. Group `NvLink`. */
 export function nvmlSystemSetNvlinkBwMode(nvlinkBwMode: number): void {
   if (typeof nvlinkBwMode !== 'number' || (nvlinkBwMode >>> 0) !== nvlinkBwMode) throw intError('nvmlSystemSetNvlinkBwMode', 'nvlinkBwMode', 'u32', nvlinkBwMode);
   const status = (nvmlSystemSetNvlinkBwMode$c ??= binder.native('nvmlSystemSetNvlinkBwMode'))(nvlinkBwMode);

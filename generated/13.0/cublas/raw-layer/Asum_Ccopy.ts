@@ -17,7 +17,7 @@ let cublasAsumEx$: NativeFunction | undefined;
  * @param resultType `cudaDataType`
  * @param executiontype `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasasumex). */
 export function cublasAsumEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result: T.Pointer, resultType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasAsumEx', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasAsumEx', 'x', x, 0, 1);
@@ -35,7 +35,7 @@ let cublasAsumEx_64$: NativeFunction | undefined;
  * @param resultType `cudaDataType`
  * @param executiontype `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasasumex). */
 export function cublasAsumEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, result: T.Pointer, resultType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasAsumEx_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasAsumEx_64', 'x', x, 0, 1);
@@ -56,7 +56,7 @@ let cublasAxpyEx$: NativeFunction | undefined;
  * @param incy `int`
  * @param executiontype `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasaxpyex). */
 export function cublasAxpyEx(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, alphaType: T.cudaDataType, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasAxpyEx', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasAxpyEx', 'x', x, true);
@@ -79,7 +79,7 @@ let cublasAxpyEx_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param executiontype `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasaxpyex). */
 export function cublasAxpyEx_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, alphaType: T.cudaDataType, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, y: T.Pointer, yType: T.cudaDataType, incy: T.Int64, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasAxpyEx_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasAxpyEx_64', 'x', x, true);
@@ -98,7 +98,7 @@ let cublasCaxpy$: NativeFunction | undefined;
  * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-axpy). */
 export function cublasCaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCaxpy', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCaxpy', 'x', x, true);
@@ -117,7 +117,7 @@ let cublasCaxpy_v2_64$: NativeFunction | undefined;
  * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-axpy). */
 export function cublasCaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCaxpy_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCaxpy_v2_64', 'x', x, true);
@@ -135,7 +135,7 @@ let cublasCcopy$: NativeFunction | undefined;
  * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-copy). */
 export function cublasCcopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCcopy', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasCcopy', 'x', x, 0, 1);
@@ -152,7 +152,7 @@ let cublasCcopy_v2_64$: NativeFunction | undefined;
  * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-copy). */
 export function cublasCcopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCcopy_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasCcopy_v2_64', 'x', x, 0, 1);

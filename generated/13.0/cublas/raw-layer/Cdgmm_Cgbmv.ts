@@ -19,7 +19,7 @@ let cublasCdgmm$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasCdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCdgmm', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasCdgmm', 'A', A, 0, 1);
@@ -42,7 +42,7 @@ let cublasCdgmm_64$: NativeFunction | undefined;
  * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasCdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCdgmm_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasCdgmm_64', 'A', A, 0, 1);
@@ -62,7 +62,7 @@ let cublasCdotc$: NativeFunction | undefined;
  * @param incy `int`
  * @param result `cuComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dot). */
 export function cublasCdotc(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCdotc', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasCdotc', 'x', x, 0, 1);
@@ -81,7 +81,7 @@ let cublasCdotc_v2_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param result `cuComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dot). */
 export function cublasCdotc_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCdotc_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasCdotc_v2_64', 'x', x, 0, 1);
@@ -100,7 +100,7 @@ let cublasCdotu$: NativeFunction | undefined;
  * @param incy `int`
  * @param result `cuComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dot). */
 export function cublasCdotu(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCdotu', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasCdotu', 'x', x, 0, 1);
@@ -119,7 +119,7 @@ let cublasCdotu_v2_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param result `cuComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dot). */
 export function cublasCdotu_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasCdotu_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasCdotu_v2_64', 'x', x, 0, 1);
@@ -145,7 +145,7 @@ let cublasCgbmv$: NativeFunction | undefined;
  * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasCgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgbmv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgbmv', 'A', A, true);
@@ -174,7 +174,7 @@ let cublasCgbmv_v2_64$: NativeFunction | undefined;
  * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasCgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasCgbmv_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasCgbmv_v2_64', 'A', A, true);

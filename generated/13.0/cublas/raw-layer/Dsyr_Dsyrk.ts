@@ -17,7 +17,7 @@ let cublasDsyr$: NativeFunction | undefined;
  * @param A `double *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr). */
 export function cublasDsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsyr', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDsyr', 'x', x, true);
@@ -39,7 +39,7 @@ let cublasDsyr2$: NativeFunction | undefined;
  * @param A `double *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2). */
 export function cublasDsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsyr2', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDsyr2', 'x', x, true);
@@ -63,7 +63,7 @@ let cublasDsyr2_v2_64$: NativeFunction | undefined;
  * @param A `double *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2). */
 export function cublasDsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsyr2_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDsyr2_v2_64', 'x', x, true);
@@ -90,7 +90,7 @@ let cublasDsyr2k$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2k). */
 export function cublasDsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsyr2k', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDsyr2k', 'A', A, true);
@@ -118,7 +118,7 @@ let cublasDsyr2k_v2_64$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2k). */
 export function cublasDsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsyr2k_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDsyr2k_v2_64', 'A', A, true);
@@ -141,7 +141,7 @@ let cublasDsyr_v2_64$: NativeFunction | undefined;
  * @param A `double *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr). */
 export function cublasDsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsyr_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasDsyr_v2_64', 'x', x, true);
@@ -164,7 +164,7 @@ let cublasDsyrk$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syrk). */
 export function cublasDsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsyrk', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDsyrk', 'A', A, true);
@@ -188,7 +188,7 @@ let cublasDsyrk_v2_64$: NativeFunction | undefined;
  * @param C `double *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syrk). */
 export function cublasDsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDsyrk_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasDsyrk_v2_64', 'A', A, true);

@@ -11,7 +11,7 @@ let cublasGetAtomicsMode$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mode `cublasAtomicsMode_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetatomicsmode). */
 export function cublasGetAtomicsMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cublasGetAtomicsMode', 'mode', mode, 4, 4);
   return (cublasGetAtomicsMode$ ??= binder.native('cublasGetAtomicsMode'))(handle, mode);
@@ -19,7 +19,7 @@ export function cublasGetAtomicsMode(handle: T.cublasHandle_t, mode: T.Pointer):
 let cublasGetCudartVersion$: NativeFunction | undefined;
 /** `size_t cublasGetCudartVersion(void)` · cublas_api.h · CUDA 13.0
  * @returns `size_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetcudartversion). */
 export function cublasGetCudartVersion(): number {
   return (cublasGetCudartVersion$ ??= binder.native('cublasGetCudartVersion'))();
 }
@@ -28,7 +28,7 @@ let cublasGetEmulationSpecialValuesSupport$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mask `cudaEmulationSpecialValuesSupport *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetemulationspecialvaluessupport). */
 export function cublasGetEmulationSpecialValuesSupport(handle: T.cublasHandle_t, mask: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mask) && hostByteLength(mask)! >= 4 && (((mask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mask === 'number' && mask >= 0 && Number.isSafeInteger(mask)) && mask !== null) rawCovers('cublasGetEmulationSpecialValuesSupport', 'mask', mask, 4, 4);
   return (cublasGetEmulationSpecialValuesSupport$ ??= binder.native('cublasGetEmulationSpecialValuesSupport'))(handle, mask);
@@ -38,7 +38,7 @@ let cublasGetEmulationStrategy$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param emulationStrategy `cublasEmulationStrategy_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetemulationstrategy). */
 export function cublasGetEmulationStrategy(handle: T.cublasHandle_t, emulationStrategy: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(emulationStrategy) && hostByteLength(emulationStrategy)! >= 4 && (((emulationStrategy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (emulationStrategy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof emulationStrategy === 'number' && emulationStrategy >= 0 && Number.isSafeInteger(emulationStrategy)) && emulationStrategy !== null) rawCovers('cublasGetEmulationStrategy', 'emulationStrategy', emulationStrategy, 4, 4);
   return (cublasGetEmulationStrategy$ ??= binder.native('cublasGetEmulationStrategy'))(handle, emulationStrategy);
@@ -48,7 +48,7 @@ let cublasGetFixedPointEmulationMantissaBitCountPointer$: NativeFunction | undef
  * @param handle `cublasHandle_t`
  * @param mantissaBitCount `int **`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetfixedpointemulationmantissabitcountpointer). */
 export function cublasGetFixedPointEmulationMantissaBitCountPointer(handle: T.cublasHandle_t, mantissaBitCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mantissaBitCount) && hostByteLength(mantissaBitCount)! >= 8 && (((mantissaBitCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mantissaBitCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof mantissaBitCount === 'number' && mantissaBitCount >= 0 && Number.isSafeInteger(mantissaBitCount)) && mantissaBitCount !== null) rawCovers('cublasGetFixedPointEmulationMantissaBitCountPointer', 'mantissaBitCount', mantissaBitCount, 8, 8);
   return (cublasGetFixedPointEmulationMantissaBitCountPointer$ ??= binder.native('cublasGetFixedPointEmulationMantissaBitCountPointer'))(handle, mantissaBitCount);
@@ -58,7 +58,7 @@ let cublasGetFixedPointEmulationMantissaBitOffset$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mantissaBitOffset `int *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetfixedpointemulationmantissabitoffset). */
 export function cublasGetFixedPointEmulationMantissaBitOffset(handle: T.cublasHandle_t, mantissaBitOffset: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mantissaBitOffset) && hostByteLength(mantissaBitOffset)! >= 4 && (((mantissaBitOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mantissaBitOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mantissaBitOffset === 'number' && mantissaBitOffset >= 0 && Number.isSafeInteger(mantissaBitOffset)) && mantissaBitOffset !== null) rawCovers('cublasGetFixedPointEmulationMantissaBitOffset', 'mantissaBitOffset', mantissaBitOffset, 4, 4);
   return (cublasGetFixedPointEmulationMantissaBitOffset$ ??= binder.native('cublasGetFixedPointEmulationMantissaBitOffset'))(handle, mantissaBitOffset);
@@ -68,7 +68,7 @@ let cublasGetFixedPointEmulationMantissaControl$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mantissaControl `cudaEmulationMantissaControl *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetfixedpointemulationmantissacontrol). */
 export function cublasGetFixedPointEmulationMantissaControl(handle: T.cublasHandle_t, mantissaControl: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mantissaControl) && hostByteLength(mantissaControl)! >= 4 && (((mantissaControl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mantissaControl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mantissaControl === 'number' && mantissaControl >= 0 && Number.isSafeInteger(mantissaControl)) && mantissaControl !== null) rawCovers('cublasGetFixedPointEmulationMantissaControl', 'mantissaControl', mantissaControl, 4, 4);
   return (cublasGetFixedPointEmulationMantissaControl$ ??= binder.native('cublasGetFixedPointEmulationMantissaControl'))(handle, mantissaControl);
@@ -78,7 +78,7 @@ let cublasGetFixedPointEmulationMaxMantissaBitCount$: NativeFunction | undefined
  * @param handle `cublasHandle_t`
  * @param maxMantissaBitCount `int *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetfixedpointemulationmaxmantissabitcount). */
 export function cublasGetFixedPointEmulationMaxMantissaBitCount(handle: T.cublasHandle_t, maxMantissaBitCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(maxMantissaBitCount) && hostByteLength(maxMantissaBitCount)! >= 4 && (((maxMantissaBitCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxMantissaBitCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxMantissaBitCount === 'number' && maxMantissaBitCount >= 0 && Number.isSafeInteger(maxMantissaBitCount)) && maxMantissaBitCount !== null) rawCovers('cublasGetFixedPointEmulationMaxMantissaBitCount', 'maxMantissaBitCount', maxMantissaBitCount, 4, 4);
   return (cublasGetFixedPointEmulationMaxMantissaBitCount$ ??= binder.native('cublasGetFixedPointEmulationMaxMantissaBitCount'))(handle, maxMantissaBitCount);
@@ -87,7 +87,7 @@ let cublasGetLoggerCallback$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 13.0
  * @param userCallback `cublasLogCallback *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetloggercallback). */
 export function cublasGetLoggerCallback(userCallback: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(userCallback) && hostByteLength(userCallback)! >= 8 && (((userCallback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (userCallback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof userCallback === 'number' && userCallback >= 0 && Number.isSafeInteger(userCallback)) && userCallback !== null) rawCovers('cublasGetLoggerCallback', 'userCallback', userCallback, 8, 8);
   return (cublasGetLoggerCallback$ ??= binder.native('cublasGetLoggerCallback'))(userCallback);
@@ -97,7 +97,7 @@ let cublasGetMathMode$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mode `cublasMath_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetmathmode). */
 export function cublasGetMathMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cublasGetMathMode', 'mode', mode, 4, 4);
   return (cublasGetMathMode$ ??= binder.native('cublasGetMathMode'))(handle, mode);
@@ -112,7 +112,7 @@ let cublasGetMatrix$: NativeFunction | undefined;
  * @param B `void *`, host memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetmatrix). */
 export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrix', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrix', 'A', A, 0, 1);
@@ -130,7 +130,7 @@ let cublasGetMatrixAsync$: NativeFunction | undefined;
  * @param ldb `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetmatrixasync). */
 export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrixAsync', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrixAsync', 'A', A, 0, 1);
@@ -148,7 +148,7 @@ let cublasGetMatrixAsync_64$: NativeFunction | undefined;
  * @param ldb `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetmatrixasync). */
 export function cublasGetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrixAsync_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrixAsync_64', 'A', A, 0, 1);
@@ -165,7 +165,7 @@ let cublasGetMatrix_64$: NativeFunction | undefined;
  * @param B `void *`, host memory
  * @param ldb `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetmatrix). */
 export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasGetMatrix_64', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasGetMatrix_64', 'A', A, 0, 1);
@@ -177,7 +177,7 @@ let cublasGetPointerMode$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param mode `cublasPointerMode_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetpointermode). */
 export function cublasGetPointerMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cublasGetPointerMode', 'mode', mode, 4, 4);
   return (cublasGetPointerMode$ ??= binder.native('cublasGetPointerMode'))(handle, mode);
@@ -187,7 +187,7 @@ let cublasGetProperty$: NativeFunction | undefined;
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetproperty). */
 export function cublasGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(value) && hostByteLength(value)! >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cublasGetProperty', 'value', value, 4, 4);
   return (cublasGetProperty$ ??= binder.native('cublasGetProperty'))(type, value);
@@ -197,7 +197,7 @@ let cublasGetSmCountTarget$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param smCountTarget `int *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetsmcounttarget). */
 export function cublasGetSmCountTarget(handle: T.cublasHandle_t, smCountTarget: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(smCountTarget) && hostByteLength(smCountTarget)! >= 4 && (((smCountTarget as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (smCountTarget as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof smCountTarget === 'number' && smCountTarget >= 0 && Number.isSafeInteger(smCountTarget)) && smCountTarget !== null) rawCovers('cublasGetSmCountTarget', 'smCountTarget', smCountTarget, 4, 4);
   return (cublasGetSmCountTarget$ ??= binder.native('cublasGetSmCountTarget'))(handle, smCountTarget);
@@ -206,7 +206,7 @@ let cublasGetStatusName$: NativeFunction | undefined;
 /** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 13.0
  * @param status `cublasStatus_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetstatusname). */
 export function cublasGetStatusName(status: T.cublasStatus_t): string | null {
   return (cublasGetStatusName$ ??= binder.native('cublasGetStatusName'))(status);
 }
@@ -214,7 +214,7 @@ let cublasGetStatusString$: NativeFunction | undefined;
 /** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 13.0
  * @param status `cublasStatus_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetstatusstring). */
 export function cublasGetStatusString(status: T.cublasStatus_t): string | null {
   return (cublasGetStatusString$ ??= binder.native('cublasGetStatusString'))(status);
 }
@@ -223,7 +223,7 @@ let cublasGetStream$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param streamId `cudaStream_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetstream). */
 export function cublasGetStream(handle: T.cublasHandle_t, streamId: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(streamId) && hostByteLength(streamId)! >= 8 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cublasGetStream', 'streamId', streamId, 8, 8);
   return (cublasGetStream$ ??= binder.native('cublasGetStream'))(handle, streamId);
@@ -237,7 +237,7 @@ let cublasGetVector$: NativeFunction | undefined;
  * @param y `void *`, host memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetvector). */
 export function cublasGetVector(n: number, elemSize: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasGetVector', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasGetVector', 'x', x, 0, 1);
@@ -254,7 +254,7 @@ let cublasGetVectorAsync$: NativeFunction | undefined;
  * @param incy `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetvectorasync). */
 export function cublasGetVectorAsync(n: number, elemSize: number, devicePtr: T.Pointer, incx: number, hostPtr: T.Pointer, incy: number, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasGetVectorAsync', 'devicePtr', devicePtr, true);
   if (devicePtr !== null && typeof devicePtr !== 'bigint' && !(typeof devicePtr === 'number' && devicePtr >= 0 && Number.isSafeInteger(devicePtr))) rawCovers('cublasGetVectorAsync', 'devicePtr', devicePtr, 0, 1);
@@ -271,7 +271,7 @@ let cublasGetVectorAsync_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetvectorasync). */
 export function cublasGetVectorAsync_64(n: T.Int64, elemSize: T.Int64, devicePtr: T.Pointer, incx: T.Int64, hostPtr: T.Pointer, incy: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (ArrayBuffer.isView(devicePtr) || devicePtr instanceof ArrayBuffer) deviceArg('cublasGetVectorAsync_64', 'devicePtr', devicePtr, true);
   if (devicePtr !== null && typeof devicePtr !== 'bigint' && !(typeof devicePtr === 'number' && devicePtr >= 0 && Number.isSafeInteger(devicePtr))) rawCovers('cublasGetVectorAsync_64', 'devicePtr', devicePtr, 0, 1);
@@ -287,7 +287,7 @@ let cublasGetVector_64$: NativeFunction | undefined;
  * @param y `void *`, host memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetvector). */
 export function cublasGetVector_64(n: T.Int64, elemSize: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasGetVector_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasGetVector_64', 'x', x, 0, 1);
@@ -299,7 +299,7 @@ let cublasGetVersion$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param version `int *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetversion). */
 export function cublasGetVersion(handle: T.cublasHandle_t, version: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(version) && hostByteLength(version)! >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('cublasGetVersion', 'version', version, 4, 4);
   return (cublasGetVersion$ ??= binder.native('cublasGetVersion'))(handle, version);

@@ -14,7 +14,7 @@ let cublasIzamax$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amax). */
 export function cublasIzamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIzamax', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIzamax', 'x', x, 0, 1);
@@ -29,7 +29,7 @@ let cublasIzamax_v2_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amax). */
 export function cublasIzamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIzamax_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIzamax_v2_64', 'x', x, 0, 1);
@@ -44,7 +44,7 @@ let cublasIzamin$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amin). */
 export function cublasIzamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIzamin', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIzamin', 'x', x, 0, 1);
@@ -59,7 +59,7 @@ let cublasIzamin_v2_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amin). */
 export function cublasIzamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasIzamin_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasIzamin_v2_64', 'x', x, 0, 1);
@@ -73,7 +73,7 @@ let cublasLoggerConfigure$: NativeFunction | undefined;
  * @param logToStdErr `int`
  * @param logFileName `const char *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasloggerconfigure). */
 export function cublasLoggerConfigure(logIsOn: number, logToStdOut: number, logToStdErr: number, logFileName: string | T.Pointer): T.cublasStatus_t {
   if (typeof logFileName === 'string' && logFileName.includes('\0')) cstringArg('cublasLoggerConfigure', 'logFileName', logFileName, true);
   return (cublasLoggerConfigure$ ??= binder.native('cublasLoggerConfigure'))(logIsOn, logToStdOut, logToStdErr, logFileName);
@@ -89,7 +89,7 @@ let cublasNrm2Ex$: NativeFunction | undefined;
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasnrm2ex). */
 export function cublasNrm2Ex(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasNrm2Ex', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasNrm2Ex', 'x', x, 0, 1);
@@ -107,7 +107,7 @@ let cublasNrm2Ex_64$: NativeFunction | undefined;
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasnrm2ex). */
 export function cublasNrm2Ex_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, result: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasNrm2Ex_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasNrm2Ex_64', 'x', x, 0, 1);
@@ -129,7 +129,7 @@ let cublasRotEx$: NativeFunction | undefined;
  * @param csType `cudaDataType`
  * @param executiontype `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasrotex). */
 export function cublasRotEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, c: T.Pointer, s: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasRotEx', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasRotEx', 'x', x, 0, 1);
@@ -154,7 +154,7 @@ let cublasRotEx_64$: NativeFunction | undefined;
  * @param csType `cudaDataType`
  * @param executiontype `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasrotex). */
 export function cublasRotEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, y: T.Pointer, yType: T.cudaDataType, incy: T.Int64, c: T.Pointer, s: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasRotEx_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasRotEx_64', 'x', x, 0, 1);

@@ -17,7 +17,7 @@ let cublasScalEx$: NativeFunction | undefined;
  * @param incx `int`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasscalex). */
 export function cublasScalEx(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, alphaType: T.cudaDataType, x: T.Pointer, xType: T.cudaDataType, incx: number, executionType: T.cudaDataType): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasScalEx', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasScalEx', 'x', x, true);
@@ -35,7 +35,7 @@ let cublasScalEx_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasscalex). */
 export function cublasScalEx_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, alphaType: T.cudaDataType, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, executionType: T.cudaDataType): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasScalEx_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasScalEx_64', 'x', x, true);
@@ -50,7 +50,7 @@ let cublasScasum$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-asum). */
 export function cublasScasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasScasum', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasScasum', 'x', x, 0, 1);
@@ -65,7 +65,7 @@ let cublasScasum_v2_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-asum). */
 export function cublasScasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasScasum_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasScasum_v2_64', 'x', x, 0, 1);
@@ -80,7 +80,7 @@ let cublasScnrm2$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasScnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasScnrm2', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasScnrm2', 'x', x, 0, 1);
@@ -95,7 +95,7 @@ let cublasScnrm2_v2_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasScnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasScnrm2_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasScnrm2_v2_64', 'x', x, 0, 1);
@@ -111,7 +111,7 @@ let cublasScopy$: NativeFunction | undefined;
  * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-copy). */
 export function cublasScopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasScopy', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasScopy', 'x', x, 0, 1);
@@ -128,7 +128,7 @@ let cublasScopy_v2_64$: NativeFunction | undefined;
  * @param y `float *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-copy). */
 export function cublasScopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasScopy_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasScopy_v2_64', 'x', x, 0, 1);

@@ -23,7 +23,7 @@ let cublasSgbmv$: NativeFunction | undefined;
  * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasSgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgbmv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgbmv', 'A', A, true);
@@ -52,7 +52,7 @@ let cublasSgbmv_v2_64$: NativeFunction | undefined;
  * @param y `float *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasSgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgbmv_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgbmv_v2_64', 'A', A, true);
@@ -80,7 +80,7 @@ let cublasSgeam$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-geam). */
 export function cublasSgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgeam', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgeam', 'A', A, true);
@@ -108,7 +108,7 @@ let cublasSgeam_64$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-geam). */
 export function cublasSgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgeam_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgeam_64', 'A', A, true);
@@ -135,7 +135,7 @@ let cublasSgelsBatched$: NativeFunction | undefined;
  * @param devInfoArray `int *`, device memory
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gelsbatched). */
 export function cublasSgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasSgelsBatched', 'Aarray', Aarray, true);
   if (Aarray !== null && typeof Aarray !== 'bigint' && !(typeof Aarray === 'number' && Aarray >= 0 && Number.isSafeInteger(Aarray))) rawCovers('cublasSgelsBatched', 'Aarray', Aarray, 0, 1);
@@ -163,7 +163,7 @@ let cublasSgemm$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemm). */
 export function cublasSgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgemm', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgemm', 'A', A, true);
@@ -193,7 +193,7 @@ let cublasSgemmBatched$: NativeFunction | undefined;
  * @param ldc `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasSgemmBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgemmBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasSgemmBatched', 'Aarray', Aarray, true);
@@ -223,7 +223,7 @@ let cublasSgemmBatched_64$: NativeFunction | undefined;
  * @param ldc `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasSgemmBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgemmBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasSgemmBatched_64', 'Aarray', Aarray, true);
@@ -255,7 +255,7 @@ let cublasSgemmEx$: NativeFunction | undefined;
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmex). */
 export function cublasSgemmEx(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgemmEx', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgemmEx', 'A', A, true);
@@ -287,7 +287,7 @@ let cublasSgemmEx_64$: NativeFunction | undefined;
  * @param Ctype `cudaDataType`
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmex). */
 export function cublasSgemmEx_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgemmEx_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgemmEx_64', 'A', A, true);
@@ -318,7 +318,7 @@ let cublasSgemmGroupedBatched$: NativeFunction | undefined;
  * @param group_count `int`
  * @param group_size `const int *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmgroupedbatched). */
 export function cublasSgemmGroupedBatched(handle: T.cublasHandle_t, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.Pointer, lda_array: T.Pointer, Barray: T.Pointer, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.Pointer, ldc_array: T.Pointer, group_count: number, group_size: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(transa_array) && !(typeof transa_array === 'number' && transa_array >= 0 && Number.isSafeInteger(transa_array)) && transa_array !== null) rawCovers('cublasSgemmGroupedBatched', 'transa_array', transa_array, 0, 1);
   if (!ArrayBuffer.isView(transb_array) && !(typeof transb_array === 'number' && transb_array >= 0 && Number.isSafeInteger(transb_array)) && transb_array !== null) rawCovers('cublasSgemmGroupedBatched', 'transb_array', transb_array, 0, 1);
@@ -358,7 +358,7 @@ let cublasSgemmGroupedBatched_64$: NativeFunction | undefined;
  * @param group_count `int64_t`
  * @param group_size `const int64_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmgroupedbatched). */
 export function cublasSgemmGroupedBatched_64(handle: T.cublasHandle_t, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.Pointer, lda_array: T.Pointer, Barray: T.Pointer, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.Pointer, ldc_array: T.Pointer, group_count: T.Int64, group_size: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(transa_array) && !(typeof transa_array === 'number' && transa_array >= 0 && Number.isSafeInteger(transa_array)) && transa_array !== null) rawCovers('cublasSgemmGroupedBatched_64', 'transa_array', transa_array, 0, 1);
   if (!ArrayBuffer.isView(transb_array) && !(typeof transb_array === 'number' && transb_array >= 0 && Number.isSafeInteger(transb_array)) && transb_array !== null) rawCovers('cublasSgemmGroupedBatched_64', 'transb_array', transb_array, 0, 1);
@@ -400,7 +400,7 @@ let cublasSgemmStridedBatched$: NativeFunction | undefined;
  * @param strideC `long long`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasSgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgemmStridedBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgemmStridedBatched', 'A', A, true);
@@ -433,7 +433,7 @@ let cublasSgemmStridedBatched_64$: NativeFunction | undefined;
  * @param strideC `long long`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasSgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgemmStridedBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgemmStridedBatched_64', 'A', A, true);
@@ -462,7 +462,7 @@ let cublasSgemm_v2_64$: NativeFunction | undefined;
  * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemm). */
 export function cublasSgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSgemm_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgemm_v2_64', 'A', A, true);

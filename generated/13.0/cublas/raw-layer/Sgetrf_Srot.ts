@@ -16,7 +16,7 @@ let cublasSgetrfBatched$: NativeFunction | undefined;
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getrfbatched). */
 export function cublasSgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgetrfBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasSgetrfBatched', 'A', A, 0, 1);
@@ -37,7 +37,7 @@ let cublasSgetriBatched$: NativeFunction | undefined;
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getribatched). */
 export function cublasSgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSgetriBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasSgetriBatched', 'A', A, 0, 1);
@@ -62,7 +62,7 @@ let cublasSgetrsBatched$: NativeFunction | undefined;
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getrsbatched). */
 export function cublasSgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasSgetrsBatched', 'Aarray', Aarray, true);
   if (Aarray !== null && typeof Aarray !== 'bigint' && !(typeof Aarray === 'number' && Aarray >= 0 && Number.isSafeInteger(Aarray))) rawCovers('cublasSgetrsBatched', 'Aarray', Aarray, 0, 1);
@@ -84,7 +84,7 @@ let cublasSmatinvBatched$: NativeFunction | undefined;
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-matinvbatched). */
 export function cublasSmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSmatinvBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasSmatinvBatched', 'A', A, 0, 1);
@@ -101,7 +101,7 @@ let cublasSnrm2$: NativeFunction | undefined;
  * @param incx `int`
  * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasSnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSnrm2', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSnrm2', 'x', x, 0, 1);
@@ -116,7 +116,7 @@ let cublasSnrm2_v2_64$: NativeFunction | undefined;
  * @param incx `int64_t`
  * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasSnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSnrm2_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSnrm2_v2_64', 'x', x, 0, 1);
@@ -134,7 +134,7 @@ let cublasSrot$: NativeFunction | undefined;
  * @param c `const float *`, scalar (f32): its address
  * @param s `const float *`, scalar (f32): its address
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rot). */
 export function cublasSrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSrot', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSrot', 'x', x, 0, 1);
@@ -155,7 +155,7 @@ let cublasSrot_v2_64$: NativeFunction | undefined;
  * @param c `const float *`, scalar (f32): its address
  * @param s `const float *`, scalar (f32): its address
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rot). */
 export function cublasSrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSrot_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSrot_v2_64', 'x', x, 0, 1);

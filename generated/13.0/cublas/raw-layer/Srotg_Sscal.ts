@@ -14,7 +14,7 @@ let cublasSrotg$: NativeFunction | undefined;
  * @param c `float *`
  * @param s `float *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotg). */
 export function cublasSrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(a) && hostByteLength(a)! >= 4 && (((a as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (a as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof a === 'number' && a >= 0 && Number.isSafeInteger(a)) && a !== null) rawCovers('cublasSrotg', 'a', a, 4, 4);
   if (!(ArrayBuffer.isView(b) && hostByteLength(b)! >= 4 && (((b as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (b as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof b === 'number' && b >= 0 && Number.isSafeInteger(b)) && b !== null) rawCovers('cublasSrotg', 'b', b, 4, 4);
@@ -32,7 +32,7 @@ let cublasSrotm$: NativeFunction | undefined;
  * @param incy `int`
  * @param param `const float *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotm). */
 export function cublasSrotm(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, param: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSrotm', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSrotm', 'x', x, 0, 1);
@@ -51,7 +51,7 @@ let cublasSrotm_v2_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param param `const float *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotm). */
 export function cublasSrotm_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, param: T.Pointer): T.cublasStatus_t {
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSrotm_v2_64', 'x', x, true);
   if (x !== null && typeof x !== 'bigint' && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x))) rawCovers('cublasSrotm_v2_64', 'x', x, 0, 1);
@@ -69,7 +69,7 @@ let cublasSrotmg$: NativeFunction | undefined;
  * @param y1 `const float *`
  * @param param `float *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotmg). */
 export function cublasSrotmg(handle: T.cublasHandle_t, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(d1) && hostByteLength(d1)! >= 4 && (((d1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (d1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof d1 === 'number' && d1 >= 0 && Number.isSafeInteger(d1)) && d1 !== null) rawCovers('cublasSrotmg', 'd1', d1, 4, 4);
   if (!(ArrayBuffer.isView(d2) && hostByteLength(d2)! >= 4 && (((d2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (d2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof d2 === 'number' && d2 >= 0 && Number.isSafeInteger(d2)) && d2 !== null) rawCovers('cublasSrotmg', 'd2', d2, 4, 4);
@@ -93,7 +93,7 @@ let cublasSsbmv$: NativeFunction | undefined;
  * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-sbmv). */
 export function cublasSsbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSsbmv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSsbmv', 'A', A, true);
@@ -120,7 +120,7 @@ let cublasSsbmv_v2_64$: NativeFunction | undefined;
  * @param y `float *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-sbmv). */
 export function cublasSsbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSsbmv_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasSsbmv_v2_64', 'A', A, true);
@@ -140,7 +140,7 @@ let cublasSscal$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-scal). */
 export function cublasSscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSscal', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSscal', 'x', x, true);
@@ -155,7 +155,7 @@ let cublasSscal_v2_64$: NativeFunction | undefined;
  * @param x `float *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-scal). */
 export function cublasSscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSscal_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasSscal_v2_64', 'x', x, true);

@@ -23,7 +23,7 @@ let cublasZgemm3m$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemm3m). */
 export function cublasZgemm3m(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemm3m', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgemm3m', 'A', A, true);
@@ -52,7 +52,7 @@ let cublasZgemm3m_64$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemm3m). */
 export function cublasZgemm3m_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemm3m_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgemm3m_64', 'A', A, true);
@@ -79,7 +79,7 @@ let cublasZgemv$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemv). */
 export function cublasZgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemv', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgemv', 'A', A, true);
@@ -107,7 +107,7 @@ let cublasZgemvBatched$: NativeFunction | undefined;
  * @param incy `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasZgemvBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemvBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasZgemvBatched', 'Aarray', Aarray, true);
@@ -135,7 +135,7 @@ let cublasZgemvBatched_64$: NativeFunction | undefined;
  * @param incy `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasZgemvBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, xarray: T.Pointer, incx: T.Int64, beta: T.Pointer, yarray: T.Pointer, incy: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemvBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasZgemvBatched_64', 'Aarray', Aarray, true);
@@ -166,7 +166,7 @@ let cublasZgemvStridedBatched$: NativeFunction | undefined;
  * @param stridey `long long`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasZgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemvStridedBatched', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgemvStridedBatched', 'A', A, true);
@@ -197,7 +197,7 @@ let cublasZgemvStridedBatched_64$: NativeFunction | undefined;
  * @param stridey `long long`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasZgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemvStridedBatched_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgemvStridedBatched_64', 'A', A, true);
@@ -224,7 +224,7 @@ let cublasZgemv_v2_64$: NativeFunction | undefined;
  * @param y `cuDoubleComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemv). */
 export function cublasZgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgemv_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgemv_v2_64', 'A', A, true);

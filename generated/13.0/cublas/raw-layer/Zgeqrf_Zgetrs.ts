@@ -17,7 +17,7 @@ let cublasZgeqrfBatched$: NativeFunction | undefined;
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-geqrfbatched). */
 export function cublasZgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasZgeqrfBatched', 'Aarray', Aarray, true);
   if (Aarray !== null && typeof Aarray !== 'bigint' && !(typeof Aarray === 'number' && Aarray >= 0 && Number.isSafeInteger(Aarray))) rawCovers('cublasZgeqrfBatched', 'Aarray', Aarray, 0, 1);
@@ -39,7 +39,7 @@ let cublasZgerc$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-ger). */
 export function cublasZgerc(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgerc', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZgerc', 'x', x, true);
@@ -63,7 +63,7 @@ let cublasZgerc_v2_64$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-ger). */
 export function cublasZgerc_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgerc_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZgerc_v2_64', 'x', x, true);
@@ -87,7 +87,7 @@ let cublasZgeru$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-ger). */
 export function cublasZgeru(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgeru', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZgeru', 'x', x, true);
@@ -111,7 +111,7 @@ let cublasZgeru_v2_64$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-ger). */
 export function cublasZgeru_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZgeru_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZgeru_v2_64', 'x', x, true);
@@ -132,7 +132,7 @@ let cublasZgetrfBatched$: NativeFunction | undefined;
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getrfbatched). */
 export function cublasZgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgetrfBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasZgetrfBatched', 'A', A, 0, 1);
@@ -153,7 +153,7 @@ let cublasZgetriBatched$: NativeFunction | undefined;
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getribatched). */
 export function cublasZgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZgetriBatched', 'A', A, true);
   if (A !== null && typeof A !== 'bigint' && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A))) rawCovers('cublasZgetriBatched', 'A', A, 0, 1);
@@ -178,7 +178,7 @@ let cublasZgetrsBatched$: NativeFunction | undefined;
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getrsbatched). */
 export function cublasZgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
   if (ArrayBuffer.isView(Aarray) || Aarray instanceof ArrayBuffer) deviceArg('cublasZgetrsBatched', 'Aarray', Aarray, true);
   if (Aarray !== null && typeof Aarray !== 'bigint' && !(typeof Aarray === 'number' && Aarray >= 0 && Number.isSafeInteger(Aarray))) rawCovers('cublasZgetrsBatched', 'Aarray', Aarray, 0, 1);

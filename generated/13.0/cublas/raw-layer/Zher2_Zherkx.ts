@@ -19,7 +19,7 @@ let cublasZher2$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-her2). */
 export function cublasZher2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZher2', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZher2', 'x', x, true);
@@ -43,7 +43,7 @@ let cublasZher2_v2_64$: NativeFunction | undefined;
  * @param A `cuDoubleComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-her2). */
 export function cublasZher2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZher2_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cublasZher2_v2_64', 'x', x, true);
@@ -70,7 +70,7 @@ let cublasZher2k$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-her2k). */
 export function cublasZher2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZher2k', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZher2k', 'A', A, true);
@@ -98,7 +98,7 @@ let cublasZher2k_v2_64$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-her2k). */
 export function cublasZher2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZher2k_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZher2k_v2_64', 'A', A, true);
@@ -124,7 +124,7 @@ let cublasZherk$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-herk). */
 export function cublasZherk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZherk', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZherk', 'A', A, true);
@@ -148,7 +148,7 @@ let cublasZherk_v2_64$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-herk). */
 export function cublasZherk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZherk_v2_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZherk_v2_64', 'A', A, true);
@@ -174,7 +174,7 @@ let cublasZherkx$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-herkx). */
 export function cublasZherkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZherkx', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZherkx', 'A', A, true);
@@ -202,7 +202,7 @@ let cublasZherkx_64$: NativeFunction | undefined;
  * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-herkx). */
 export function cublasZherkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZherkx_64', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasZherkx_64', 'A', A, true);

@@ -20,7 +20,7 @@ let cublasCdgmm$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasCdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasCdgmm', 'mode', 'i32', mode);
@@ -47,7 +47,7 @@ let cublasCdgmm_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dgmm). */
 export function cublasCdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCdgmm_64', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasCdgmm_64', 'mode', 'i32', mode);
@@ -71,7 +71,7 @@ let cublasCdotc$c: NativeFunction | undefined;
  * @param y in `const cuComplex *`: device memory.
  * @param incy in `int`.
  * @param result_ out `cuComplex *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dot). */
 export function cublasCdotc(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCdotc', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCdotc', 'n', 'i32', n_);
@@ -92,7 +92,7 @@ let cublasCdotc_v2_64$c: NativeFunction | undefined;
  * @param y in `const cuComplex *`: device memory.
  * @param incy in `int64_t`.
  * @param result_ out `cuComplex *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dot). */
 export function cublasCdotc_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCdotc_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCdotc_v2_64', 'n', n_, true);
@@ -113,7 +113,7 @@ let cublasCdotu$c: NativeFunction | undefined;
  * @param y in `const cuComplex *`: device memory.
  * @param incy in `int`.
  * @param result_ out `cuComplex *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dot). */
 export function cublasCdotu(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCdotu', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCdotu', 'n', 'i32', n_);
@@ -134,7 +134,7 @@ let cublasCdotu_v2_64$c: NativeFunction | undefined;
  * @param y in `const cuComplex *`: device memory.
  * @param incy in `int64_t`.
  * @param result_ out `cuComplex *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-dot). */
 export function cublasCdotu_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCdotu_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCdotu_v2_64', 'n', n_, true);
@@ -162,7 +162,7 @@ let cublasCgbmv$: typeof cublasCgbmv | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasCgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasCgbmv$ ??= bind$cublasCgbmv())(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -206,7 +206,7 @@ let cublasCgbmv_v2_64$: typeof cublasCgbmv_v2_64 | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasCgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasCgbmv_v2_64$ ??= bind$cublasCgbmv_v2_64())(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }

@@ -22,7 +22,7 @@ let cublasCgemv$: typeof cublasCgemv | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemv). */
 export function cublasCgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasCgemv$ ??= bind$cublasCgemv())(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -63,7 +63,7 @@ let cublasCgemvBatched$: typeof cublasCgemvBatched | undefined;
  * @param yarray in `cuComplex *const *`: device memory.
  * @param incy in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasCgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: number, xarray: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, yarray: T.DeviceMemory | null, incy: number, batchCount: number): void {
   return (cublasCgemvBatched$ ??= bind$cublasCgemvBatched())(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
@@ -105,7 +105,7 @@ let cublasCgemvBatched_64$: typeof cublasCgemvBatched_64 | undefined;
  * @param yarray in `cuComplex *const *`: device memory.
  * @param incy in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasCgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: T.Int64, xarray: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, yarray: T.DeviceMemory | null, incy: T.Int64, batchCount: T.Int64): void {
   return (cublasCgemvBatched_64$ ??= bind$cublasCgemvBatched_64())(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
@@ -150,7 +150,7 @@ let cublasCgemvStridedBatched$: typeof cublasCgemvStridedBatched | undefined;
  * @param incy in `int`.
  * @param stridey in `long long`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasCgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, x: T.DeviceMemory | null, incx: number, stridex: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number, stridey: T.Int64, batchCount: number): void {
   return (cublasCgemvStridedBatched$ ??= bind$cublasCgemvStridedBatched())(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
@@ -198,7 +198,7 @@ let cublasCgemvStridedBatched_64$: typeof cublasCgemvStridedBatched_64 | undefin
  * @param incy in `int64_t`.
  * @param stridey in `long long`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasCgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, strideA: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, stridex: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   return (cublasCgemvStridedBatched_64$ ??= bind$cublasCgemvStridedBatched_64())(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
@@ -242,7 +242,7 @@ let cublasCgemv_v2_64$: typeof cublasCgemv_v2_64 | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemv). */
 export function cublasCgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasCgemv_v2_64$ ??= bind$cublasCgemv_v2_64())(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -278,7 +278,7 @@ let cublasCgeqrfBatched$c: NativeFunction | undefined;
  * @param TauArray in `cuComplex *const *`: device memory.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-geqrfbatched). */
 export function cublasCgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.DeviceMemory | null, lda: number, TauArray: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgeqrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgeqrfBatched', 'm', 'i32', m);
@@ -303,7 +303,7 @@ let cublasCgerc$: typeof cublasCgerc | undefined;
  * @param incy in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-ger). */
 export function cublasCgerc(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasCgerc$ ??= bind$cublasCgerc())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -339,7 +339,7 @@ let cublasCgerc_v2_64$: typeof cublasCgerc_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-ger). */
 export function cublasCgerc_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasCgerc_v2_64$ ??= bind$cublasCgerc_v2_64())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cublasCreate$: typeof cublasCreate | undefined;
 /** `cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cublasHandle_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublascreate). */
 export function cublasCreate(): T.cublasHandle_t {
   return (cublasCreate$ ??= bind$cublasCreate())();
 }
@@ -42,7 +42,7 @@ let cublasCrot$: typeof cublasCrot | undefined;
  * @param incy in `int`.
  * @param c in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rot). */
 export function cublasCrot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, c: T.RealScalar, s_: T.ComplexScalar): void {
   return (cublasCrot$ ??= bind$cublasCrot())(handle, n_, x, incx, y, incy, c, s_);
 }
@@ -74,7 +74,7 @@ let cublasCrot_v2_64$: typeof cublasCrot_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param c in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rot). */
 export function cublasCrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, c: T.RealScalar, s_: T.ComplexScalar): void {
   return (cublasCrot_v2_64$ ??= bind$cublasCrot_v2_64())(handle, n_, x, incx, y, incy, c, s_);
 }
@@ -103,7 +103,7 @@ let cublasCrotg$c: NativeFunction | undefined;
  * @param b in/out `cuComplex *`: address or host buffer.
  * @param c in/out `float *`: address or host buffer.
  * @param s_ in/out `cuComplex *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotg). */
 export function cublasCrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCrotg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasCrotg', 'a', a, true);
@@ -120,7 +120,7 @@ let cublasCscal$: typeof cublasCscal | undefined;
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-scal). */
 export function cublasCscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number): void {
   return (cublasCscal$ ??= bind$cublasCscal())(handle, n_, alpha, x, incx);
 }
@@ -146,7 +146,7 @@ let cublasCscal_v2_64$: typeof cublasCscal_v2_64 | undefined;
  * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-scal). */
 export function cublasCscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64): void {
   return (cublasCscal_v2_64$ ??= bind$cublasCscal_v2_64())(handle, n_, alpha, x, incx);
 }
@@ -175,7 +175,7 @@ let cublasCsrot$: typeof cublasCsrot | undefined;
  * @param incy in `int`.
  * @param c in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rot). */
 export function cublasCsrot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, c: T.RealScalar, s_: T.RealScalar): void {
   return (cublasCsrot$ ??= bind$cublasCsrot())(handle, n_, x, incx, y, incy, c, s_);
 }
@@ -207,7 +207,7 @@ let cublasCsrot_v2_64$: typeof cublasCsrot_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param c in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rot). */
 export function cublasCsrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, c: T.RealScalar, s_: T.RealScalar): void {
   return (cublasCsrot_v2_64$ ??= bind$cublasCsrot_v2_64())(handle, n_, x, incx, y, incy, c, s_);
 }

@@ -15,7 +15,7 @@ let cublasCsscal$: typeof cublasCsscal | undefined;
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-scal). */
 export function cublasCsscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number): void {
   return (cublasCsscal$ ??= bind$cublasCsscal())(handle, n_, alpha, x, incx);
 }
@@ -41,7 +41,7 @@ let cublasCsscal_v2_64$: typeof cublasCsscal_v2_64 | undefined;
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-scal). */
 export function cublasCsscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64): void {
   return (cublasCsscal_v2_64$ ??= bind$cublasCsscal_v2_64())(handle, n_, alpha, x, incx);
 }
@@ -68,7 +68,7 @@ let cublasCswap$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-swap). */
 export function cublasCswap(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCswap', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCswap', 'n', 'i32', n_);
@@ -87,7 +87,7 @@ let cublasCswap_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-swap). */
 export function cublasCswap_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCswap_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCswap_v2_64', 'n', n_, true);
@@ -113,7 +113,7 @@ let cublasCsymm$: typeof cublasCsymm | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symm). */
 export function cublasCsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasCsymm$ ??= bind$cublasCsymm())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -155,7 +155,7 @@ let cublasCsymm_v2_64$: typeof cublasCsymm_v2_64 | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symm). */
 export function cublasCsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasCsymm_v2_64$ ??= bind$cublasCsymm_v2_64())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -195,7 +195,7 @@ let cublasCsymv$: typeof cublasCsymv | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symv). */
 export function cublasCsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasCsymv$ ??= bind$cublasCsymv())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -233,7 +233,7 @@ let cublasCsymv_v2_64$: typeof cublasCsymv_v2_64 | undefined;
  * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symv). */
 export function cublasCsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasCsymv_v2_64$ ??= bind$cublasCsymv_v2_64())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
 }

@@ -22,7 +22,7 @@ let cublasDgemv$: typeof cublasDgemv | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemv). */
 export function cublasDgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasDgemv$ ??= bind$cublasDgemv())(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -63,7 +63,7 @@ let cublasDgemvBatched$: typeof cublasDgemvBatched | undefined;
  * @param yarray in `double *const *`: device memory.
  * @param incy in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasDgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.RealScalar, Aarray: T.DeviceMemory | null, lda: number, xarray: T.DeviceMemory | null, incx: number, beta: T.RealScalar, yarray: T.DeviceMemory | null, incy: number, batchCount: number): void {
   return (cublasDgemvBatched$ ??= bind$cublasDgemvBatched())(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
@@ -105,7 +105,7 @@ let cublasDgemvBatched_64$: typeof cublasDgemvBatched_64 | undefined;
  * @param yarray in `double *const *`: device memory.
  * @param incy in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvbatched). */
 export function cublasDgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, Aarray: T.DeviceMemory | null, lda: T.Int64, xarray: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, yarray: T.DeviceMemory | null, incy: T.Int64, batchCount: T.Int64): void {
   return (cublasDgemvBatched_64$ ??= bind$cublasDgemvBatched_64())(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
 }
@@ -150,7 +150,7 @@ let cublasDgemvStridedBatched$: typeof cublasDgemvStridedBatched | undefined;
  * @param incy in `int`.
  * @param stridey in `long long`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasDgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, x: T.DeviceMemory | null, incx: number, stridex: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number, stridey: T.Int64, batchCount: number): void {
   return (cublasDgemvStridedBatched$ ??= bind$cublasDgemvStridedBatched())(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
@@ -198,7 +198,7 @@ let cublasDgemvStridedBatched_64$: typeof cublasDgemvStridedBatched_64 | undefin
  * @param incy in `int64_t`.
  * @param stridey in `long long`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemvstridedbatched). */
 export function cublasDgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, strideA: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, stridex: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   return (cublasDgemvStridedBatched_64$ ??= bind$cublasDgemvStridedBatched_64())(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
@@ -242,7 +242,7 @@ let cublasDgemv_v2_64$: typeof cublasDgemv_v2_64 | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `double *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemv). */
 export function cublasDgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasDgemv_v2_64$ ??= bind$cublasDgemv_v2_64())(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -278,7 +278,7 @@ let cublasDgeqrfBatched$c: NativeFunction | undefined;
  * @param TauArray in `double *const *`: device memory.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-geqrfbatched). */
 export function cublasDgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.DeviceMemory | null, lda: number, TauArray: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDgeqrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasDgeqrfBatched', 'm', 'i32', m);
@@ -303,7 +303,7 @@ let cublasDger$: typeof cublasDger | undefined;
  * @param incy in `int`.
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-ger). */
 export function cublasDger(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasDger$ ??= bind$cublasDger())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -339,7 +339,7 @@ let cublasDger_v2_64$: typeof cublasDger_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param A in/out `double *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-ger). */
 export function cublasDger_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasDger_v2_64$ ??= bind$cublasDger_v2_64())(handle, m, n_, alpha, x, incx, y, incy, A, lda);
 }

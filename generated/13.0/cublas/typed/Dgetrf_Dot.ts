@@ -17,7 +17,7 @@ let cublasDgetrfBatched$c: NativeFunction | undefined;
  * @param P in/out `int *`: device memory.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getrfbatched). */
 export function cublasDgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDgetrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgetrfBatched', 'n', 'i32', n_);
@@ -40,7 +40,7 @@ let cublasDgetriBatched$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getribatched). */
 export function cublasDgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDgetriBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDgetriBatched', 'n', 'i32', n_);
@@ -67,7 +67,7 @@ let cublasDgetrsBatched$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getrsbatched). */
 export function cublasDgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, devIpiv: T.DeviceMemory | null, Barray: T.DeviceMemory | null, ldb: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDgetrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDgetrsBatched', 'trans', 'i32', trans);
@@ -93,7 +93,7 @@ let cublasDmatinvBatched$c: NativeFunction | undefined;
  * @param lda_inv in `int`.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-matinvbatched). */
 export function cublasDmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, Ainv: T.DeviceMemory | null, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDmatinvBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDmatinvBatched', 'n', 'i32', n_);
@@ -113,7 +113,7 @@ let cublasDnrm2$c: NativeFunction | undefined;
  * @param x in `const double *`: device memory.
  * @param incx in `int`.
  * @param result_ out `double *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasDnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDnrm2', 'n', 'i32', n_);
@@ -130,7 +130,7 @@ let cublasDnrm2_v2_64$c: NativeFunction | undefined;
  * @param x in `const double *`: device memory.
  * @param incx in `int64_t`.
  * @param result_ out `double *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasDnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDnrm2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDnrm2_v2_64', 'n', n_, true);
@@ -153,7 +153,7 @@ let cublasDotEx$c: NativeFunction | undefined;
  * @param result_ out `void *`: host or device memory.
  * @param resultType in `cudaDataType`.
  * @param executionType in `cudaDataType`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasdotex). */
 export function cublasDotEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDotEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDotEx', 'n', 'i32', n_);
@@ -182,7 +182,7 @@ let cublasDotEx_64$c: NativeFunction | undefined;
  * @param result_ out `void *`: host or device memory.
  * @param resultType in `cudaDataType`.
  * @param executionType in `cudaDataType`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasdotex). */
 export function cublasDotEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDotEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDotEx_64', 'n', n_, true);

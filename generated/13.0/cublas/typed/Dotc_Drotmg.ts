@@ -21,7 +21,7 @@ let cublasDotcEx$c: NativeFunction | undefined;
  * @param result_ out `void *`: host or device memory.
  * @param resultType in `cudaDataType`.
  * @param executionType in `cudaDataType`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasdotcex). */
 export function cublasDotcEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDotcEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDotcEx', 'n', 'i32', n_);
@@ -50,7 +50,7 @@ let cublasDotcEx_64$c: NativeFunction | undefined;
  * @param result_ out `void *`: host or device memory.
  * @param resultType in `cudaDataType`.
  * @param executionType in `cudaDataType`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasdotcex). */
 export function cublasDotcEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDotcEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDotcEx_64', 'n', n_, true);
@@ -76,7 +76,7 @@ let cublasDrot$: typeof cublasDrot | undefined;
  * @param incy in `int`.
  * @param c in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rot). */
 export function cublasDrot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, c: T.RealScalar, s_: T.RealScalar): void {
   return (cublasDrot$ ??= bind$cublasDrot())(handle, n_, x, incx, y, incy, c, s_);
 }
@@ -108,7 +108,7 @@ let cublasDrot_v2_64$: typeof cublasDrot_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param c in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rot). */
 export function cublasDrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, c: T.RealScalar, s_: T.RealScalar): void {
   return (cublasDrot_v2_64$ ??= bind$cublasDrot_v2_64())(handle, n_, x, incx, y, incy, c, s_);
 }
@@ -137,7 +137,7 @@ let cublasDrotg$c: NativeFunction | undefined;
  * @param b in/out `double *`: address or host buffer.
  * @param c in/out `double *`: address or host buffer.
  * @param s_ in/out `double *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotg). */
 export function cublasDrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDrotg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasDrotg', 'a', a, true);
@@ -156,7 +156,7 @@ let cublasDrotm$c: NativeFunction | undefined;
  * @param y in/out `double *`: device memory.
  * @param incy in `int`.
  * @param param in `const double *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotm). */
 export function cublasDrotm(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDrotm', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDrotm', 'n', 'i32', n_);
@@ -177,7 +177,7 @@ let cublasDrotm_v2_64$c: NativeFunction | undefined;
  * @param y in/out `double *`: device memory.
  * @param incy in `int64_t`.
  * @param param in `const double *`: address or host buffer.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotm). */
 export function cublasDrotm_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDrotm_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDrotm_v2_64', 'n', n_, true);
@@ -197,7 +197,7 @@ let cublasDrotmg$c: NativeFunction | undefined;
  * @param x1 in/out `double *`: address or host buffer.
  * @param y1 in `const double *`: address or host buffer.
  * @param param in/out `double *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotmg). */
 export function cublasDrotmg(handle: T.cublasHandle_t | null, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDrotmg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasDrotmg', 'd1', d1, true);

@@ -23,7 +23,7 @@ let cublasDsyrkx$: typeof cublasDsyrkx | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `double *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syrkx). */
 export function cublasDsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasDsyrkx$ ??= bind$cublasDsyrkx())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -65,7 +65,7 @@ let cublasDsyrkx_64$: typeof cublasDsyrkx_64 | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `double *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syrkx). */
 export function cublasDsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasDsyrkx_64$ ??= bind$cublasDsyrkx_64())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -104,7 +104,7 @@ let cublasDtbmv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `double *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tbmv). */
 export function cublasDtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtbmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtbmv', 'uplo', 'i32', uplo);
@@ -131,7 +131,7 @@ let cublasDtbmv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `double *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tbmv). */
 export function cublasDtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtbmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtbmv_v2_64', 'uplo', 'i32', uplo);
@@ -158,7 +158,7 @@ let cublasDtbsv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `double *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tbsv). */
 export function cublasDtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtbsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtbsv', 'uplo', 'i32', uplo);
@@ -185,7 +185,7 @@ let cublasDtbsv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `double *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tbsv). */
 export function cublasDtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtbsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtbsv_v2_64', 'uplo', 'i32', uplo);
@@ -210,7 +210,7 @@ let cublasDtpmv$c: NativeFunction | undefined;
  * @param AP in `const double *`: device memory.
  * @param x in/out `double *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasDtpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtpmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtpmv', 'uplo', 'i32', uplo);
@@ -233,7 +233,7 @@ let cublasDtpmv_v2_64$c: NativeFunction | undefined;
  * @param AP in `const double *`: device memory.
  * @param x in/out `double *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasDtpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtpmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtpmv_v2_64', 'uplo', 'i32', uplo);

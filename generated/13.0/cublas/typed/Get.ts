@@ -12,7 +12,7 @@ let cublasGetAtomicsMode$: typeof cublasGetAtomicsMode | undefined;
 /** `cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `mode`: out `cublasAtomicsMode_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetatomicsmode). */
 export function cublasGetAtomicsMode(handle: T.cublasHandle_t | null): T.cublasAtomicsMode_t {
   return (cublasGetAtomicsMode$ ??= bind$cublasGetAtomicsMode())(handle);
 }
@@ -32,7 +32,7 @@ function bind$cublasGetAtomicsMode(): typeof cublasGetAtomicsMode {
 let cublasGetCudartVersion$c: NativeFunction | undefined;
 /** `size_t cublasGetCudartVersion(void)` · cublas_api.h · CUDA 13.0
  * @returns `size_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetcudartversion). */
 export function cublasGetCudartVersion(): number {
   const result = (cublasGetCudartVersion$c ??= binder.native('cublasGetCudartVersion'))();
   return result;
@@ -41,7 +41,7 @@ let cublasGetEmulationSpecialValuesSupport$: typeof cublasGetEmulationSpecialVal
 /** `cublasStatus_t cublasGetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `mask`: out `cudaEmulationSpecialValuesSupport *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetemulationspecialvaluessupport). */
 export function cublasGetEmulationSpecialValuesSupport(handle: T.cublasHandle_t | null): T.cudaEmulationSpecialValuesSupport {
   return (cublasGetEmulationSpecialValuesSupport$ ??= bind$cublasGetEmulationSpecialValuesSupport())(handle);
 }
@@ -62,7 +62,7 @@ let cublasGetEmulationStrategy$: typeof cublasGetEmulationStrategy | undefined;
 /** `cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `emulationStrategy`: out `cublasEmulationStrategy_t *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetemulationstrategy). */
 export function cublasGetEmulationStrategy(handle: T.cublasHandle_t | null): T.cublasEmulationStrategy_t {
   return (cublasGetEmulationStrategy$ ??= bind$cublasGetEmulationStrategy())(handle);
 }
@@ -83,7 +83,7 @@ let cublasGetFixedPointEmulationMantissaBitCountPointer$: typeof cublasGetFixedP
 /** `cublasStatus_t cublasGetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int **mantissaBitCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `mantissaBitCount`: out `int **`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetfixedpointemulationmantissabitcountpointer). */
 export function cublasGetFixedPointEmulationMantissaBitCountPointer(handle: T.cublasHandle_t | null): number {
   return (cublasGetFixedPointEmulationMantissaBitCountPointer$ ??= bind$cublasGetFixedPointEmulationMantissaBitCountPointer())(handle);
 }
@@ -109,7 +109,7 @@ let cublasGetFixedPointEmulationMantissaBitOffset$: typeof cublasGetFixedPointEm
 /** `cublasStatus_t cublasGetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int *mantissaBitOffset)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `mantissaBitOffset`: out `int *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetfixedpointemulationmantissabitoffset). */
 export function cublasGetFixedPointEmulationMantissaBitOffset(handle: T.cublasHandle_t | null): number {
   return (cublasGetFixedPointEmulationMantissaBitOffset$ ??= bind$cublasGetFixedPointEmulationMantissaBitOffset())(handle);
 }
@@ -130,7 +130,7 @@ let cublasGetFixedPointEmulationMantissaControl$: typeof cublasGetFixedPointEmul
 /** `cublasStatus_t cublasGetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `mantissaControl`: out `cudaEmulationMantissaControl *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetfixedpointemulationmantissacontrol). */
 export function cublasGetFixedPointEmulationMantissaControl(handle: T.cublasHandle_t | null): T.cudaEmulationMantissaControl {
   return (cublasGetFixedPointEmulationMantissaControl$ ??= bind$cublasGetFixedPointEmulationMantissaControl())(handle);
 }
@@ -151,7 +151,7 @@ let cublasGetFixedPointEmulationMaxMantissaBitCount$: typeof cublasGetFixedPoint
 /** `cublasStatus_t cublasGetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int *maxMantissaBitCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `maxMantissaBitCount`: out `int *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetfixedpointemulationmaxmantissabitcount). */
 export function cublasGetFixedPointEmulationMaxMantissaBitCount(handle: T.cublasHandle_t | null): number {
   return (cublasGetFixedPointEmulationMaxMantissaBitCount$ ??= bind$cublasGetFixedPointEmulationMaxMantissaBitCount())(handle);
 }
@@ -171,7 +171,7 @@ function bind$cublasGetFixedPointEmulationMaxMantissaBitCount(): typeof cublasGe
 let cublasGetLoggerCallback$: typeof cublasGetLoggerCallback | undefined;
 /** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `userCallback`: out `cublasLogCallback *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetloggercallback). */
 export function cublasGetLoggerCallback(): number {
   return (cublasGetLoggerCallback$ ??= bind$cublasGetLoggerCallback())();
 }
@@ -196,7 +196,7 @@ let cublasGetMathMode$: typeof cublasGetMathMode | undefined;
 /** `cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `mode`: out `cublasMath_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetmathmode). */
 export function cublasGetMathMode(handle: T.cublasHandle_t | null): T.cublasMath_t {
   return (cublasGetMathMode$ ??= bind$cublasGetMathMode())(handle);
 }
@@ -222,7 +222,7 @@ let cublasGetMatrix$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param B out `void *`: host memory.
  * @param ldb in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetmatrix). */
 export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A: T.DeviceMemory | null, lda: number, B: T.HostMemory | null, ldb: number): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrix', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasGetMatrix', 'cols', 'i32', cols);
@@ -244,7 +244,7 @@ let cublasGetMatrixAsync$c: NativeFunction | undefined;
  * @param B out `void *`: host memory.
  * @param ldb in `int`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetmatrixasync). */
 export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: number, A: T.DeviceMemory | null, lda: number, B: T.HostMemory | null, ldb: number, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || (rows | 0) !== rows) throw intError('cublasGetMatrixAsync', 'rows', 'i32', rows);
   if (typeof cols !== 'number' || (cols | 0) !== cols) throw intError('cublasGetMatrixAsync', 'cols', 'i32', cols);
@@ -267,7 +267,7 @@ let cublasGetMatrixAsync_64$c: NativeFunction | undefined;
  * @param B out `void *`: host memory.
  * @param ldb in `int64_t`.
  * @param stream in `cudaStream_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetmatrixasync). */
 export function cublasGetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, B: T.HostMemory | null, ldb: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasGetMatrixAsync_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasGetMatrixAsync_64', 'cols', cols, true);
@@ -289,7 +289,7 @@ let cublasGetMatrix_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param B out `void *`: host memory.
  * @param ldb in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetmatrix). */
 export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, B: T.HostMemory | null, ldb: T.Int64): void {
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasGetMatrix_64', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasGetMatrix_64', 'cols', cols, true);
@@ -305,7 +305,7 @@ let cublasGetPointerMode$: typeof cublasGetPointerMode | undefined;
 /** `cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `mode`: out `cublasPointerMode_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetpointermode). */
 export function cublasGetPointerMode(handle: T.cublasHandle_t | null): T.cublasPointerMode_t {
   return (cublasGetPointerMode$ ??= bind$cublasGetPointerMode())(handle);
 }
@@ -326,7 +326,7 @@ let cublasGetProperty$: typeof cublasGetProperty | undefined;
 /** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetproperty). */
 export function cublasGetProperty(type: T.libraryPropertyType): number {
   return (cublasGetProperty$ ??= bind$cublasGetProperty())(type);
 }
@@ -347,7 +347,7 @@ let cublasGetSmCountTarget$: typeof cublasGetSmCountTarget | undefined;
 /** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `smCountTarget`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetsmcounttarget). */
 export function cublasGetSmCountTarget(handle: T.cublasHandle_t | null): number {
   return (cublasGetSmCountTarget$ ??= bind$cublasGetSmCountTarget())(handle);
 }
@@ -368,7 +368,7 @@ let cublasGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 13.0
  * @param status_ in `cublasStatus_t`.
  * @returns `const char *`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetstatusname). */
 export function cublasGetStatusName(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasGetStatusName', 'status', 'i32', status_);
   const result = (cublasGetStatusName$c ??= binder.native('cublasGetStatusName'))(status_);
@@ -378,7 +378,7 @@ let cublasGetStatusString$c: NativeFunction | undefined;
 /** `const char *cublasGetStatusString(cublasStatus_t status)` · cublas_api.h · CUDA 13.0
  * @param status_ in `cublasStatus_t`.
  * @returns `const char *`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetstatusstring). */
 export function cublasGetStatusString(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasGetStatusString', 'status', 'i32', status_);
   const result = (cublasGetStatusString$c ??= binder.native('cublasGetStatusString'))(status_);
@@ -388,7 +388,7 @@ let cublasGetStream$: typeof cublasGetStream | undefined;
 /** `cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `streamId`: out `cudaStream_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetstream). */
 export function cublasGetStream(handle: T.cublasHandle_t | null): T.cudaStream_t {
   return (cublasGetStream$ ??= bind$cublasGetStream())(handle);
 }
@@ -418,7 +418,7 @@ let cublasGetVector$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y out `void *`: host memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetvector). */
 export function cublasGetVector(n_: number, elemSize: number, x: T.DeviceMemory | null, incx: number, y: T.HostMemory | null, incy: number): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVector', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetVector', 'elemSize', 'i32', elemSize);
@@ -438,7 +438,7 @@ let cublasGetVectorAsync$c: NativeFunction | undefined;
  * @param hostPtr out `void *`: host memory.
  * @param incy in `int`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetvectorasync). */
 export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.DeviceMemory | null, incx: number, hostPtr: T.HostMemory | null, incy: number, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasGetVectorAsync', 'n', 'i32', n_);
   if (typeof elemSize !== 'number' || (elemSize | 0) !== elemSize) throw intError('cublasGetVectorAsync', 'elemSize', 'i32', elemSize);
@@ -459,7 +459,7 @@ let cublasGetVectorAsync_64$c: NativeFunction | undefined;
  * @param hostPtr out `void *`: host memory.
  * @param incy in `int64_t`.
  * @param stream in `cudaStream_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetvectorasync). */
 export function cublasGetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, devicePtr: T.DeviceMemory | null, incx: T.Int64, hostPtr: T.HostMemory | null, incy: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGetVectorAsync_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetVectorAsync_64', 'elemSize', elemSize, true);
@@ -479,7 +479,7 @@ let cublasGetVector_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param y out `void *`: host memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetvector). */
 export function cublasGetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.HostMemory | null, incy: T.Int64): void {
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGetVector_64', 'n', n_, true);
   if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetVector_64', 'elemSize', elemSize, true);
@@ -494,7 +494,7 @@ let cublasGetVersion$: typeof cublasGetVersion | undefined;
 /** `cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `version`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasgetversion). */
 export function cublasGetVersion(handle: T.cublasHandle_t | null): number {
   return (cublasGetVersion$ ??= bind$cublasGetVersion())(handle);
 }

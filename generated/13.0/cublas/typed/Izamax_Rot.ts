@@ -15,7 +15,7 @@ let cublasIzamax$c: NativeFunction | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param result_ out `int *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amax). */
 export function cublasIzamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIzamax', 'n', 'i32', n_);
@@ -32,7 +32,7 @@ let cublasIzamax_v2_64$c: NativeFunction | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param result_ out `int64_t *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amax). */
 export function cublasIzamax_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamax_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIzamax_v2_64', 'n', n_, true);
@@ -49,7 +49,7 @@ let cublasIzamin$c: NativeFunction | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param result_ out `int *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amin). */
 export function cublasIzamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIzamin', 'n', 'i32', n_);
@@ -66,7 +66,7 @@ let cublasIzamin_v2_64$c: NativeFunction | undefined;
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param result_ out `int64_t *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasi-t-amin). */
 export function cublasIzamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamin_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIzamin_v2_64', 'n', n_, true);
@@ -82,7 +82,7 @@ let cublasLoggerConfigure$c: NativeFunction | undefined;
  * @param logToStdOut in `int`.
  * @param logToStdErr in `int`.
  * @param logFileName in string (`const char *`).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasloggerconfigure). */
 export function cublasLoggerConfigure(logIsOn: number, logToStdOut: number, logToStdErr: number, logFileName: string): void {
   if (typeof logIsOn !== 'number' || (logIsOn | 0) !== logIsOn) throw intError('cublasLoggerConfigure', 'logIsOn', 'i32', logIsOn);
   if (typeof logToStdOut !== 'number' || (logToStdOut | 0) !== logToStdOut) throw intError('cublasLoggerConfigure', 'logToStdOut', 'i32', logToStdOut);
@@ -101,7 +101,7 @@ let cublasNrm2Ex$c: NativeFunction | undefined;
  * @param result_ out `void *`: host or device memory.
  * @param resultType in `cudaDataType`.
  * @param executionType in `cudaDataType`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasnrm2ex). */
 export function cublasNrm2Ex(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasNrm2Ex', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasNrm2Ex', 'n', 'i32', n_);
@@ -124,7 +124,7 @@ let cublasNrm2Ex_64$c: NativeFunction | undefined;
  * @param result_ out `void *`: host or device memory.
  * @param resultType in `cudaDataType`.
  * @param executionType in `cudaDataType`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasnrm2ex). */
 export function cublasNrm2Ex_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasNrm2Ex_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasNrm2Ex_64', 'n', n_, true);
@@ -151,7 +151,7 @@ let cublasRotEx$c: NativeFunction | undefined;
  * @param s_ in `const void *`: address or host buffer.
  * @param csType in `cudaDataType`.
  * @param executiontype in `cudaDataType`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasrotex). */
 export function cublasRotEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotEx', 'n', 'i32', n_);
@@ -182,7 +182,7 @@ let cublasRotEx_64$c: NativeFunction | undefined;
  * @param s_ in `const void *`: address or host buffer.
  * @param csType in `cudaDataType`.
  * @param executiontype in `cudaDataType`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasrotex). */
 export function cublasRotEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotEx_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasRotEx_64', 'n', n_, true);

@@ -18,7 +18,7 @@ let cublasScalEx$: typeof cublasScalEx | undefined;
  * @param xType in `cudaDataType`.
  * @param incx in `int`.
  * @param executionType in `cudaDataType`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasscalex). */
 export function cublasScalEx(handle: T.cublasHandle_t | null, n_: number, alpha: T.UntypedScalar, alphaType: T.cudaDataType, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, executionType: T.cudaDataType): void {
   return (cublasScalEx$ ??= bind$cublasScalEx())(handle, n_, alpha, alphaType, x, xType, incx, executionType);
 }
@@ -50,7 +50,7 @@ let cublasScalEx_64$: typeof cublasScalEx_64 | undefined;
  * @param xType in `cudaDataType`.
  * @param incx in `int64_t`.
  * @param executionType in `cudaDataType`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasscalex). */
 export function cublasScalEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.UntypedScalar, alphaType: T.cudaDataType, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, executionType: T.cudaDataType): void {
   return (cublasScalEx_64$ ??= bind$cublasScalEx_64())(handle, n_, alpha, alphaType, x, xType, incx, executionType);
 }
@@ -79,7 +79,7 @@ let cublasScasum$c: NativeFunction | undefined;
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
  * @param result_ out `float *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-asum). */
 export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScasum', 'n', 'i32', n_);
@@ -96,7 +96,7 @@ let cublasScasum_v2_64$c: NativeFunction | undefined;
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param result_ out `float *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-asum). */
 export function cublasScasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasScasum_v2_64', 'n', n_, true);
@@ -113,7 +113,7 @@ let cublasScnrm2$c: NativeFunction | undefined;
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
  * @param result_ out `float *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScnrm2', 'n', 'i32', n_);
@@ -130,7 +130,7 @@ let cublasScnrm2_v2_64$c: NativeFunction | undefined;
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param result_ out `float *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasScnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScnrm2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasScnrm2_v2_64', 'n', n_, true);
@@ -148,7 +148,7 @@ let cublasScopy$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in/out `float *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-copy). */
 export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScopy', 'n', 'i32', n_);
@@ -167,7 +167,7 @@ let cublasScopy_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `float *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-copy). */
 export function cublasScopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScopy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasScopy_v2_64', 'n', n_, true);

@@ -17,7 +17,7 @@ let cublasSgetrfBatched$c: NativeFunction | undefined;
  * @param P in/out `int *`: device memory.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getrfbatched). */
 export function cublasSgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgetrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgetrfBatched', 'n', 'i32', n_);
@@ -40,7 +40,7 @@ let cublasSgetriBatched$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getribatched). */
 export function cublasSgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgetriBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgetriBatched', 'n', 'i32', n_);
@@ -67,7 +67,7 @@ let cublasSgetrsBatched$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-getrsbatched). */
 export function cublasSgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, devIpiv: T.DeviceMemory | null, Barray: T.DeviceMemory | null, ldb: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgetrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgetrsBatched', 'trans', 'i32', trans);
@@ -93,7 +93,7 @@ let cublasSmatinvBatched$c: NativeFunction | undefined;
  * @param lda_inv in `int`.
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-matinvbatched). */
 export function cublasSmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, Ainv: T.DeviceMemory | null, lda_inv: number, info: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSmatinvBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSmatinvBatched', 'n', 'i32', n_);
@@ -113,7 +113,7 @@ let cublasSnrm2$c: NativeFunction | undefined;
  * @param x in `const float *`: device memory.
  * @param incx in `int`.
  * @param result_ out `float *`: host or device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasSnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSnrm2', 'n', 'i32', n_);
@@ -130,7 +130,7 @@ let cublasSnrm2_v2_64$c: NativeFunction | undefined;
  * @param x in `const float *`: device memory.
  * @param incx in `int64_t`.
  * @param result_ out `float *`: host or device memory.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-nrm2). */
 export function cublasSnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSnrm2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSnrm2_v2_64', 'n', n_, true);
@@ -150,7 +150,7 @@ let cublasSrot$: typeof cublasSrot | undefined;
  * @param incy in `int`.
  * @param c in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rot). */
 export function cublasSrot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, c: T.RealScalar, s_: T.RealScalar): void {
   return (cublasSrot$ ??= bind$cublasSrot())(handle, n_, x, incx, y, incy, c, s_);
 }
@@ -182,7 +182,7 @@ let cublasSrot_v2_64$: typeof cublasSrot_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param c in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param s_ in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rot). */
 export function cublasSrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, c: T.RealScalar, s_: T.RealScalar): void {
   return (cublasSrot_v2_64$ ??= bind$cublasSrot_v2_64())(handle, n_, x, incx, y, incy, c, s_);
 }

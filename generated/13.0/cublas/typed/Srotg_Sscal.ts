@@ -15,7 +15,7 @@ let cublasSrotg$c: NativeFunction | undefined;
  * @param b in/out `float *`: address or host buffer.
  * @param c in/out `float *`: address or host buffer.
  * @param s_ in/out `float *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotg). */
 export function cublasSrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrotg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSrotg', 'a', a, true);
@@ -34,7 +34,7 @@ let cublasSrotm$c: NativeFunction | undefined;
  * @param y in/out `float *`: device memory.
  * @param incy in `int`.
  * @param param in `const float *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotm). */
 export function cublasSrotm(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrotm', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSrotm', 'n', 'i32', n_);
@@ -55,7 +55,7 @@ let cublasSrotm_v2_64$c: NativeFunction | undefined;
  * @param y in/out `float *`: device memory.
  * @param incy in `int64_t`.
  * @param param in `const float *`: address or host buffer.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotm). */
 export function cublasSrotm_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrotm_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSrotm_v2_64', 'n', n_, true);
@@ -75,7 +75,7 @@ let cublasSrotmg$c: NativeFunction | undefined;
  * @param x1 in/out `float *`: address or host buffer.
  * @param y1 in `const float *`: address or host buffer.
  * @param param in/out `float *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotmg). */
 export function cublasSrotmg(handle: T.cublasHandle_t | null, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrotmg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSrotmg', 'd1', d1, true);
@@ -100,7 +100,7 @@ let cublasSsbmv$: typeof cublasSsbmv | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-sbmv). */
 export function cublasSsbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.RealScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasSsbmv$ ??= bind$cublasSsbmv())(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -140,7 +140,7 @@ let cublasSsbmv_v2_64$: typeof cublasSsbmv_v2_64 | undefined;
  * @param beta in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `float *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-sbmv). */
 export function cublasSsbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.RealScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasSsbmv_v2_64$ ??= bind$cublasSsbmv_v2_64())(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -173,7 +173,7 @@ let cublasSscal$: typeof cublasSscal | undefined;
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `float *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-scal). */
 export function cublasSscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: number): void {
   return (cublasSscal$ ??= bind$cublasSscal())(handle, n_, alpha, x, incx);
 }
@@ -199,7 +199,7 @@ let cublasSscal_v2_64$: typeof cublasSscal_v2_64 | undefined;
  * @param alpha in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `float *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-scal). */
 export function cublasSscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.RealScalar, x: T.DeviceMemory | null, incx: T.Int64): void {
   return (cublasSscal_v2_64$ ??= bind$cublasSscal_v2_64())(handle, n_, alpha, x, incx);
 }

@@ -24,7 +24,7 @@ let cublasZgbmv$: typeof cublasZgbmv | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasZgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasZgbmv$ ??= bind$cublasZgbmv())(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -68,7 +68,7 @@ let cublasZgbmv_v2_64$: typeof cublasZgbmv_v2_64 | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gbmv). */
 export function cublasZgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasZgbmv_v2_64$ ??= bind$cublasZgbmv_v2_64())(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -111,7 +111,7 @@ let cublasZgeam$: typeof cublasZgeam | undefined;
  * @param ldb in `int`.
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-geam). */
 export function cublasZgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, beta: T.ComplexScalar, B: T.DeviceMemory | null, ldb: number, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZgeam$ ??= bind$cublasZgeam())(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
 }
@@ -153,7 +153,7 @@ let cublasZgeam_64$: typeof cublasZgeam_64 | undefined;
  * @param ldb in `int64_t`.
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-geam). */
 export function cublasZgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, beta: T.ComplexScalar, B: T.DeviceMemory | null, ldb: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZgeam_64$ ??= bind$cublasZgeam_64())(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
 }
@@ -194,7 +194,7 @@ let cublasZgelsBatched$c: NativeFunction | undefined;
  * @param info in/out `int *`: address or host buffer.
  * @param devInfoArray in/out `int *`: device memory.
  * @param batchSize in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gelsbatched). */
 export function cublasZgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, Carray: T.DeviceMemory | null, ldc: number, info: T.Pointer, devInfoArray: T.DeviceMemory | null, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgelsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgelsBatched', 'trans', 'i32', trans);
@@ -227,7 +227,7 @@ let cublasZgemm$: typeof cublasZgemm | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemm).
  * @see {@link cuda-ts/objects!Blas#gemm | Blas.gemm} (objects layer) */
 export function cublasZgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZgemm$ ??= bind$cublasZgemm())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -273,7 +273,7 @@ let cublasZgemmBatched$: typeof cublasZgemmBatched | undefined;
  * @param Carray in `cuDoubleComplex *const *`: device memory.
  * @param ldc in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasZgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: number, Barray: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, Carray: T.DeviceMemory | null, ldc: number, batchCount: number): void {
   return (cublasZgemmBatched$ ??= bind$cublasZgemmBatched())(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
@@ -319,7 +319,7 @@ let cublasZgemmBatched_64$: typeof cublasZgemmBatched_64 | undefined;
  * @param Carray in `cuDoubleComplex *const *`: device memory.
  * @param ldc in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmbatched). */
 export function cublasZgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, Aarray: T.DeviceMemory | null, lda: T.Int64, Barray: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, Carray: T.DeviceMemory | null, ldc: T.Int64, batchCount: T.Int64): void {
   return (cublasZgemmBatched_64$ ??= bind$cublasZgemmBatched_64())(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
 }
@@ -368,7 +368,7 @@ let cublasZgemmStridedBatched$: typeof cublasZgemmStridedBatched | undefined;
  * @param ldc in `int`.
  * @param strideC in `long long`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasZgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, strideA: T.Int64, B: T.DeviceMemory | null, ldb: number, strideB: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number, strideC: T.Int64, batchCount: number): void {
   return (cublasZgemmStridedBatched$ ??= bind$cublasZgemmStridedBatched())(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
@@ -420,7 +420,7 @@ let cublasZgemmStridedBatched_64$: typeof cublasZgemmStridedBatched_64 | undefin
  * @param ldc in `int64_t`.
  * @param strideC in `long long`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemmstridedbatched). */
 export function cublasZgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, strideA: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, strideB: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   return (cublasZgemmStridedBatched_64$ ??= bind$cublasZgemmStridedBatched_64())(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
@@ -468,7 +468,7 @@ let cublasZgemm_v2_64$: typeof cublasZgemm_v2_64 | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-gemm). */
 export function cublasZgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZgemm_v2_64$ ??= bind$cublasZgemm_v2_64())(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }

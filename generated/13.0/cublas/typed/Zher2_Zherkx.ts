@@ -20,7 +20,7 @@ let cublasZher2$: typeof cublasZher2 | undefined;
  * @param incy in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-her2). */
 export function cublasZher2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasZher2$ ??= bind$cublasZher2())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -56,7 +56,7 @@ let cublasZher2_v2_64$: typeof cublasZher2_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-her2). */
 export function cublasZher2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasZher2_v2_64$ ??= bind$cublasZher2_v2_64())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -95,7 +95,7 @@ let cublasZher2k$: typeof cublasZher2k | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-her2k). */
 export function cublasZher2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZher2k$ ??= bind$cublasZher2k())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -137,7 +137,7 @@ let cublasZher2k_v2_64$: typeof cublasZher2k_v2_64 | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-her2k). */
 export function cublasZher2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZher2k_v2_64$ ??= bind$cublasZher2k_v2_64())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -177,7 +177,7 @@ let cublasZherk$: typeof cublasZherk | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-herk). */
 export function cublasZherk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZherk$ ??= bind$cublasZherk())(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
 }
@@ -215,7 +215,7 @@ let cublasZherk_v2_64$: typeof cublasZherk_v2_64 | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-herk). */
 export function cublasZherk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.RealScalar, A: T.DeviceMemory | null, lda: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZherk_v2_64$ ??= bind$cublasZherk_v2_64())(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
 }
@@ -255,7 +255,7 @@ let cublasZherkx$: typeof cublasZherkx | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-herkx). */
 export function cublasZherkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZherkx$ ??= bind$cublasZherkx())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -297,7 +297,7 @@ let cublasZherkx_64$: typeof cublasZherkx_64 | undefined;
  * @param beta in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-herkx). */
 export function cublasZherkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.RealScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZherkx_64$ ??= bind$cublasZherkx_64())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }

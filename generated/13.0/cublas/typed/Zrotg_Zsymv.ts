@@ -15,7 +15,7 @@ let cublasZrotg$c: NativeFunction | undefined;
  * @param b in/out `cuDoubleComplex *`: address or host buffer.
  * @param c in/out `double *`: address or host buffer.
  * @param s_ in/out `cuDoubleComplex *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-rotg). */
 export function cublasZrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZrotg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasZrotg', 'a', a, true);
@@ -32,7 +32,7 @@ let cublasZscal$: typeof cublasZscal | undefined;
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-scal). */
 export function cublasZscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number): void {
   return (cublasZscal$ ??= bind$cublasZscal())(handle, n_, alpha, x, incx);
 }
@@ -58,7 +58,7 @@ let cublasZscal_v2_64$: typeof cublasZscal_v2_64 | undefined;
  * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-scal). */
 export function cublasZscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64): void {
   return (cublasZscal_v2_64$ ??= bind$cublasZscal_v2_64())(handle, n_, alpha, x, incx);
 }
@@ -85,7 +85,7 @@ let cublasZswap$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-swap). */
 export function cublasZswap(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZswap', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZswap', 'n', 'i32', n_);
@@ -104,7 +104,7 @@ let cublasZswap_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-swap). */
 export function cublasZswap_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZswap_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZswap_v2_64', 'n', n_, true);
@@ -130,7 +130,7 @@ let cublasZsymm$: typeof cublasZsymm | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symm). */
 export function cublasZsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZsymm$ ??= bind$cublasZsymm())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -172,7 +172,7 @@ let cublasZsymm_v2_64$: typeof cublasZsymm_v2_64 | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symm). */
 export function cublasZsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZsymm_v2_64$ ??= bind$cublasZsymm_v2_64())(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -212,7 +212,7 @@ let cublasZsymv$: typeof cublasZsymv | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symv). */
 export function cublasZsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
   return (cublasZsymv$ ??= bind$cublasZsymv())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
 }
@@ -250,7 +250,7 @@ let cublasZsymv_v2_64$: typeof cublasZsymv_v2_64 | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-symv). */
 export function cublasZsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: T.Int64): void {
   return (cublasZsymv_v2_64$ ??= bind$cublasZsymv_v2_64())(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
 }

@@ -18,7 +18,7 @@ let cublasZsyr$: typeof cublasZsyr | undefined;
  * @param incx in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr). */
 export function cublasZsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasZsyr$ ??= bind$cublasZsyr())(handle, uplo, n_, alpha, x, incx, A, lda);
 }
@@ -52,7 +52,7 @@ let cublasZsyr2$: typeof cublasZsyr2 | undefined;
  * @param incy in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2). */
 export function cublasZsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, A: T.DeviceMemory | null, lda: number): void {
   return (cublasZsyr2$ ??= bind$cublasZsyr2())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -88,7 +88,7 @@ let cublasZsyr2_v2_64$: typeof cublasZsyr2_v2_64 | undefined;
  * @param incy in `int64_t`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2). */
 export function cublasZsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasZsyr2_v2_64$ ??= bind$cublasZsyr2_v2_64())(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
 }
@@ -127,7 +127,7 @@ let cublasZsyr2k$: typeof cublasZsyr2k | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2k). */
 export function cublasZsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZsyr2k$ ??= bind$cublasZsyr2k())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -169,7 +169,7 @@ let cublasZsyr2k_v2_64$: typeof cublasZsyr2k_v2_64 | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr2k). */
 export function cublasZsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZsyr2k_v2_64$ ??= bind$cublasZsyr2k_v2_64())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -206,7 +206,7 @@ let cublasZsyr_v2_64$: typeof cublasZsyr_v2_64 | undefined;
  * @param incx in `int64_t`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syr). */
 export function cublasZsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: T.Int64, A: T.DeviceMemory | null, lda: T.Int64): void {
   return (cublasZsyr_v2_64$ ??= bind$cublasZsyr_v2_64())(handle, uplo, n_, alpha, x, incx, A, lda);
 }
@@ -241,7 +241,7 @@ let cublasZsyrk$: typeof cublasZsyrk | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syrk). */
 export function cublasZsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZsyrk$ ??= bind$cublasZsyrk())(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
 }
@@ -279,7 +279,7 @@ let cublasZsyrk_v2_64$: typeof cublasZsyrk_v2_64 | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syrk). */
 export function cublasZsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZsyrk_v2_64$ ??= bind$cublasZsyrk_v2_64())(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
 }

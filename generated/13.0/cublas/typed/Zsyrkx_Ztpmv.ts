@@ -23,7 +23,7 @@ let cublasZsyrkx$: typeof cublasZsyrkx | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syrkx). */
 export function cublasZsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZsyrkx$ ??= bind$cublasZsyrkx())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -65,7 +65,7 @@ let cublasZsyrkx_64$: typeof cublasZsyrkx_64 | undefined;
  * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-syrkx). */
 export function cublasZsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZsyrkx_64$ ??= bind$cublasZsyrkx_64())(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -104,7 +104,7 @@ let cublasZtbmv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tbmv). */
 export function cublasZtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtbmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtbmv', 'uplo', 'i32', uplo);
@@ -131,7 +131,7 @@ let cublasZtbmv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tbmv). */
 export function cublasZtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtbmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtbmv_v2_64', 'uplo', 'i32', uplo);
@@ -158,7 +158,7 @@ let cublasZtbsv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tbsv). */
 export function cublasZtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtbsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtbsv', 'uplo', 'i32', uplo);
@@ -185,7 +185,7 @@ let cublasZtbsv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tbsv). */
 export function cublasZtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtbsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtbsv_v2_64', 'uplo', 'i32', uplo);
@@ -210,7 +210,7 @@ let cublasZtpmv$c: NativeFunction | undefined;
  * @param AP in `const cuDoubleComplex *`: device memory.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasZtpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtpmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtpmv', 'uplo', 'i32', uplo);
@@ -233,7 +233,7 @@ let cublasZtpmv_v2_64$c: NativeFunction | undefined;
  * @param AP in `const cuDoubleComplex *`: device memory.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tpmv). */
 export function cublasZtpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtpmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtpmv_v2_64', 'uplo', 'i32', uplo);

@@ -18,7 +18,7 @@ let cublasZtpsv$c: NativeFunction | undefined;
  * @param AP in `const cuDoubleComplex *`: device memory.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasZtpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtpsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtpsv', 'uplo', 'i32', uplo);
@@ -41,7 +41,7 @@ let cublasZtpsv_v2_64$c: NativeFunction | undefined;
  * @param AP in `const cuDoubleComplex *`: device memory.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tpsv). */
 export function cublasZtpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtpsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtpsv_v2_64', 'uplo', 'i32', uplo);
@@ -62,7 +62,7 @@ let cublasZtpttr$c: NativeFunction | undefined;
  * @param AP in `const cuDoubleComplex *`: device memory.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-tpttr). */
 export function cublasZtpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.DeviceMemory | null, A: T.DeviceMemory | null, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtpttr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtpttr', 'uplo', 'i32', uplo);
@@ -89,7 +89,7 @@ let cublasZtrmm$: typeof cublasZtrmm | undefined;
  * @param ldb in `int`.
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-trmm). */
 export function cublasZtrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, C: T.DeviceMemory | null, ldc: number): void {
   return (cublasZtrmm$ ??= bind$cublasZtrmm())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
 }
@@ -133,7 +133,7 @@ let cublasZtrmm_v2_64$: typeof cublasZtrmm_v2_64 | undefined;
  * @param ldb in `int64_t`.
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-trmm). */
 export function cublasZtrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
   return (cublasZtrmm_v2_64$ ??= bind$cublasZtrmm_v2_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
 }
@@ -172,7 +172,7 @@ let cublasZtrmv$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-trmv). */
 export function cublasZtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtrmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrmv', 'uplo', 'i32', uplo);
@@ -197,7 +197,7 @@ let cublasZtrmv_v2_64$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-trmv). */
 export function cublasZtrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZtrmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZtrmv_v2_64', 'uplo', 'i32', uplo);
@@ -225,7 +225,7 @@ let cublasZtrsm$: typeof cublasZtrsm | undefined;
  * @param lda in `int`.
  * @param B in/out `cuDoubleComplex *`: device memory.
  * @param ldb in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-trsm). */
 export function cublasZtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number): void {
   return (cublasZtrsm$ ??= bind$cublasZtrsm())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
 }
@@ -266,7 +266,7 @@ let cublasZtrsmBatched$: typeof cublasZtrsmBatched | undefined;
  * @param B in `cuDoubleComplex *const *`: device memory.
  * @param ldb in `int`.
  * @param batchCount in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasZtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, batchCount: number): void {
   return (cublasZtrsmBatched$ ??= bind$cublasZtrsmBatched())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
 }
@@ -308,7 +308,7 @@ let cublasZtrsmBatched_64$: typeof cublasZtrsmBatched_64 | undefined;
  * @param B in `cuDoubleComplex *const *`: device memory.
  * @param ldb in `int64_t`.
  * @param batchCount in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-trsmbatched). */
 export function cublasZtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, batchCount: T.Int64): void {
   return (cublasZtrsmBatched_64$ ??= bind$cublasZtrsmBatched_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
 }
@@ -349,7 +349,7 @@ let cublasZtrsm_v2_64$: typeof cublasZtrsm_v2_64 | undefined;
  * @param lda in `int64_t`.
  * @param B in/out `cuDoubleComplex *`: device memory.
  * @param ldb in `int64_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublas-t-trsm). */
 export function cublasZtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64): void {
   return (cublasZtrsm_v2_64$ ??= bind$cublasZtrsm_v2_64())(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
 }

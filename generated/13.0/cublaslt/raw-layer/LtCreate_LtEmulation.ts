@@ -10,7 +10,7 @@ let cublasLtCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 13.0
  * @param lightHandle `cublasLtHandle_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltcreate). */
 export function cublasLtCreate(lightHandle: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(lightHandle) && hostByteLength(lightHandle)! >= 8 && (((lightHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lightHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof lightHandle === 'number' && lightHandle >= 0 && Number.isSafeInteger(lightHandle)) && lightHandle !== null) rawCovers('cublasLtCreate', 'lightHandle', lightHandle, 8, 8);
   return (cublasLtCreate$ ??= binder.native('cublasLtCreate'))(lightHandle);
@@ -19,7 +19,7 @@ let cublasLtDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 13.0
  * @param lightHandle `cublasLtHandle_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltdestroy). */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t): T.cublasStatus_t {
   return (cublasLtDestroy$ ??= binder.native('cublasLtDestroy'))(lightHandle);
 }
@@ -27,7 +27,7 @@ let cublasLtDisableCpuInstructionsSetMask$: NativeFunction | undefined;
 /** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
  * @param mask `unsigned int`
  * @returns `unsigned int`, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltdisablecpuinstructionssetmask). */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
   return (cublasLtDisableCpuInstructionsSetMask$ ??= binder.native('cublasLtDisableCpuInstructionsSetMask'))(mask);
 }
@@ -35,7 +35,7 @@ let cublasLtEmulationDescCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)` · cublasLt.h · CUDA 13.0
  * @param emulationDesc `cublasLtEmulationDesc_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltemulationdesccreate). */
 export function cublasLtEmulationDescCreate(emulationDesc: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(emulationDesc) && hostByteLength(emulationDesc)! >= 8 && (((emulationDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (emulationDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof emulationDesc === 'number' && emulationDesc >= 0 && Number.isSafeInteger(emulationDesc)) && emulationDesc !== null) rawCovers('cublasLtEmulationDescCreate', 'emulationDesc', emulationDesc, 8, 8);
   return (cublasLtEmulationDescCreate$ ??= binder.native('cublasLtEmulationDescCreate'))(emulationDesc);
@@ -44,7 +44,7 @@ let cublasLtEmulationDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0
  * @param emulationDesc `cublasLtEmulationDesc_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltemulationdescdestroy). */
 export function cublasLtEmulationDescDestroy(emulationDesc: T.cublasLtEmulationDesc_t): T.cublasStatus_t {
   return (cublasLtEmulationDescDestroy$ ??= binder.native('cublasLtEmulationDescDestroy'))(emulationDesc);
 }
@@ -56,7 +56,7 @@ let cublasLtEmulationDescGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltemulationdescgetattribute). */
 export function cublasLtEmulationDescGetAttribute(emulationDesc: T.cublasLtEmulationDesc_t, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtEmulationDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && hostByteLength(sizeWritten)! >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtEmulationDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -78,7 +78,7 @@ let cublasLtEmulationDescSetAttribute$: NativeFunction | undefined;
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltemulationdescsetattribute). */
 export function cublasLtEmulationDescSetAttribute(emulationDesc: T.cublasLtEmulationDesc_t, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtEmulationDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtEmulationDescSetAttribute$ ??= binder.native('cublasLtEmulationDescSetAttribute'))(emulationDesc, attr, buf, sizeInBytes);

@@ -9,7 +9,7 @@ void [callbackArg, checkRecord, cstringArg, hostByteLength, rawCovers];
 let cublasLtGetCudartVersion$: NativeFunction | undefined;
 /** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 13.0
  * @returns `size_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltgetcudartversion). */
 export function cublasLtGetCudartVersion(): number {
   return (cublasLtGetCudartVersion$ ??= binder.native('cublasLtGetCudartVersion'))();
 }
@@ -18,7 +18,7 @@ let cublasLtGetProperty$: NativeFunction | undefined;
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltgetproperty). */
 export function cublasLtGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(value) && hostByteLength(value)! >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cublasLtGetProperty', 'value', value, 4, 4);
   return (cublasLtGetProperty$ ??= binder.native('cublasLtGetProperty'))(type, value);
@@ -27,7 +27,7 @@ let cublasLtGetStatusName$: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 13.0
  * @param status `cublasStatus_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltgetstatusname). */
 export function cublasLtGetStatusName(status: T.cublasStatus_t): string | null {
   return (cublasLtGetStatusName$ ??= binder.native('cublasLtGetStatusName'))(status);
 }
@@ -35,14 +35,14 @@ let cublasLtGetStatusString$: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 13.0
  * @param status `cublasStatus_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltgetstatusstring). */
 export function cublasLtGetStatusString(status: T.cublasStatus_t): string | null {
   return (cublasLtGetStatusString$ ??= binder.native('cublasLtGetStatusString'))(status);
 }
 let cublasLtGetVersion$: NativeFunction | undefined;
 /** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 13.0
  * @returns `size_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltgetversion). */
 export function cublasLtGetVersion(): number {
   return (cublasLtGetVersion$ ??= binder.native('cublasLtGetVersion'))();
 }
@@ -50,7 +50,7 @@ let cublasLtHeuristicsCacheGetCapacity$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 13.0
  * @param capacity `size_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltheuristicscachegetcapacity). */
 export function cublasLtHeuristicsCacheGetCapacity(capacity: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(capacity) && hostByteLength(capacity)! >= 8 && (((capacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (capacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof capacity === 'number' && capacity >= 0 && Number.isSafeInteger(capacity)) && capacity !== null) rawCovers('cublasLtHeuristicsCacheGetCapacity', 'capacity', capacity, 8, 8);
   return (cublasLtHeuristicsCacheGetCapacity$ ??= binder.native('cublasLtHeuristicsCacheGetCapacity'))(capacity);
@@ -59,14 +59,14 @@ let cublasLtHeuristicsCacheSetCapacity$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 13.0
  * @param capacity `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltheuristicscachesetcapacity). */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): T.cublasStatus_t {
   return (cublasLtHeuristicsCacheSetCapacity$ ??= binder.native('cublasLtHeuristicsCacheSetCapacity'))(capacity);
 }
 let cublasLtLoggerForceDisable$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 13.0
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggerforcedisable). */
 export function cublasLtLoggerForceDisable(): T.cublasStatus_t {
   return (cublasLtLoggerForceDisable$ ??= binder.native('cublasLtLoggerForceDisable'))();
 }
@@ -74,7 +74,7 @@ let cublasLtLoggerOpenFile$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 13.0
  * @param logFile `const char *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggeropenfile). */
 export function cublasLtLoggerOpenFile(logFile: string | T.Pointer): T.cublasStatus_t {
   if (typeof logFile === 'string' && logFile.includes('\0')) cstringArg('cublasLtLoggerOpenFile', 'logFile', logFile, true);
   return (cublasLtLoggerOpenFile$ ??= binder.native('cublasLtLoggerOpenFile'))(logFile);
@@ -83,7 +83,7 @@ let cublasLtLoggerSetCallback$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @param callback `cublasLtLoggerCallback_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggersetcallback). */
 export function cublasLtLoggerSetCallback(callback: T.Pointer): T.cublasStatus_t {
   if (callback !== null && typeof callback !== 'bigint') callbackArg('cublasLtLoggerSetCallback', 'callback', callback, true);
   return (cublasLtLoggerSetCallback$ ??= binder.native('cublasLtLoggerSetCallback'))(callback);
@@ -92,7 +92,7 @@ let cublasLtLoggerSetFile$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 13.0
  * @param file `FILE *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggersetfile). */
 export function cublasLtLoggerSetFile(file: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(file) && hostByteLength(file)! >= 216) && !(typeof file === 'number' && file >= 0 && Number.isSafeInteger(file)) && file !== null) rawCovers('cublasLtLoggerSetFile', 'file', file, 216, 1);
   return (cublasLtLoggerSetFile$ ??= binder.native('cublasLtLoggerSetFile'))(file);
@@ -101,7 +101,7 @@ let cublasLtLoggerSetLevel$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 13.0
  * @param level `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggersetlevel). */
 export function cublasLtLoggerSetLevel(level: number): T.cublasStatus_t {
   return (cublasLtLoggerSetLevel$ ??= binder.native('cublasLtLoggerSetLevel'))(level);
 }
@@ -109,7 +109,7 @@ let cublasLtLoggerSetMask$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 13.0
  * @param mask `int`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggersetmask). */
 export function cublasLtLoggerSetMask(mask: number): T.cublasStatus_t {
   return (cublasLtLoggerSetMask$ ??= binder.native('cublasLtLoggerSetMask'))(mask);
 }

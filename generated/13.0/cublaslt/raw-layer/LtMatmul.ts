@@ -25,7 +25,7 @@ let cublasLtMatmul$: NativeFunction | undefined;
  * @param workspaceSizeInBytes `size_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmul). */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t, computeDesc: T.cublasLtMatmulDesc_t, alpha: T.Pointer, A: T.Pointer, Adesc: T.cublasLtMatrixLayout_t, B: T.Pointer, Bdesc: T.cublasLtMatrixLayout_t, beta: T.Pointer, C: T.Pointer, Cdesc: T.cublasLtMatrixLayout_t, D: T.Pointer, Ddesc: T.cublasLtMatrixLayout_t, algo: T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasLtMatmul', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasLtMatmul', 'A', A, true);
@@ -50,7 +50,7 @@ let cublasLtMatmulAlgoCapGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgocapgetattribute). */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, 0, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, 0, 1);
@@ -68,7 +68,7 @@ let cublasLtMatmulAlgoCheck$: NativeFunction | undefined;
  * @param algo `const cublasLtMatmulAlgo_t *`
  * @param result `cublasLtMatmulHeuristicResult_t *`, out: bytes of a `cublasLtMatmulHeuristicResult_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgocheck). */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t, operationDesc: T.cublasLtMatmulDesc_t, Adesc: T.cublasLtMatrixLayout_t, Bdesc: T.cublasLtMatrixLayout_t, Cdesc: T.cublasLtMatrixLayout_t, Ddesc: T.cublasLtMatrixLayout_t, algo: T.Pointer, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoCheck', 'algo', algo, 0, 1);
   if (!(ArrayBuffer.isView(result) && hostByteLength(result)! >= 96) && !(typeof result === 'number' && result >= 0 && Number.isSafeInteger(result)) && result !== null) rawCovers('cublasLtMatmulAlgoCheck', 'result', result, 96, 1);
@@ -82,7 +82,7 @@ let cublasLtMatmulAlgoConfigGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgoconfiggetattribute). */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, 0, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, 0, 1);
@@ -96,7 +96,7 @@ let cublasLtMatmulAlgoConfigSetAttribute$: NativeFunction | undefined;
  * @param buf `const void *`, covering `sizeInBytes` bytes
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgoconfigsetattribute). */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algo) && hostByteLength(algo)! >= 64) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, 64, 1);
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, 0, 1);
@@ -115,7 +115,7 @@ let cublasLtMatmulAlgoGetHeuristic$: NativeFunction | undefined;
  * @param heuristicResultsArray `cublasLtMatmulHeuristicResult_t *`
  * @param returnAlgoCount `int *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgogetheuristic). */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t, operationDesc: T.cublasLtMatmulDesc_t, Adesc: T.cublasLtMatrixLayout_t, Bdesc: T.cublasLtMatrixLayout_t, Cdesc: T.cublasLtMatrixLayout_t, Ddesc: T.cublasLtMatrixLayout_t, preference: T.cublasLtMatmulPreference_t, requestedAlgoCount: number, heuristicResultsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(heuristicResultsArray) && hostByteLength(heuristicResultsArray)! >= 96) && !(typeof heuristicResultsArray === 'number' && heuristicResultsArray >= 0 && Number.isSafeInteger(heuristicResultsArray)) && heuristicResultsArray !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', heuristicResultsArray, 96, 1);
   if (!(ArrayBuffer.isView(returnAlgoCount) && hostByteLength(returnAlgoCount)! >= 4 && (((returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnAlgoCount === 'number' && returnAlgoCount >= 0 && Number.isSafeInteger(returnAlgoCount)) && returnAlgoCount !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'returnAlgoCount', returnAlgoCount, 4, 4);
@@ -134,7 +134,7 @@ let cublasLtMatmulAlgoGetIds$: NativeFunction | undefined;
  * @param algoIdsArray `int *`
  * @param returnAlgoCount `int *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgogetids). */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algoIdsArray) && hostByteLength(algoIdsArray)! >= 4 && (((algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof algoIdsArray === 'number' && algoIdsArray >= 0 && Number.isSafeInteger(algoIdsArray)) && algoIdsArray !== null) rawCovers('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, 4, 4);
   if (!(ArrayBuffer.isView(returnAlgoCount) && hostByteLength(returnAlgoCount)! >= 4 && (((returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnAlgoCount === 'number' && returnAlgoCount >= 0 && Number.isSafeInteger(returnAlgoCount)) && returnAlgoCount !== null) rawCovers('cublasLtMatmulAlgoGetIds', 'returnAlgoCount', returnAlgoCount, 4, 4);
@@ -152,7 +152,7 @@ let cublasLtMatmulAlgoInit$: NativeFunction | undefined;
  * @param algoId `int`
  * @param algo `cublasLtMatmulAlgo_t *`, out: bytes of a `cublasLtMatmulAlgo_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgoinit). */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algo) && hostByteLength(algo)! >= 64) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoInit', 'algo', algo, 64, 1);
   return (cublasLtMatmulAlgoInit$ ??= binder.native('cublasLtMatmulAlgoInit'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
@@ -163,7 +163,7 @@ let cublasLtMatmulDescCreate$: NativeFunction | undefined;
  * @param computeType `cublasComputeType_t`
  * @param scaleType `cudaDataType_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldesccreate). */
 export function cublasLtMatmulDescCreate(matmulDesc: T.Pointer, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(matmulDesc) && hostByteLength(matmulDesc)! >= 8 && (((matmulDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (matmulDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof matmulDesc === 'number' && matmulDesc >= 0 && Number.isSafeInteger(matmulDesc)) && matmulDesc !== null) rawCovers('cublasLtMatmulDescCreate', 'matmulDesc', matmulDesc, 8, 8);
   return (cublasLtMatmulDescCreate$ ??= binder.native('cublasLtMatmulDescCreate'))(matmulDesc, computeType, scaleType);
@@ -172,7 +172,7 @@ let cublasLtMatmulDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0
  * @param matmulDesc `cublasLtMatmulDesc_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldescdestroy). */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t): T.cublasStatus_t {
   return (cublasLtMatmulDescDestroy$ ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
 }
@@ -184,7 +184,7 @@ let cublasLtMatmulDescGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldescgetattribute). */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.cublasLtMatmulDesc_t, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && hostByteLength(sizeWritten)! >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatmulDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -208,7 +208,7 @@ let cublasLtMatmulDescSetAttribute$: NativeFunction | undefined;
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldescsetattribute). */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatmulDescSetAttribute$ ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
@@ -217,7 +217,7 @@ let cublasLtMatmulPreferenceCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 13.0
  * @param pref `cublasLtMatmulPreference_t *`, out: a typed array of one element
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulpreferencecreate). */
 export function cublasLtMatmulPreferenceCreate(pref: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(pref) && hostByteLength(pref)! >= 8 && (((pref as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pref as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof pref === 'number' && pref >= 0 && Number.isSafeInteger(pref)) && pref !== null) rawCovers('cublasLtMatmulPreferenceCreate', 'pref', pref, 8, 8);
   return (cublasLtMatmulPreferenceCreate$ ??= binder.native('cublasLtMatmulPreferenceCreate'))(pref);
@@ -226,7 +226,7 @@ let cublasLtMatmulPreferenceDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0
  * @param pref `cublasLtMatmulPreference_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulpreferencedestroy). */
 export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t): T.cublasStatus_t {
   return (cublasLtMatmulPreferenceDestroy$ ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
 }
@@ -238,7 +238,7 @@ let cublasLtMatmulPreferenceGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulpreferencegetattribute). */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.cublasLtMatmulPreference_t, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && hostByteLength(sizeWritten)! >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -260,7 +260,7 @@ let cublasLtMatmulPreferenceSetAttribute$: NativeFunction | undefined;
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulpreferencesetattribute). */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.cublasLtMatmulPreference_t, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulPreferenceSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatmulPreferenceSetAttribute$ ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);

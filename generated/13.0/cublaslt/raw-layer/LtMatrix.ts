@@ -14,7 +14,7 @@ let cublasLtMatrixLayoutCreate$: NativeFunction | undefined;
  * @param cols `uint64_t`
  * @param ld `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutcreate). */
 export function cublasLtMatrixLayoutCreate(matLayout: T.Pointer, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(matLayout) && hostByteLength(matLayout)! >= 8 && (((matLayout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (matLayout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof matLayout === 'number' && matLayout >= 0 && Number.isSafeInteger(matLayout)) && matLayout !== null) rawCovers('cublasLtMatrixLayoutCreate', 'matLayout', matLayout, 8, 8);
   return (cublasLtMatrixLayoutCreate$ ??= binder.native('cublasLtMatrixLayoutCreate'))(matLayout, type, rows, cols, ld);
@@ -23,7 +23,7 @@ let cublasLtMatrixLayoutDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0
  * @param matLayout `cublasLtMatrixLayout_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutdestroy). */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t): T.cublasStatus_t {
   return (cublasLtMatrixLayoutDestroy$ ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
 }
@@ -35,7 +35,7 @@ let cublasLtMatrixLayoutGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutgetattribute). */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.cublasLtMatrixLayout_t, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixLayoutGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && hostByteLength(sizeWritten)! >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatrixLayoutGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -61,7 +61,7 @@ let cublasLtMatrixLayoutSetAttribute$: NativeFunction | undefined;
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutsetattribute). */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayout_t, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixLayoutSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatrixLayoutSetAttribute$ ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout, attr, buf, sizeInBytes);
@@ -80,7 +80,7 @@ let cublasLtMatrixTransform$: NativeFunction | undefined;
  * @param Cdesc `cublasLtMatrixLayout_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransform). */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t, transformDesc: T.cublasLtMatrixTransformDesc_t, alpha: T.Pointer, A: T.Pointer, Adesc: T.cublasLtMatrixLayout_t, beta: T.Pointer, B: T.Pointer, Bdesc: T.cublasLtMatrixLayout_t, C: T.Pointer, Cdesc: T.cublasLtMatrixLayout_t, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasLtMatrixTransform', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(A) || A instanceof ArrayBuffer) deviceArg('cublasLtMatrixTransform', 'A', A, true);
@@ -97,7 +97,7 @@ let cublasLtMatrixTransformDescCreate$: NativeFunction | undefined;
  * @param transformDesc `cublasLtMatrixTransformDesc_t *`, out: a typed array of one element
  * @param scaleType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdesccreate). */
 export function cublasLtMatrixTransformDescCreate(transformDesc: T.Pointer, scaleType: T.cudaDataType): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(transformDesc) && hostByteLength(transformDesc)! >= 8 && (((transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof transformDesc === 'number' && transformDesc >= 0 && Number.isSafeInteger(transformDesc)) && transformDesc !== null) rawCovers('cublasLtMatrixTransformDescCreate', 'transformDesc', transformDesc, 8, 8);
   return (cublasLtMatrixTransformDescCreate$ ??= binder.native('cublasLtMatrixTransformDescCreate'))(transformDesc, scaleType);
@@ -106,7 +106,7 @@ let cublasLtMatrixTransformDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0
  * @param transformDesc `cublasLtMatrixTransformDesc_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdescdestroy). */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t): T.cublasStatus_t {
   return (cublasLtMatrixTransformDescDestroy$ ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
 }
@@ -118,7 +118,7 @@ let cublasLtMatrixTransformDescGetAttribute$: NativeFunction | undefined;
  * @param sizeInBytes `size_t`
  * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdescgetattribute). */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && hostByteLength(sizeWritten)! >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
@@ -141,7 +141,7 @@ let cublasLtMatrixTransformDescSetAttribute$: NativeFunction | undefined;
  * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdescsetattribute). */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixTransformDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatrixTransformDescSetAttribute$ ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc, attr, buf, sizeInBytes);

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cublasLtCreate$: typeof cublasLtCreate | undefined;
 /** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `lightHandle`: out `cublasLtHandle_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltcreate). */
 export function cublasLtCreate(): T.cublasLtHandle_t {
   return (cublasLtCreate$ ??= bind$cublasLtCreate())();
 }
@@ -35,7 +35,7 @@ function bind$cublasLtCreate(): typeof cublasLtCreate {
 let cublasLtDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param lightHandle in `cublasLtHandle_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltdestroy). */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
   const status = (cublasLtDestroy$c ??= binder.native('cublasLtDestroy'))(lightHandle);
@@ -45,7 +45,7 @@ let cublasLtDisableCpuInstructionsSetMask$c: NativeFunction | undefined;
 /** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
  * @param mask in `unsigned int`.
  * @returns `unsigned int`
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltdisablecpuinstructionssetmask). */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
   if (typeof mask !== 'number' || (mask >>> 0) !== mask) throw intError('cublasLtDisableCpuInstructionsSetMask', 'mask', 'u32', mask);
   const result = (cublasLtDisableCpuInstructionsSetMask$c ??= binder.native('cublasLtDisableCpuInstructionsSetMask'))(mask);
@@ -54,7 +54,7 @@ export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
 let cublasLtEmulationDescCreate$: typeof cublasLtEmulationDescCreate | undefined;
 /** `cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `emulationDesc`: out `cublasLtEmulationDesc_t *`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltemulationdesccreate). */
 export function cublasLtEmulationDescCreate(): T.cublasLtEmulationDesc_t {
   return (cublasLtEmulationDescCreate$ ??= bind$cublasLtEmulationDescCreate())();
 }
@@ -78,7 +78,7 @@ function bind$cublasLtEmulationDescCreate(): typeof cublasLtEmulationDescCreate 
 let cublasLtEmulationDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param emulationDesc in `cublasLtEmulationDesc_t`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltemulationdescdestroy). */
 export function cublasLtEmulationDescDestroy(emulationDesc: T.cublasLtEmulationDesc_t | null): void {
   if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || Math.floor(emulationDesc) !== emulationDesc) emulationDesc = addressArg('cublasLtEmulationDescDestroy', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
   const status = (cublasLtEmulationDescDestroy$c ??= binder.native('cublasLtEmulationDescDestroy'))(emulationDesc);
@@ -89,7 +89,7 @@ let cublasLtEmulationDescGetAttribute$: typeof cublasLtEmulationDescGetAttribute
  * @param emulationDesc in `cublasLtEmulationDesc_t`.
  * @param attr in `cublasLtEmulationDescAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltemulationdescgetattribute). */
 export function cublasLtEmulationDescGetAttribute(emulationDesc: T.cublasLtEmulationDesc_t | null, attr: T.cublasLtEmulationDescAttributes_t): number | T.DevicePointer {
   return (cublasLtEmulationDescGetAttribute$ ??= bind$cublasLtEmulationDescGetAttribute())(emulationDesc, attr);
 }
@@ -127,7 +127,7 @@ let cublasLtEmulationDescSetAttribute$c: NativeFunction | undefined;
  * @param emulationDesc in `cublasLtEmulationDesc_t`.
  * @param attr in `cublasLtEmulationDescAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltemulationdescsetattribute). */
 export function cublasLtEmulationDescSetAttribute(emulationDesc: T.cublasLtEmulationDesc_t | null, attr: T.cublasLtEmulationDescAttributes_t, buf: number | T.DeviceMemory): void {
   if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || Math.floor(emulationDesc) !== emulationDesc) emulationDesc = addressArg('cublasLtEmulationDescSetAttribute', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtEmulationDescSetAttribute', 'attr', 'i32', attr);

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cublasLtGetCudartVersion$c: NativeFunction | undefined;
 /** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 13.0
  * @returns `size_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltgetcudartversion). */
 export function cublasLtGetCudartVersion(): number {
   const result = (cublasLtGetCudartVersion$c ??= binder.native('cublasLtGetCudartVersion'))();
   return result;
@@ -20,7 +20,7 @@ let cublasLtGetProperty$: typeof cublasLtGetProperty | undefined;
 /** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltgetproperty). */
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
   return (cublasLtGetProperty$ ??= bind$cublasLtGetProperty())(type);
 }
@@ -41,7 +41,7 @@ let cublasLtGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 13.0
  * @param status_ in `cublasStatus_t`.
  * @returns `const char *`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltgetstatusname). */
 export function cublasLtGetStatusName(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusName', 'status', 'i32', status_);
   const result = (cublasLtGetStatusName$c ??= binder.native('cublasLtGetStatusName'))(status_);
@@ -51,7 +51,7 @@ let cublasLtGetStatusString$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 13.0
  * @param status_ in `cublasStatus_t`.
  * @returns `const char *`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltgetstatusstring). */
 export function cublasLtGetStatusString(status_: T.cublasStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cublasLtGetStatusString', 'status', 'i32', status_);
   const result = (cublasLtGetStatusString$c ??= binder.native('cublasLtGetStatusString'))(status_);
@@ -60,7 +60,7 @@ export function cublasLtGetStatusString(status_: T.cublasStatus_t): string | nul
 let cublasLtGetVersion$c: NativeFunction | undefined;
 /** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 13.0
  * @returns `size_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltgetversion). */
 export function cublasLtGetVersion(): number {
   const result = (cublasLtGetVersion$c ??= binder.native('cublasLtGetVersion'))();
   return result;
@@ -68,7 +68,7 @@ export function cublasLtGetVersion(): number {
 let cublasLtHeuristicsCacheGetCapacity$: typeof cublasLtHeuristicsCacheGetCapacity | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `capacity`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltheuristicscachegetcapacity). */
 export function cublasLtHeuristicsCacheGetCapacity(): number {
   return (cublasLtHeuristicsCacheGetCapacity$ ??= bind$cublasLtHeuristicsCacheGetCapacity())();
 }
@@ -92,7 +92,7 @@ function bind$cublasLtHeuristicsCacheGetCapacity(): typeof cublasLtHeuristicsCac
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param capacity in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltheuristicscachesetcapacity). */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): void {
   if (typeof capacity !== 'number' || !(capacity >= 0 && capacity <= 9007199254740991) || Math.floor(capacity) !== capacity) int64Arg('cublasLtHeuristicsCacheSetCapacity', 'capacity', capacity, false);
   const status = (cublasLtHeuristicsCacheSetCapacity$c ??= binder.native('cublasLtHeuristicsCacheSetCapacity'))(capacity);
@@ -100,7 +100,7 @@ export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): void {
 }
 let cublasLtLoggerForceDisable$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggerforcedisable). */
 export function cublasLtLoggerForceDisable(): void {
   const status = (cublasLtLoggerForceDisable$c ??= binder.native('cublasLtLoggerForceDisable'))();
   if (status !== 0) throw fail('cublasLtLoggerForceDisable', status);
@@ -108,7 +108,7 @@ export function cublasLtLoggerForceDisable(): void {
 let cublasLtLoggerOpenFile$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param logFile in string (`const char *`).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggeropenfile). */
 export function cublasLtLoggerOpenFile(logFile: string): void {
   if (typeof logFile === 'string' ? logFile.includes('\0') : true) cstringArg('cublasLtLoggerOpenFile', 'logFile', logFile, false);
   const status = (cublasLtLoggerOpenFile$c ??= binder.native('cublasLtLoggerOpenFile'))(logFile);
@@ -117,7 +117,7 @@ export function cublasLtLoggerOpenFile(logFile: string): void {
 let cublasLtLoggerSetCallback$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param callback in C callback `cublasLtLoggerCallback_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggersetcallback). */
 export function cublasLtLoggerSetCallback(callback: T.Pointer): void {
   callbackArg('cublasLtLoggerSetCallback', 'callback', callback, true);
   const status = (cublasLtLoggerSetCallback$c ??= binder.native('cublasLtLoggerSetCallback'))(callback);
@@ -126,7 +126,7 @@ export function cublasLtLoggerSetCallback(callback: T.Pointer): void {
 let cublasLtLoggerSetFile$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param file in/out `FILE *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggersetfile). */
 export function cublasLtLoggerSetFile(file: T.Pointer): void {
   pointerArg('cublasLtLoggerSetFile', 'file', file, true);
   const status = (cublasLtLoggerSetFile$c ??= binder.native('cublasLtLoggerSetFile'))(file);
@@ -135,7 +135,7 @@ export function cublasLtLoggerSetFile(file: T.Pointer): void {
 let cublasLtLoggerSetLevel$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param level in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggersetlevel). */
 export function cublasLtLoggerSetLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cublasLtLoggerSetLevel', 'level', 'i32', level);
   const status = (cublasLtLoggerSetLevel$c ??= binder.native('cublasLtLoggerSetLevel'))(level);
@@ -144,7 +144,7 @@ export function cublasLtLoggerSetLevel(level: number): void {
 let cublasLtLoggerSetMask$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param mask in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltloggersetmask). */
 export function cublasLtLoggerSetMask(mask: number): void {
   if (typeof mask !== 'number' || (mask | 0) !== mask) throw intError('cublasLtLoggerSetMask', 'mask', 'i32', mask);
   const status = (cublasLtLoggerSetMask$c ??= binder.native('cublasLtLoggerSetMask'))(mask);

@@ -26,7 +26,7 @@ let cublasLtMatmul$: typeof cublasLtMatmul | undefined;
  * @param workspace in/out `void *`: device memory, `workspaceSizeInBytes` bytes, or null.
  * @param workspaceSizeInBytes in `size_t`: count of `workspace` in bytes.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmul).
  * @see {@link cuda-ts/objects!Matmul#execute | Matmul.execute} (objects layer) */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.cublasLtMatmulDesc_t | null, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Adesc: T.cublasLtMatrixLayout_t | null, B: T.DeviceMemory | null, Bdesc: T.cublasLtMatrixLayout_t | null, beta: T.UntypedScalar, C: T.DeviceMemory | null, Cdesc: T.cublasLtMatrixLayout_t | null, D: T.DeviceMemory | null, Ddesc: T.cublasLtMatrixLayout_t | null, algo: T.cublasLtMatmulAlgo_t | Uint8Array | null, workspace: T.DeviceMemory | null, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
   return (cublasLtMatmul$ ??= bind$cublasLtMatmul())(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
@@ -64,7 +64,7 @@ let cublasLtMatmulAlgoCapGetAttribute$: typeof cublasLtMatmulAlgoCapGetAttribute
  * @param buf out `void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `sizeWritten`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgocapgetattribute). */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.cublasLtMatmulAlgo_t | Uint8Array, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   return (cublasLtMatmulAlgoCapGetAttribute$ ??= bind$cublasLtMatmulAlgoCapGetAttribute())(algo, attr, buf, sizeInBytes);
 }
@@ -100,7 +100,7 @@ let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
  * @param Ddesc in `cublasLtMatrixLayout_t`.
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
  * @returns the value of `result`: out `cublasLtMatmulHeuristicResult_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgocheck). */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.cublasLtMatmulDesc_t | null, Adesc: T.cublasLtMatrixLayout_t | null, Bdesc: T.cublasLtMatrixLayout_t | null, Cdesc: T.cublasLtMatrixLayout_t | null, Ddesc: T.cublasLtMatrixLayout_t | null, algo: T.cublasLtMatmulAlgo_t | Uint8Array): T.cublasLtMatmulHeuristicResult_t {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
   if (typeof operationDesc !== 'number' || !(operationDesc >= 0 && operationDesc <= 9007199254740991) || Math.floor(operationDesc) !== operationDesc) operationDesc = addressArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true) as typeof operationDesc;
@@ -121,7 +121,7 @@ let cublasLtMatmulAlgoConfigGetAttribute$: typeof cublasLtMatmulAlgoConfigGetAtt
  * @param buf out `void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `sizeWritten`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgoconfiggetattribute). */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.cublasLtMatmulAlgo_t | Uint8Array, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   return (cublasLtMatmulAlgoConfigGetAttribute$ ??= bind$cublasLtMatmulAlgoConfigGetAttribute())(algo, attr, buf, sizeInBytes);
 }
@@ -154,7 +154,7 @@ let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
  * @param buf in `const void *`: address or host buffer covering `sizeInBytes` bytes.
  * @param sizeInBytes in `size_t`: size of `buf` in bytes.
  * @returns the value of `algo`: in/out `cublasLtMatmulAlgo_t`: fields given here in, the record the call fills returned.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgoconfigsetattribute). */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: Uint8Array | null, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): Uint8Array {
   const algo$ = new Uint8Array(records.cublasLtMatmulAlgo_t().size);
   if (algo === undefined) throw argError('cublasLtMatmulAlgoConfigSetAttribute', 'algo', 'a record object, its encoded bytes or null', algo);
@@ -178,7 +178,7 @@ let cublasLtMatmulAlgoGetHeuristic$: typeof cublasLtMatmulAlgoGetHeuristic | und
  * @param preference in `cublasLtMatmulPreference_t`.
  * @param requestedAlgoCount in `int`: capacity of `heuristicResultsArray`.
  * @returns the value of `heuristicResultsArray`: out array of `struct cublasLtMatmulHeuristicResult_t`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgogetheuristic). */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.cublasLtMatmulDesc_t | null, Adesc: T.cublasLtMatrixLayout_t | null, Bdesc: T.cublasLtMatrixLayout_t | null, Cdesc: T.cublasLtMatrixLayout_t | null, Ddesc: T.cublasLtMatrixLayout_t | null, preference: T.cublasLtMatmulPreference_t | null, requestedAlgoCount: number): T.cublasLtMatmulHeuristicResult_t[] {
   return (cublasLtMatmulAlgoGetHeuristic$ ??= bind$cublasLtMatmulAlgoGetHeuristic())(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount);
 }
@@ -214,7 +214,7 @@ let cublasLtMatmulAlgoGetIds$: typeof cublasLtMatmulAlgoGetIds | undefined;
  * @param Dtype in `cudaDataType_t`.
  * @param requestedAlgoCount in `int`: capacity of `algoIdsArray`.
  * @returns the value of `algoIdsArray`: out array of `i32`: `requestedAlgoCount` allocated, returned at the length the call reports in `returnAlgoCount`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgogetids). */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number): Int32Array {
   return (cublasLtMatmulAlgoGetIds$ ??= bind$cublasLtMatmulAlgoGetIds())(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount);
 }
@@ -250,7 +250,7 @@ let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
  * @param Dtype in `cudaDataType_t`.
  * @param algoId in `int`.
  * @returns the value of `algo`: out `cublasLtMatmulAlgo_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulalgoinit). */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number): Uint8Array {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoInit', 'lightHandle', lightHandle, true) as typeof lightHandle;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoInit', 'computeType', 'i32', computeType);
@@ -270,7 +270,7 @@ let cublasLtMatmulDescCreate$: typeof cublasLtMatmulDescCreate | undefined;
  * @param computeType in `cublasComputeType_t`.
  * @param scaleType in `cudaDataType_t`.
  * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldesccreate). */
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
   return (cublasLtMatmulDescCreate$ ??= bind$cublasLtMatmulDescCreate())(computeType, scaleType);
 }
@@ -296,7 +296,7 @@ function bind$cublasLtMatmulDescCreate(): typeof cublasLtMatmulDescCreate {
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matmulDesc in `cublasLtMatmulDesc_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldescdestroy). */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t | null): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   const status = (cublasLtMatmulDescDestroy$c ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
@@ -307,7 +307,7 @@ let cublasLtMatmulDescGetAttribute$: typeof cublasLtMatmulDescGetAttribute | und
  * @param matmulDesc in `cublasLtMatmulDesc_t`.
  * @param attr in `cublasLtMatmulDescAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldescgetattribute). */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t): T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | T.cublasOperation_t | T.cublasFillMode_t | T.cublasLtEpilogue_t | T.DevicePointer | bigint | number | T.cublasLtEmulationDesc_t {
   return (cublasLtMatmulDescGetAttribute$ ??= bind$cublasLtMatmulDescGetAttribute())(matmulDesc, attr);
 }
@@ -349,7 +349,7 @@ let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
  * @param matmulDesc in `cublasLtMatmulDesc_t`.
  * @param attr in `cublasLtMatmulDescAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmuldescsetattribute). */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t, buf: T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | T.cublasOperation_t | T.cublasFillMode_t | T.cublasLtEpilogue_t | T.DeviceMemory | T.Int64 | number | T.cublasLtEmulationDesc_t): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
@@ -363,7 +363,7 @@ export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_
 let cublasLtMatmulPreferenceCreate$: typeof cublasLtMatmulPreferenceCreate | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pref`: out `cublasLtMatmulPreference_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulpreferencecreate). */
 export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
   return (cublasLtMatmulPreferenceCreate$ ??= bind$cublasLtMatmulPreferenceCreate())();
 }
@@ -387,7 +387,7 @@ function bind$cublasLtMatmulPreferenceCreate(): typeof cublasLtMatmulPreferenceC
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param pref in `cublasLtMatmulPreference_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulpreferencedestroy). */
 export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t | null): void {
   if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true) as typeof pref;
   const status = (cublasLtMatmulPreferenceDestroy$c ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
@@ -398,7 +398,7 @@ let cublasLtMatmulPreferenceGetAttribute$: typeof cublasLtMatmulPreferenceGetAtt
  * @param pref in `cublasLtMatmulPreference_t`.
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulpreferencegetattribute). */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.cublasLtMatmulPreference_t | null, attr: T.cublasLtMatmulPreferenceAttributes_t): number | bigint {
   return (cublasLtMatmulPreferenceGetAttribute$ ??= bind$cublasLtMatmulPreferenceGetAttribute())(pref, attr);
 }
@@ -436,7 +436,7 @@ let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
  * @param pref in `cublasLtMatmulPreference_t`.
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatmulpreferencesetattribute). */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.cublasLtMatmulPreference_t | null, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: number | T.Int64): void {
   if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true) as typeof pref;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);

@@ -15,7 +15,7 @@ let cublasLtMatrixLayoutCreate$: typeof cublasLtMatrixLayoutCreate | undefined;
  * @param cols in `uint64_t`.
  * @param ld in `int64_t`.
  * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutcreate). */
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
   return (cublasLtMatrixLayoutCreate$ ??= bind$cublasLtMatrixLayoutCreate())(type, rows, cols, ld);
 }
@@ -43,7 +43,7 @@ function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matLayout in `cublasLtMatrixLayout_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutdestroy). */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t | null): void {
   if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true) as typeof matLayout;
   const status = (cublasLtMatrixLayoutDestroy$c ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
@@ -54,7 +54,7 @@ let cublasLtMatrixLayoutGetAttribute$: typeof cublasLtMatrixLayoutGetAttribute |
  * @param matLayout in `cublasLtMatrixLayout_t`.
  * @param attr in `cublasLtMatrixLayoutAttribute_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutgetattribute). */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.cublasLtMatrixLayout_t | null, attr: T.cublasLtMatrixLayoutAttribute_t): number | T.cublasLtOrder_t | bigint {
   return (cublasLtMatrixLayoutGetAttribute$ ??= bind$cublasLtMatrixLayoutGetAttribute())(matLayout, attr);
 }
@@ -100,7 +100,7 @@ let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
  * @param matLayout in `cublasLtMatrixLayout_t`.
  * @param attr in `cublasLtMatrixLayoutAttribute_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixlayoutsetattribute). */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayout_t | null, attr: T.cublasLtMatrixLayoutAttribute_t, buf: number | T.cublasLtOrder_t | T.Int64): void {
   if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true) as typeof matLayout;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
@@ -124,7 +124,7 @@ let cublasLtMatrixTransform$: typeof cublasLtMatrixTransform | undefined;
  * @param C out `void *`: device memory.
  * @param Cdesc in `cublasLtMatrixLayout_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransform). */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, transformDesc: T.cublasLtMatrixTransformDesc_t | null, alpha: T.UntypedScalar, A: T.DeviceMemory | null, Adesc: T.cublasLtMatrixLayout_t | null, beta: T.UntypedScalar, B: T.DeviceMemory | null, Bdesc: T.cublasLtMatrixLayout_t | null, C: T.DeviceMemory | null, Cdesc: T.cublasLtMatrixLayout_t | null, stream: T.cudaStream_t | null): void {
   return (cublasLtMatrixTransform$ ??= bind$cublasLtMatrixTransform())(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
 }
@@ -153,7 +153,7 @@ let cublasLtMatrixTransformDescCreate$: typeof cublasLtMatrixTransformDescCreate
 /** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param scaleType in `cudaDataType`.
  * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdesccreate). */
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
   return (cublasLtMatrixTransformDescCreate$ ??= bind$cublasLtMatrixTransformDescCreate())(scaleType);
 }
@@ -178,7 +178,7 @@ function bind$cublasLtMatrixTransformDescCreate(): typeof cublasLtMatrixTransfor
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdescdestroy). */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t | null): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true) as typeof transformDesc;
   const status = (cublasLtMatrixTransformDescDestroy$c ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
@@ -189,7 +189,7 @@ let cublasLtMatrixTransformDescGetAttribute$: typeof cublasLtMatrixTransformDesc
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`: the attribute that types `buf`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdescgetattribute). */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t): number | T.cublasLtPointerMode_t | T.cublasOperation_t {
   return (cublasLtMatrixTransformDescGetAttribute$ ??= bind$cublasLtMatrixTransformDescGetAttribute())(transformDesc, attr);
 }
@@ -229,7 +229,7 @@ let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`: the attribute that types `buf`.
  * @param buf in value typed by `attr`: its type follows the attribute.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/cuda/archive/13.0.0/cublas/index.html#cublasltmatrixtransformdescsetattribute). */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: number | T.cublasLtPointerMode_t | T.cublasOperation_t): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);

@@ -21,7 +21,7 @@ let cudnnActivationBackward$: NativeFunction | undefined;
  * @param dxDesc `const cudnnTensorDescriptor_t`
  * @param dx `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnactivationbackward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnactivationbackward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnActivationBackward(handle: T.cudnnHandle_t, activationDesc: T.cudnnActivationDescriptor_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnActivationBackward', 'alpha', alpha, 0, 1);
@@ -47,7 +47,7 @@ let cudnnActivationForward$: NativeFunction | undefined;
  * @param yDesc `const cudnnTensorDescriptor_t`
  * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnactivationforward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnactivationforward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnActivationForward(handle: T.cudnnHandle_t, activationDesc: T.cudnnActivationDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnActivationForward', 'alpha', alpha, 0, 1);
@@ -68,7 +68,7 @@ let cudnnAddTensor$: NativeFunction | undefined;
  * @param cDesc `const cudnnTensorDescriptor_t`
  * @param C `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnaddtensor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnaddtensor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnAddTensor(handle: T.cudnnHandle_t, alpha: T.Pointer, aDesc: T.cudnnTensorDescriptor_t, A: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, C: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnAddTensor', 'alpha', alpha, 0, 1);
@@ -80,7 +80,7 @@ export function cudnnAddTensor(handle: T.cudnnHandle_t, alpha: T.Pointer, aDesc:
 let cudnnAdvVersionCheck$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnAdvVersionCheck(void)` · cudnn_adv.h · CUDA 13.0
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnadvversioncheck). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnadvversioncheck). */
 export function cudnnAdvVersionCheck(): T.cudnnStatus_t {
   return (cudnnAdvVersionCheck$ ??= binder.native('cudnnAdvVersionCheck'))();
 }
@@ -89,7 +89,7 @@ let cudnnBackendCreateDescriptor$: NativeFunction | undefined;
  * @param descriptorType `cudnnBackendDescriptorType_t`
  * @param descriptor `cudnnBackendDescriptor_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendcreatedescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendcreatedescriptor). */
 export function cudnnBackendCreateDescriptor(descriptorType: T.cudnnBackendDescriptorType_t, descriptor: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(descriptor) && hostByteLength(descriptor)! >= 8 && (((descriptor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (descriptor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof descriptor === 'number' && descriptor >= 0 && Number.isSafeInteger(descriptor)) && descriptor !== null) rawCovers('cudnnBackendCreateDescriptor', 'descriptor', descriptor, 8, 8);
   return (cudnnBackendCreateDescriptor$ ??= binder.native('cudnnBackendCreateDescriptor'))(descriptorType, descriptor);
@@ -98,7 +98,7 @@ let cudnnBackendDestroyDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0
  * @param descriptor `cudnnBackendDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackenddestroydescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackenddestroydescriptor). */
 export function cudnnBackendDestroyDescriptor(descriptor: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(descriptor) && !(typeof descriptor === 'number' && descriptor >= 0 && Number.isSafeInteger(descriptor)) && descriptor !== null) rawCovers('cudnnBackendDestroyDescriptor', 'descriptor', descriptor, 0, 1);
   return (cudnnBackendDestroyDescriptor$ ??= binder.native('cudnnBackendDestroyDescriptor'))(descriptor);
@@ -109,7 +109,7 @@ let cudnnBackendExecute$: NativeFunction | undefined;
  * @param executionPlan `cudnnBackendDescriptor_t`
  * @param variantPack `cudnnBackendDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendexecute). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendexecute). */
 export function cudnnBackendExecute(handle: T.cudnnHandle_t, executionPlan: T.Pointer, variantPack: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(executionPlan) && !(typeof executionPlan === 'number' && executionPlan >= 0 && Number.isSafeInteger(executionPlan)) && executionPlan !== null) rawCovers('cudnnBackendExecute', 'executionPlan', executionPlan, 0, 1);
   if (!ArrayBuffer.isView(variantPack) && !(typeof variantPack === 'number' && variantPack >= 0 && Number.isSafeInteger(variantPack)) && variantPack !== null) rawCovers('cudnnBackendExecute', 'variantPack', variantPack, 0, 1);
@@ -119,7 +119,7 @@ let cudnnBackendFinalize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0
  * @param descriptor `cudnnBackendDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendfinalize). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendfinalize). */
 export function cudnnBackendFinalize(descriptor: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(descriptor) && !(typeof descriptor === 'number' && descriptor >= 0 && Number.isSafeInteger(descriptor)) && descriptor !== null) rawCovers('cudnnBackendFinalize', 'descriptor', descriptor, 0, 1);
   return (cudnnBackendFinalize$ ??= binder.native('cudnnBackendFinalize'))(descriptor);
@@ -133,7 +133,7 @@ let cudnnBackendGetAttribute$: NativeFunction | undefined;
  * @param elementCount `int64_t *`, out: a typed array of one element
  * @param arrayOfElements `void *`, host memory, `requestedElementCount` elements
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendgetattribute). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendgetattribute). */
 export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, requestedElementCount: T.Int64, elementCount: T.Pointer, arrayOfElements: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(descriptor) && !(typeof descriptor === 'number' && descriptor >= 0 && Number.isSafeInteger(descriptor)) && descriptor !== null) rawCovers('cudnnBackendGetAttribute', 'descriptor', descriptor, 0, 1);
   if (!(ArrayBuffer.isView(elementCount) && hostByteLength(elementCount)! >= 8 && (((elementCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (elementCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof elementCount === 'number' && elementCount >= 0 && Number.isSafeInteger(elementCount)) && elementCount !== null) rawCovers('cudnnBackendGetAttribute', 'elementCount', elementCount, 8, 8);
@@ -144,7 +144,7 @@ let cudnnBackendInitialize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0
  * @param descriptor `cudnnBackendDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendinitialize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendinitialize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBackendInitialize(descriptor: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(descriptor) && !(typeof descriptor === 'number' && descriptor >= 0 && Number.isSafeInteger(descriptor)) && descriptor !== null) rawCovers('cudnnBackendInitialize', 'descriptor', descriptor, 0, 1);
@@ -157,7 +157,7 @@ let cudnnBackendPopulateCudaGraph$: NativeFunction | undefined;
  * @param variantPack `cudnnBackendDescriptor_t`
  * @param graph `cudaGraph_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendpopulatecudagraph). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendpopulatecudagraph). */
 export function cudnnBackendPopulateCudaGraph(handle: T.cudnnHandle_t, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(executionPlan) && !(typeof executionPlan === 'number' && executionPlan >= 0 && Number.isSafeInteger(executionPlan)) && executionPlan !== null) rawCovers('cudnnBackendPopulateCudaGraph', 'executionPlan', executionPlan, 0, 1);
   if (!ArrayBuffer.isView(variantPack) && !(typeof variantPack === 'number' && variantPack >= 0 && Number.isSafeInteger(variantPack)) && variantPack !== null) rawCovers('cudnnBackendPopulateCudaGraph', 'variantPack', variantPack, 0, 1);
@@ -171,7 +171,7 @@ let cudnnBackendSetAttribute$: NativeFunction | undefined;
  * @param elementCount `int64_t`
  * @param arrayOfElements `const void *`, host memory, `elementCount` elements
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendsetattribute). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendsetattribute). */
 export function cudnnBackendSetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, elementCount: T.Int64, arrayOfElements: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(descriptor) && !(typeof descriptor === 'number' && descriptor >= 0 && Number.isSafeInteger(descriptor)) && descriptor !== null) rawCovers('cudnnBackendSetAttribute', 'descriptor', descriptor, 0, 1);
   if (!ArrayBuffer.isView(arrayOfElements) && !(typeof arrayOfElements === 'number' && arrayOfElements >= 0 && Number.isSafeInteger(arrayOfElements)) && arrayOfElements !== null) rawCovers('cudnnBackendSetAttribute', 'arrayOfElements', arrayOfElements, 0, 1);
@@ -184,7 +184,7 @@ let cudnnBackendUpdateCudaGraph$: NativeFunction | undefined;
  * @param variantPack `cudnnBackendDescriptor_t`
  * @param graph `cudaGraph_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendupdatecudagraph). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnbackendupdatecudagraph). */
 export function cudnnBackendUpdateCudaGraph(handle: T.cudnnHandle_t, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(executionPlan) && !(typeof executionPlan === 'number' && executionPlan >= 0 && Number.isSafeInteger(executionPlan)) && executionPlan !== null) rawCovers('cudnnBackendUpdateCudaGraph', 'executionPlan', executionPlan, 0, 1);
   if (!ArrayBuffer.isView(variantPack) && !(typeof variantPack === 'number' && variantPack >= 0 && Number.isSafeInteger(variantPack)) && variantPack !== null) rawCovers('cudnnBackendUpdateCudaGraph', 'variantPack', variantPack, 0, 1);

@@ -12,7 +12,7 @@ let cudnnDeriveBNTensorDescriptor$: NativeFunction | undefined;
  * @param xDesc `const cudnnTensorDescriptor_t`
  * @param mode `cudnnBatchNormMode_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnderivebntensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnderivebntensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDeriveBNTensorDescriptor(derivedBnDesc: T.cudnnTensorDescriptor_t, xDesc: T.cudnnTensorDescriptor_t, mode: T.cudnnBatchNormMode_t): T.cudnnStatus_t {
   return (cudnnDeriveBNTensorDescriptor$ ??= binder.native('cudnnDeriveBNTensorDescriptor'))(derivedBnDesc, xDesc, mode);
@@ -25,7 +25,7 @@ let cudnnDeriveNormTensorDescriptor$: NativeFunction | undefined;
  * @param mode `cudnnNormMode_t`
  * @param groupCnt `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnderivenormtensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnderivenormtensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc: T.cudnnTensorDescriptor_t, derivedNormMeanVarDesc: T.cudnnTensorDescriptor_t, xDesc: T.cudnnTensorDescriptor_t, mode: T.cudnnNormMode_t, groupCnt: number): T.cudnnStatus_t {
   return (cudnnDeriveNormTensorDescriptor$ ??= binder.native('cudnnDeriveNormTensorDescriptor'))(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
@@ -34,7 +34,7 @@ let cudnnDestroy$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)` · cudnn_graph.h · CUDA 13.0
  * @param handle `cudnnHandle_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnndestroy). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnndestroy). */
 export function cudnnDestroy(handle: T.cudnnHandle_t): T.cudnnStatus_t {
   return (cudnnDestroy$ ??= binder.native('cudnnDestroy'))(handle);
 }
@@ -42,7 +42,7 @@ let cudnnDestroyActivationDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)` · cudnn_ops.h · CUDA 13.0
  * @param activationDesc `cudnnActivationDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroyactivationdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroyactivationdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyActivationDescriptor$ ??= binder.native('cudnnDestroyActivationDescriptor'))(activationDesc);
@@ -51,7 +51,7 @@ let cudnnDestroyAttnDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)` · cudnn_adv.h · CUDA 13.0
  * @param attnDesc `cudnnAttnDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnndestroyattndescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnndestroyattndescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyAttnDescriptor$ ??= binder.native('cudnnDestroyAttnDescriptor'))(attnDesc);
@@ -60,7 +60,7 @@ let cudnnDestroyCTCLossDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)` · cudnn_adv.h · CUDA 13.0
  * @param ctcLossDesc `cudnnCTCLossDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnndestroyctclossdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnndestroyctclossdescriptor). */
 export function cudnnDestroyCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyCTCLossDescriptor$ ??= binder.native('cudnnDestroyCTCLossDescriptor'))(ctcLossDesc);
 }
@@ -68,7 +68,7 @@ let cudnnDestroyConvolutionDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)` · cudnn_cnn.h · CUDA 13.0
  * @param convDesc `cudnnConvolutionDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnndestroyconvolutiondescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnndestroyconvolutiondescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyConvolutionDescriptor(convDesc: T.cudnnConvolutionDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyConvolutionDescriptor$ ??= binder.native('cudnnDestroyConvolutionDescriptor'))(convDesc);
@@ -77,7 +77,7 @@ let cudnnDestroyDropoutDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)` · cudnn_ops.h · CUDA 13.0
  * @param dropoutDesc `cudnnDropoutDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroydropoutdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroydropoutdescriptor). */
 export function cudnnDestroyDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyDropoutDescriptor$ ??= binder.native('cudnnDestroyDropoutDescriptor'))(dropoutDesc);
 }
@@ -85,7 +85,7 @@ let cudnnDestroyFilterDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)` · cudnn_ops.h · CUDA 13.0
  * @param filterDesc `cudnnFilterDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroyfilterdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroyfilterdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFilterDescriptor(filterDesc: T.cudnnFilterDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyFilterDescriptor$ ??= binder.native('cudnnDestroyFilterDescriptor'))(filterDesc);
@@ -94,7 +94,7 @@ let cudnnDestroyFusedOpsConstParamPack$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)` · cudnn_cnn.h · CUDA 13.0
  * @param constPack `cudnnFusedOpsConstParamPack_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnndestroyfusedopsconstparampack).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnndestroyfusedopsconstparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFusedOpsConstParamPack(constPack: T.cudnnFusedOpsConstParamPack_t): T.cudnnStatus_t {
   return (cudnnDestroyFusedOpsConstParamPack$ ??= binder.native('cudnnDestroyFusedOpsConstParamPack'))(constPack);
@@ -103,7 +103,7 @@ let cudnnDestroyFusedOpsPlan$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)` · cudnn_cnn.h · CUDA 13.0
  * @param plan `cudnnFusedOpsPlan_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnndestroyfusedopsplan).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnndestroyfusedopsplan).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFusedOpsPlan(plan: T.cudnnFusedOpsPlan_t): T.cudnnStatus_t {
   return (cudnnDestroyFusedOpsPlan$ ??= binder.native('cudnnDestroyFusedOpsPlan'))(plan);
@@ -112,7 +112,7 @@ let cudnnDestroyFusedOpsVariantParamPack$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 13.0
  * @param varPack `cudnnFusedOpsVariantParamPack_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnndestroyfusedopsvariantparampack).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnndestroyfusedopsvariantparampack).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyFusedOpsVariantParamPack(varPack: T.cudnnFusedOpsVariantParamPack_t): T.cudnnStatus_t {
   return (cudnnDestroyFusedOpsVariantParamPack$ ??= binder.native('cudnnDestroyFusedOpsVariantParamPack'))(varPack);
@@ -121,7 +121,7 @@ let cudnnDestroyLRNDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)` · cudnn_ops.h · CUDA 13.0
  * @param lrnDesc `cudnnLRNDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroylrndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroylrndescriptor). */
 export function cudnnDestroyLRNDescriptor(lrnDesc: T.cudnnLRNDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyLRNDescriptor$ ??= binder.native('cudnnDestroyLRNDescriptor'))(lrnDesc);
 }
@@ -129,7 +129,7 @@ let cudnnDestroyOpTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)` · cudnn_ops.h · CUDA 13.0
  * @param opTensorDesc `cudnnOpTensorDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroyoptensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroyoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyOpTensorDescriptor$ ??= binder.native('cudnnDestroyOpTensorDescriptor'))(opTensorDesc);
@@ -138,7 +138,7 @@ let cudnnDestroyPoolingDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)` · cudnn_ops.h · CUDA 13.0
  * @param poolingDesc `cudnnPoolingDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroypoolingdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroypoolingdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyPoolingDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyPoolingDescriptor$ ??= binder.native('cudnnDestroyPoolingDescriptor'))(poolingDesc);
@@ -147,7 +147,7 @@ let cudnnDestroyRNNDataDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)` · cudnn_adv.h · CUDA 13.0
  * @param rnnDataDesc `cudnnRNNDataDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnndestroyrnndatadescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnndestroyrnndatadescriptor). */
 export function cudnnDestroyRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyRNNDataDescriptor$ ??= binder.native('cudnnDestroyRNNDataDescriptor'))(rnnDataDesc);
 }
@@ -155,7 +155,7 @@ let cudnnDestroyRNNDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)` · cudnn_adv.h · CUDA 13.0
  * @param rnnDesc `cudnnRNNDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnndestroyrnndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnndestroyrnndescriptor). */
 export function cudnnDestroyRNNDescriptor(rnnDesc: T.cudnnRNNDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyRNNDescriptor$ ??= binder.native('cudnnDestroyRNNDescriptor'))(rnnDesc);
 }
@@ -163,7 +163,7 @@ let cudnnDestroyReduceTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)` · cudnn_ops.h · CUDA 13.0
  * @param reduceTensorDesc `cudnnReduceTensorDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroyreducetensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroyreducetensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyReduceTensorDescriptor$ ??= binder.native('cudnnDestroyReduceTensorDescriptor'))(reduceTensorDesc);
@@ -172,7 +172,7 @@ let cudnnDestroySeqDataDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)` · cudnn_adv.h · CUDA 13.0
  * @param seqDataDesc `cudnnSeqDataDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnndestroyseqdatadescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnndestroyseqdatadescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroySeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroySeqDataDescriptor$ ??= binder.native('cudnnDestroySeqDataDescriptor'))(seqDataDesc);
@@ -181,7 +181,7 @@ let cudnnDestroySpatialTransformerDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)` · cudnn_ops.h · CUDA 13.0
  * @param stDesc `cudnnSpatialTransformerDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroyspatialtransformerdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroyspatialtransformerdescriptor). */
 export function cudnnDestroySpatialTransformerDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroySpatialTransformerDescriptor$ ??= binder.native('cudnnDestroySpatialTransformerDescriptor'))(stDesc);
 }
@@ -189,7 +189,7 @@ let cudnnDestroyTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)` · cudnn_ops.h · CUDA 13.0
  * @param tensorDesc `cudnnTensorDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroytensordescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroytensordescriptor). */
 export function cudnnDestroyTensorDescriptor(tensorDesc: T.cudnnTensorDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyTensorDescriptor$ ??= binder.native('cudnnDestroyTensorDescriptor'))(tensorDesc);
 }
@@ -197,7 +197,7 @@ let cudnnDestroyTensorTransformDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)` · cudnn_ops.h · CUDA 13.0
  * @param transformDesc `cudnnTensorTransformDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnndestroytensortransformdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnndestroytensortransformdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnDestroyTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t): T.cudnnStatus_t {
   return (cudnnDestroyTensorTransformDescriptor$ ??= binder.native('cudnnDestroyTensorTransformDescriptor'))(transformDesc);

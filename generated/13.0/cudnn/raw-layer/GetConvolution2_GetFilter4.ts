@@ -18,7 +18,7 @@ let cudnnGetConvolution2dDescriptor$: NativeFunction | undefined;
  * @param mode `cudnnConvolutionMode_t *`, out: a typed array of one element
  * @param computeType `cudnnDataType_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolution2ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolution2ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, pad_h: T.Pointer, pad_w: T.Pointer, u: T.Pointer, v: T.Pointer, dilation_h: T.Pointer, dilation_w: T.Pointer, mode: T.Pointer, computeType: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(pad_h) && hostByteLength(pad_h)! >= 4 && (((pad_h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pad_h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pad_h === 'number' && pad_h >= 0 && Number.isSafeInteger(pad_h)) && pad_h !== null) rawCovers('cudnnGetConvolution2dDescriptor', 'pad_h', pad_h, 4, 4);
@@ -41,7 +41,7 @@ let cudnnGetConvolution2dForwardOutputDim$: NativeFunction | undefined;
  * @param h `int *`
  * @param w `int *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolution2dforwardoutputdim).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolution2dforwardoutputdim).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(n) && hostByteLength(n)! >= 4 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cudnnGetConvolution2dForwardOutputDim', 'n', n, 4, 4);
@@ -54,7 +54,7 @@ export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvoluti
 let cudnnGetCudartVersion$: NativeFunction | undefined;
 /** `size_t cudnnGetCudartVersion(void)` · cudnn_graph.h · CUDA 13.0
  * @returns `size_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetcudartversion). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngetcudartversion). */
 export function cudnnGetCudartVersion(): number {
   return (cudnnGetCudartVersion$ ??= binder.native('cudnnGetCudartVersion'))();
 }
@@ -66,7 +66,7 @@ let cudnnGetDropoutDescriptor$: NativeFunction | undefined;
  * @param states `void **`
  * @param seed `unsigned long long *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetdropoutdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetdropoutdescriptor). */
 export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t, handle: T.cudnnHandle_t, dropout: T.Pointer, states: T.Pointer, seed: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(dropout) && hostByteLength(dropout)! >= 4 && (((dropout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dropout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dropout === 'number' && dropout >= 0 && Number.isSafeInteger(dropout)) && dropout !== null) rawCovers('cudnnGetDropoutDescriptor', 'dropout', dropout, 4, 4);
   if (!(ArrayBuffer.isView(states) && hostByteLength(states)! >= 8 && (((states as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (states as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof states === 'number' && states >= 0 && Number.isSafeInteger(states)) && states !== null) rawCovers('cudnnGetDropoutDescriptor', 'states', states, 8, 8);
@@ -77,7 +77,7 @@ let cudnnGetErrorString$: NativeFunction | undefined;
 /** `const char *cudnnGetErrorString(cudnnStatus_t status)` · cudnn_graph.h · CUDA 13.0
  * @param status `cudnnStatus_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngeterrorstring). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngeterrorstring). */
 export function cudnnGetErrorString(status: T.cudnnStatus_t): string | null {
   return (cudnnGetErrorString$ ??= binder.native('cudnnGetErrorString'))(status);
 }
@@ -91,7 +91,7 @@ let cudnnGetFilter4dDescriptor$: NativeFunction | undefined;
  * @param h `int *`
  * @param w `int *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetfilter4ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetfilter4ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t, dataType: T.Pointer, format: T.Pointer, k: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(dataType) && hostByteLength(dataType)! >= 4 && (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dataType === 'number' && dataType >= 0 && Number.isSafeInteger(dataType)) && dataType !== null) rawCovers('cudnnGetFilter4dDescriptor', 'dataType', dataType, 4, 4);
@@ -112,7 +112,7 @@ let cudnnGetFilterNdDescriptor$: NativeFunction | undefined;
  * @param nbDims `int *`
  * @param filterDimA `int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetfilternddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetfilternddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t, nbDimsRequested: number, dataType: T.Pointer, format: T.Pointer, nbDims: T.Pointer, filterDimA: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(dataType) && hostByteLength(dataType)! >= 4 && (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dataType === 'number' && dataType >= 0 && Number.isSafeInteger(dataType)) && dataType !== null) rawCovers('cudnnGetFilterNdDescriptor', 'dataType', dataType, 4, 4);
@@ -126,7 +126,7 @@ let cudnnGetFilterSizeInBytes$: NativeFunction | undefined;
  * @param filterDesc `const cudnnFilterDescriptor_t`
  * @param size `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetfiltersizeinbytes).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetfiltersizeinbytes).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFilterSizeInBytes(filterDesc: T.cudnnFilterDescriptor_t, size: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(size) && hostByteLength(size)! >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cudnnGetFilterSizeInBytes', 'size', size, 8, 8);

@@ -23,7 +23,7 @@ let cudnnGetFoldedConvBackwardDataDescriptors$: NativeFunction | undefined;
  * @param gradFoldTransDesc `cudnnTensorTransformDescriptor_t`
  * @param gradUnfoldTransDesc `cudnnTensorTransformDescriptor_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetfoldedconvbackwarddatadescriptors).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetfoldedconvbackwarddatadescriptors).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_t, filterDesc: T.cudnnFilterDescriptor_t, diffDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnTensorDescriptor_t, transformFormat: T.cudnnTensorFormat_t, foldedFilterDesc: T.cudnnFilterDescriptor_t, paddedDiffDesc: T.cudnnTensorDescriptor_t, foldedConvDesc: T.cudnnConvolutionDescriptor_t, foldedGradDesc: T.cudnnTensorDescriptor_t, filterFoldTransDesc: T.cudnnTensorTransformDescriptor_t, diffPadTransDesc: T.cudnnTensorTransformDescriptor_t, gradFoldTransDesc: T.cudnnTensorTransformDescriptor_t, gradUnfoldTransDesc: T.cudnnTensorTransformDescriptor_t): T.cudnnStatus_t {
   return (cudnnGetFoldedConvBackwardDataDescriptors$ ??= binder.native('cudnnGetFoldedConvBackwardDataDescriptors'))(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
@@ -35,7 +35,7 @@ let cudnnGetFusedOpsConstParamPackAttribute$: NativeFunction | undefined;
  * @param param `void *`
  * @param isNULL `int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetfusedopsconstparampackattribute).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetfusedopsconstparampackattribute).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer, isNULL: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(param) && !(typeof param === 'number' && param >= 0 && Number.isSafeInteger(param)) && param !== null) rawCovers('cudnnGetFusedOpsConstParamPackAttribute', 'param', param, 0, 1);
@@ -48,7 +48,7 @@ let cudnnGetFusedOpsVariantParamPackAttribute$: NativeFunction | undefined;
  * @param paramLabel `cudnnFusedOpsVariantParamLabel_t`
  * @param ptr `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetfusedopsvariantparampackattribute).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetfusedopsvariantparampackattribute).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudnnGetFusedOpsVariantParamPackAttribute', 'ptr', ptr, 0, 1);
@@ -62,7 +62,7 @@ let cudnnGetLRNDescriptor$: NativeFunction | undefined;
  * @param lrnBeta `double *`
  * @param lrnK `double *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetlrndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetlrndescriptor). */
 export function cudnnGetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t, lrnN: T.Pointer, lrnAlpha: T.Pointer, lrnBeta: T.Pointer, lrnK: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(lrnN) && hostByteLength(lrnN)! >= 4 && (((lrnN as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lrnN as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof lrnN === 'number' && lrnN >= 0 && Number.isSafeInteger(lrnN)) && lrnN !== null) rawCovers('cudnnGetLRNDescriptor', 'lrnN', lrnN, 4, 4);
   if (!(ArrayBuffer.isView(lrnAlpha) && hostByteLength(lrnAlpha)! >= 8 && (((lrnAlpha as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (lrnAlpha as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof lrnAlpha === 'number' && lrnAlpha >= 0 && Number.isSafeInteger(lrnAlpha)) && lrnAlpha !== null) rawCovers('cudnnGetLRNDescriptor', 'lrnAlpha', lrnAlpha, 8, 8);
@@ -75,7 +75,7 @@ let cudnnGetLastErrorString$: NativeFunction | undefined;
  * @param message `char *`
  * @param max_size `size_t`
  * @returns nothing (`void`).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetlasterrorstring). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngetlasterrorstring). */
 export function cudnnGetLastErrorString(message: T.Pointer, max_size: T.Int64): void {
   if (!ArrayBuffer.isView(message) && !(typeof message === 'number' && message >= 0 && Number.isSafeInteger(message)) && message !== null) rawCovers('cudnnGetLastErrorString', 'message', message, 0, 1);
   return (cudnnGetLastErrorString$ ??= binder.native('cudnnGetLastErrorString'))(message, max_size);
@@ -83,7 +83,7 @@ export function cudnnGetLastErrorString(message: T.Pointer, max_size: T.Int64): 
 let cudnnGetMaxDeviceVersion$: NativeFunction | undefined;
 /** `size_t cudnnGetMaxDeviceVersion(void)` · cudnn_graph.h · CUDA 13.0
  * @returns `size_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetmaxdeviceversion). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngetmaxdeviceversion). */
 export function cudnnGetMaxDeviceVersion(): number {
   return (cudnnGetMaxDeviceVersion$ ??= binder.native('cudnnGetMaxDeviceVersion'))();
 }
@@ -95,7 +95,7 @@ let cudnnGetMultiHeadAttnBuffers$: NativeFunction | undefined;
  * @param workSpaceSizeInBytes `size_t *`, out: a typed array of one element
  * @param reserveSpaceSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetmultiheadattnbuffers).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetmultiheadattnbuffers).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetMultiHeadAttnBuffers(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, weightSizeInBytes: T.Pointer, workSpaceSizeInBytes: T.Pointer, reserveSpaceSizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(weightSizeInBytes) && hostByteLength(weightSizeInBytes)! >= 8 && (((weightSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (weightSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof weightSizeInBytes === 'number' && weightSizeInBytes >= 0 && Number.isSafeInteger(weightSizeInBytes)) && weightSizeInBytes !== null) rawCovers('cudnnGetMultiHeadAttnBuffers', 'weightSizeInBytes', weightSizeInBytes, 8, 8);
@@ -113,7 +113,7 @@ let cudnnGetMultiHeadAttnWeights$: NativeFunction | undefined;
  * @param wDesc `cudnnTensorDescriptor_t`
  * @param wAddr `void **`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetmultiheadattnweights).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetmultiheadattnweights).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetMultiHeadAttnWeights(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, wKind: T.cudnnMultiHeadAttnWeightKind_t, weightSizeInBytes: T.Int64, weights: T.Pointer, wDesc: T.cudnnTensorDescriptor_t, wAddr: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(weights) && !(typeof weights === 'number' && weights >= 0 && Number.isSafeInteger(weights)) && weights !== null) rawCovers('cudnnGetMultiHeadAttnWeights', 'weights', weights, 0, 1);

@@ -23,7 +23,7 @@ let cudnnGetNormalizationBackwardWorkspaceSize$: NativeFunction | undefined;
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @param groupCnt `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetnormalizationbackwardworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetnormalizationbackwardworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, dzDesc: T.cudnnTensorDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t, normMeanVarDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer, groupCnt: number): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetNormalizationBackwardWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
@@ -44,7 +44,7 @@ let cudnnGetNormalizationForwardTrainingWorkspaceSize$: NativeFunction | undefin
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @param groupCnt `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetnormalizationforwardtrainingworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetnormalizationforwardtrainingworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t, zDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, normScaleBiasDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t, normMeanVarDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer, groupCnt: number): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
@@ -61,7 +61,7 @@ let cudnnGetNormalizationTrainingReserveSpaceSize$: NativeFunction | undefined;
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @param groupCnt `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetnormalizationtrainingreservespacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetnormalizationtrainingreservespacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetNormalizationTrainingReserveSpaceSize(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, activationDesc: T.cudnnActivationDescriptor_t, xDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer, groupCnt: number): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetNormalizationTrainingReserveSpaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
@@ -74,7 +74,7 @@ let cudnnGetOpTensorDescriptor$: NativeFunction | undefined;
  * @param opTensorCompType `cudnnDataType_t *`, out: a typed array of one element
  * @param opTensorNanOpt `cudnnNanPropagation_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetoptensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t, opTensorOp: T.Pointer, opTensorCompType: T.Pointer, opTensorNanOpt: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(opTensorOp) && hostByteLength(opTensorOp)! >= 4 && (((opTensorOp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (opTensorOp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof opTensorOp === 'number' && opTensorOp >= 0 && Number.isSafeInteger(opTensorOp)) && opTensorOp !== null) rawCovers('cudnnGetOpTensorDescriptor', 'opTensorOp', opTensorOp, 4, 4);
@@ -94,7 +94,7 @@ let cudnnGetPooling2dDescriptor$: NativeFunction | undefined;
  * @param verticalStride `int *`
  * @param horizontalStride `int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetpooling2ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetpooling2ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, mode: T.Pointer, maxpoolingNanOpt: T.Pointer, windowHeight: T.Pointer, windowWidth: T.Pointer, verticalPadding: T.Pointer, horizontalPadding: T.Pointer, verticalStride: T.Pointer, horizontalStride: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cudnnGetPooling2dDescriptor', 'mode', mode, 4, 4);
@@ -116,7 +116,7 @@ let cudnnGetPooling2dForwardOutputDim$: NativeFunction | undefined;
  * @param h `int *`
  * @param w `int *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetpooling2dforwardoutputdim).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetpooling2dforwardoutputdim).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(n) && hostByteLength(n)! >= 4 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cudnnGetPooling2dForwardOutputDim', 'n', n, 4, 4);
@@ -137,7 +137,7 @@ let cudnnGetPoolingNdDescriptor$: NativeFunction | undefined;
  * @param paddingA `int *`
  * @param strideA `int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetpoolingnddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetpoolingnddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, nbDimsRequested: number, mode: T.Pointer, maxpoolingNanOpt: T.Pointer, nbDims: T.Pointer, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('cudnnGetPoolingNdDescriptor', 'mode', mode, 4, 4);
@@ -155,7 +155,7 @@ let cudnnGetPoolingNdForwardOutputDim$: NativeFunction | undefined;
  * @param nbDims `int`
  * @param outputTensorDimA `int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetpoolingndforwardoutputdim).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetpoolingndforwardoutputdim).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetPoolingNdForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, nbDims: number, outputTensorDimA: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(outputTensorDimA) && hostByteLength(outputTensorDimA)! >= 4 && (((outputTensorDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (outputTensorDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof outputTensorDimA === 'number' && outputTensorDimA >= 0 && Number.isSafeInteger(outputTensorDimA)) && outputTensorDimA !== null) rawCovers('cudnnGetPoolingNdForwardOutputDim', 'outputTensorDimA', outputTensorDimA, 4, 4);

@@ -11,7 +11,7 @@ let cudnnGetProperty$: NativeFunction | undefined;
  * @param type `libraryPropertyType`
  * @param value `int *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetproperty). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngetproperty). */
 export function cudnnGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(value) && hostByteLength(value)! >= 4 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cudnnGetProperty', 'value', value, 4, 4);
   return (cudnnGetProperty$ ??= binder.native('cudnnGetProperty'))(type, value);
@@ -28,7 +28,7 @@ let cudnnGetRNNDataDescriptor$: NativeFunction | undefined;
  * @param seqLengthArray `int *`
  * @param paddingFill `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetrnndatadescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetrnndatadescriptor). */
 export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t, dataType: T.Pointer, layout: T.Pointer, maxSeqLength: T.Pointer, batchSize: T.Pointer, vectorSize: T.Pointer, arrayLengthRequested: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(dataType) && hostByteLength(dataType)! >= 4 && (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dataType === 'number' && dataType >= 0 && Number.isSafeInteger(dataType)) && dataType !== null) rawCovers('cudnnGetRNNDataDescriptor', 'dataType', dataType, 4, 4);
   if (!(ArrayBuffer.isView(layout) && hostByteLength(layout)! >= 4 && (((layout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (layout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof layout === 'number' && layout >= 0 && Number.isSafeInteger(layout)) && layout !== null) rawCovers('cudnnGetRNNDataDescriptor', 'layout', layout, 4, 4);
@@ -57,7 +57,7 @@ let cudnnGetRNNDescriptor_v8$: NativeFunction | undefined;
  * @param dropoutDesc `cudnnDropoutDescriptor_t *`, out: a typed array of one element
  * @param auxFlags `uint32_t *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetrnndescriptor_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetrnndescriptor_v8). */
 export function cudnnGetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t, algo: T.Pointer, cellMode: T.Pointer, biasMode: T.Pointer, dirMode: T.Pointer, inputMode: T.Pointer, dataType: T.Pointer, mathPrec: T.Pointer, mathType: T.Pointer, inputSize: T.Pointer, hiddenSize: T.Pointer, projSize: T.Pointer, numLayers: T.Pointer, dropoutDesc: T.Pointer, auxFlags: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(algo) && hostByteLength(algo)! >= 4 && (((algo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (algo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cudnnGetRNNDescriptor_v8', 'algo', algo, 4, 4);
   if (!(ArrayBuffer.isView(cellMode) && hostByteLength(cellMode)! >= 4 && (((cellMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cellMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cellMode === 'number' && cellMode >= 0 && Number.isSafeInteger(cellMode)) && cellMode !== null) rawCovers('cudnnGetRNNDescriptor_v8', 'cellMode', cellMode, 4, 4);
@@ -84,7 +84,7 @@ let cudnnGetRNNTempSpaceSizes$: NativeFunction | undefined;
  * @param workSpaceSize `size_t *`, out: a typed array of one element
  * @param reserveSpaceSize `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetrnntempspacesizes). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetrnntempspacesizes). */
 export function cudnnGetRNNTempSpaceSizes(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, fwdMode: T.cudnnForwardMode_t, xDesc: T.cudnnRNNDataDescriptor_t, workSpaceSize: T.Pointer, reserveSpaceSize: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(workSpaceSize) && hostByteLength(workSpaceSize)! >= 8 && (((workSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSpaceSize === 'number' && workSpaceSize >= 0 && Number.isSafeInteger(workSpaceSize)) && workSpaceSize !== null) rawCovers('cudnnGetRNNTempSpaceSizes', 'workSpaceSize', workSpaceSize, 8, 8);
   if (!(ArrayBuffer.isView(reserveSpaceSize) && hostByteLength(reserveSpaceSize)! >= 8 && (((reserveSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (reserveSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof reserveSpaceSize === 'number' && reserveSpaceSize >= 0 && Number.isSafeInteger(reserveSpaceSize)) && reserveSpaceSize !== null) rawCovers('cudnnGetRNNTempSpaceSizes', 'reserveSpaceSize', reserveSpaceSize, 8, 8);
@@ -103,7 +103,7 @@ let cudnnGetRNNWeightParams$: NativeFunction | undefined;
  * @param bDesc `cudnnTensorDescriptor_t`
  * @param bAddr `void **`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetrnnweightparams). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetrnnweightparams). */
 export function cudnnGetRNNWeightParams(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, pseudoLayer: number, weightSpaceSize: T.Int64, weightSpace: T.Pointer, linLayerID: number, mDesc: T.cudnnTensorDescriptor_t, mAddr: T.Pointer, bDesc: T.cudnnTensorDescriptor_t, bAddr: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(weightSpace) && !(typeof weightSpace === 'number' && weightSpace >= 0 && Number.isSafeInteger(weightSpace)) && weightSpace !== null) rawCovers('cudnnGetRNNWeightParams', 'weightSpace', weightSpace, 0, 1);
   if (!(ArrayBuffer.isView(mAddr) && hostByteLength(mAddr)! >= 8 && (((mAddr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mAddr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof mAddr === 'number' && mAddr >= 0 && Number.isSafeInteger(mAddr)) && mAddr !== null) rawCovers('cudnnGetRNNWeightParams', 'mAddr', mAddr, 8, 8);
@@ -116,7 +116,7 @@ let cudnnGetRNNWeightSpaceSize$: NativeFunction | undefined;
  * @param rnnDesc `cudnnRNNDescriptor_t`
  * @param weightSpaceSize `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetrnnweightspacesize). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetrnnweightspacesize). */
 export function cudnnGetRNNWeightSpaceSize(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, weightSpaceSize: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(weightSpaceSize) && hostByteLength(weightSpaceSize)! >= 8 && (((weightSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (weightSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof weightSpaceSize === 'number' && weightSpaceSize >= 0 && Number.isSafeInteger(weightSpaceSize)) && weightSpaceSize !== null) rawCovers('cudnnGetRNNWeightSpaceSize', 'weightSpaceSize', weightSpaceSize, 8, 8);
   return (cudnnGetRNNWeightSpaceSize$ ??= binder.native('cudnnGetRNNWeightSpaceSize'))(handle, rnnDesc, weightSpaceSize);
@@ -130,7 +130,7 @@ let cudnnGetReduceTensorDescriptor$: NativeFunction | undefined;
  * @param reduceTensorIndices `cudnnReduceTensorIndices_t *`
  * @param reduceTensorIndicesType `cudnnIndicesType_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetreducetensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetreducetensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, reduceTensorOp: T.Pointer, reduceTensorCompType: T.Pointer, reduceTensorNanOpt: T.Pointer, reduceTensorIndices: T.Pointer, reduceTensorIndicesType: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(reduceTensorOp) && hostByteLength(reduceTensorOp)! >= 4 && (((reduceTensorOp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (reduceTensorOp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof reduceTensorOp === 'number' && reduceTensorOp >= 0 && Number.isSafeInteger(reduceTensorOp)) && reduceTensorOp !== null) rawCovers('cudnnGetReduceTensorDescriptor', 'reduceTensorOp', reduceTensorOp, 4, 4);
@@ -148,7 +148,7 @@ let cudnnGetReductionIndicesSize$: NativeFunction | undefined;
  * @param cDesc `const cudnnTensorDescriptor_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetreductionindicessize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetreductionindicessize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetReductionIndicesSize(handle: T.cudnnHandle_t, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, aDesc: T.cudnnTensorDescriptor_t, cDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetReductionIndicesSize', 'sizeInBytes', sizeInBytes, 8, 8);
@@ -162,7 +162,7 @@ let cudnnGetReductionWorkspaceSize$: NativeFunction | undefined;
  * @param cDesc `const cudnnTensorDescriptor_t`
  * @param sizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetreductionworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetreductionworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetReductionWorkspaceSize(handle: T.cudnnHandle_t, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, aDesc: T.cudnnTensorDescriptor_t, cDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(sizeInBytes) && hostByteLength(sizeInBytes)! >= 8 && (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeInBytes === 'number' && sizeInBytes >= 0 && Number.isSafeInteger(sizeInBytes)) && sizeInBytes !== null) rawCovers('cudnnGetReductionWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);

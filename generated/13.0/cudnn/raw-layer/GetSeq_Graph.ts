@@ -19,7 +19,7 @@ let cudnnGetSeqDataDescriptor$: NativeFunction | undefined;
  * @param seqLengthArray `int *`
  * @param paddingFill `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetseqdatadescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetseqdatadescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t, dataType: T.Pointer, nbDims: T.Pointer, nbDimsRequested: number, dimA: T.Pointer, axes: T.Pointer, seqLengthArraySize: T.Pointer, seqLengthSizeRequested: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(dataType) && hostByteLength(dataType)! >= 4 && (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dataType === 'number' && dataType >= 0 && Number.isSafeInteger(dataType)) && dataType !== null) rawCovers('cudnnGetSeqDataDescriptor', 'dataType', dataType, 4, 4);
@@ -36,7 +36,7 @@ let cudnnGetStream$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param streamId `cudaStream_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetstream). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngetstream). */
 export function cudnnGetStream(handle: T.cudnnHandle_t, streamId: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(streamId) && hostByteLength(streamId)! >= 8 && (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof streamId === 'number' && streamId >= 0 && Number.isSafeInteger(streamId)) && streamId !== null) rawCovers('cudnnGetStream', 'streamId', streamId, 8, 8);
   return (cudnnGetStream$ ??= binder.native('cudnnGetStream'))(handle, streamId);
@@ -54,7 +54,7 @@ let cudnnGetTensor4dDescriptor$: NativeFunction | undefined;
  * @param hStride `int *`
  * @param wStride `int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngettensor4ddescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngettensor4ddescriptor). */
 export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, dataType: T.Pointer, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer, nStride: T.Pointer, cStride: T.Pointer, hStride: T.Pointer, wStride: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(dataType) && hostByteLength(dataType)! >= 4 && (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dataType === 'number' && dataType >= 0 && Number.isSafeInteger(dataType)) && dataType !== null) rawCovers('cudnnGetTensor4dDescriptor', 'dataType', dataType, 4, 4);
   if (!(ArrayBuffer.isView(n) && hostByteLength(n)! >= 4 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cudnnGetTensor4dDescriptor', 'n', n, 4, 4);
@@ -77,7 +77,7 @@ let cudnnGetTensorNdDescriptor$: NativeFunction | undefined;
  * @param dimA `int *`
  * @param strideA `int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngettensornddescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngettensornddescriptor). */
 export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, nbDimsRequested: number, dataType: T.Pointer, nbDims: T.Pointer, dimA: T.Pointer, strideA: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(dataType) && hostByteLength(dataType)! >= 4 && (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dataType === 'number' && dataType >= 0 && Number.isSafeInteger(dataType)) && dataType !== null) rawCovers('cudnnGetTensorNdDescriptor', 'dataType', dataType, 4, 4);
   if (!(ArrayBuffer.isView(nbDims) && hostByteLength(nbDims)! >= 4 && (((nbDims as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nbDims as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nbDims === 'number' && nbDims >= 0 && Number.isSafeInteger(nbDims)) && nbDims !== null) rawCovers('cudnnGetTensorNdDescriptor', 'nbDims', nbDims, 4, 4);
@@ -90,7 +90,7 @@ let cudnnGetTensorSizeInBytes$: NativeFunction | undefined;
  * @param tensorDesc `const cudnnTensorDescriptor_t`
  * @param size `size_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngettensorsizeinbytes). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngettensorsizeinbytes). */
 export function cudnnGetTensorSizeInBytes(tensorDesc: T.cudnnTensorDescriptor_t, size: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(size) && hostByteLength(size)! >= 8 && (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size === 'number' && size >= 0 && Number.isSafeInteger(size)) && size !== null) rawCovers('cudnnGetTensorSizeInBytes', 'size', size, 8, 8);
   return (cudnnGetTensorSizeInBytes$ ??= binder.native('cudnnGetTensorSizeInBytes'))(tensorDesc, size);
@@ -105,7 +105,7 @@ let cudnnGetTensorTransformDescriptor$: NativeFunction | undefined;
  * @param foldA `uint32_t *`
  * @param direction `cudnnFoldingDirection_t *`, out: a typed array of one element
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngettensortransformdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngettensortransformdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t, nbDimsRequested: number, destFormat: T.Pointer, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer, direction: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(destFormat) && hostByteLength(destFormat)! >= 4 && (((destFormat as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (destFormat as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof destFormat === 'number' && destFormat >= 0 && Number.isSafeInteger(destFormat)) && destFormat !== null) rawCovers('cudnnGetTensorTransformDescriptor', 'destFormat', destFormat, 4, 4);
@@ -118,14 +118,14 @@ export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTr
 let cudnnGetVersion$: NativeFunction | undefined;
 /** `size_t cudnnGetVersion(void)` · cudnn_graph.h · CUDA 13.0
  * @returns `size_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetversion). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngetversion). */
 export function cudnnGetVersion(): number {
   return (cudnnGetVersion$ ??= binder.native('cudnnGetVersion'))();
 }
 let cudnnGraphVersionCheck$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGraphVersionCheck(void)` · cudnn_graph.h · CUDA 13.0
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngraphversioncheck). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngraphversioncheck). */
 export function cudnnGraphVersionCheck(): T.cudnnStatus_t {
   return (cudnnGraphVersionCheck$ ??= binder.native('cudnnGraphVersionCheck'))();
 }

@@ -17,7 +17,7 @@ let cudnnReorderFilterAndBias$: NativeFunction | undefined;
  * @param biasData `const void *`
  * @param reorderedBiasData `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnreorderfilterandbias).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnreorderfilterandbias).
  * @deprecated The headers mark it deprecated. */
 export function cudnnReorderFilterAndBias(handle: T.cudnnHandle_t, filterDesc: T.cudnnFilterDescriptor_t, reorderType: T.cudnnReorderType_t, filterData: T.Pointer, reorderedFilterData: T.Pointer, reorderBias: number, biasData: T.Pointer, reorderedBiasData: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(filterData) && !(typeof filterData === 'number' && filterData >= 0 && Number.isSafeInteger(filterData)) && filterData !== null) rawCovers('cudnnReorderFilterAndBias', 'filterData', filterData, 0, 1);
@@ -35,7 +35,7 @@ let cudnnRestoreDropoutDescriptor$: NativeFunction | undefined;
  * @param stateSizeInBytes `size_t`
  * @param seed `unsigned long long`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnrestoredropoutdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnrestoredropoutdescriptor). */
 export function cudnnRestoreDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t, handle: T.cudnnHandle_t, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(states) && !(typeof states === 'number' && states >= 0 && Number.isSafeInteger(states)) && states !== null) rawCovers('cudnnRestoreDropoutDescriptor', 'states', states, 0, 1);
   return (cudnnRestoreDropoutDescriptor$ ??= binder.native('cudnnRestoreDropoutDescriptor'))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
@@ -47,7 +47,7 @@ let cudnnScaleTensor$: NativeFunction | undefined;
  * @param y `void *`, device memory
  * @param alpha `const void *`, scalar (untyped): its address
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnscaletensor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnscaletensor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnScaleTensor(handle: T.cudnnHandle_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, alpha: T.Pointer): T.cudnnStatus_t {
   if (ArrayBuffer.isView(y) || y instanceof ArrayBuffer) deviceArg('cudnnScaleTensor', 'y', y, true);
@@ -62,7 +62,7 @@ let cudnnSetActivationDescriptor$: NativeFunction | undefined;
  * @param reluNanOpt `cudnnNanPropagation_t`
  * @param coef `double`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetactivationdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetactivationdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t, mode: T.cudnnActivationMode_t, reluNanOpt: T.cudnnNanPropagation_t, coef: number): T.cudnnStatus_t {
   return (cudnnSetActivationDescriptor$ ??= binder.native('cudnnSetActivationDescriptor'))(activationDesc, mode, reluNanOpt, coef);
@@ -72,7 +72,7 @@ let cudnnSetActivationDescriptorSwishBeta$: NativeFunction | undefined;
  * @param activationDesc `cudnnActivationDescriptor_t`
  * @param swish_beta `double`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetactivationdescriptorswishbeta).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetactivationdescriptorswishbeta).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t, swish_beta: number): T.cudnnStatus_t {
   return (cudnnSetActivationDescriptorSwishBeta$ ??= binder.native('cudnnSetActivationDescriptorSwishBeta'))(activationDesc, swish_beta);
@@ -100,7 +100,7 @@ let cudnnSetAttnDescriptor$: NativeFunction | undefined;
  * @param maxBatchSize `int`
  * @param maxBeamSize `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetattndescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetattndescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t, attnMode: number, nHeads: number, smScaler: number, dataType: T.cudnnDataType_t, computePrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, attnDropoutDesc: T.cudnnDropoutDescriptor_t, postDropoutDesc: T.cudnnDropoutDescriptor_t, qSize: number, kSize: number, vSize: number, qProjSize: number, kProjSize: number, vProjSize: number, oProjSize: number, qoMaxSeqLength: number, kvMaxSeqLength: number, maxBatchSize: number, maxBeamSize: number): T.cudnnStatus_t {
   return (cudnnSetAttnDescriptor$ ??= binder.native('cudnnSetAttnDescriptor'))(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
@@ -110,7 +110,7 @@ let cudnnSetCTCLossDescriptor$: NativeFunction | undefined;
  * @param ctcLossDesc `cudnnCTCLossDescriptor_t`
  * @param compType `cudnnDataType_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetctclossdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.cudnnDataType_t): T.cudnnStatus_t {
   return (cudnnSetCTCLossDescriptor$ ??= binder.native('cudnnSetCTCLossDescriptor'))(ctcLossDesc, compType);
@@ -122,7 +122,7 @@ let cudnnSetCTCLossDescriptorEx$: NativeFunction | undefined;
  * @param normMode `cudnnLossNormalizationMode_t`
  * @param gradMode `cudnnNanPropagation_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetctclossdescriptorex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptorex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t): T.cudnnStatus_t {
   return (cudnnSetCTCLossDescriptorEx$ ??= binder.native('cudnnSetCTCLossDescriptorEx'))(ctcLossDesc, compType, normMode, gradMode);
@@ -135,7 +135,7 @@ let cudnnSetCTCLossDescriptor_v8$: NativeFunction | undefined;
  * @param gradMode `cudnnNanPropagation_t`
  * @param maxLabelLength `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetctclossdescriptor_v8).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptor_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t, maxLabelLength: number): T.cudnnStatus_t {
   return (cudnnSetCTCLossDescriptor_v8$ ??= binder.native('cudnnSetCTCLossDescriptor_v8'))(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
@@ -148,7 +148,7 @@ let cudnnSetCTCLossDescriptor_v9$: NativeFunction | undefined;
  * @param ctcGradMode `cudnnCTCGradMode_t`
  * @param maxLabelLength `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetctclossdescriptor_v9). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetctclossdescriptor_v9). */
 export function cudnnSetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, ctcGradMode: T.cudnnCTCGradMode_t, maxLabelLength: number): T.cudnnStatus_t {
   return (cudnnSetCTCLossDescriptor_v9$ ??= binder.native('cudnnSetCTCLossDescriptor_v9'))(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
 }
@@ -158,7 +158,7 @@ let cudnnSetCallback$: NativeFunction | undefined;
  * @param udata `void *`
  * @param fptr `cudnnCallback_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnsetcallback). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnsetcallback). */
 export function cudnnSetCallback(mask: number, udata: T.Pointer, fptr: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(udata) && !(typeof udata === 'number' && udata >= 0 && Number.isSafeInteger(udata)) && udata !== null) rawCovers('cudnnSetCallback', 'udata', udata, 0, 1);
   if (fptr !== null && typeof fptr !== 'bigint') callbackArg('cudnnSetCallback', 'fptr', fptr, true);
@@ -176,7 +176,7 @@ let cudnnSetConvolution2dDescriptor$: NativeFunction | undefined;
  * @param mode `cudnnConvolutionMode_t`
  * @param computeType `cudnnDataType_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetconvolution2ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetconvolution2ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, pad_h: number, pad_w: number, u: number, v: number, dilation_h: number, dilation_w: number, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): T.cudnnStatus_t {
   return (cudnnSetConvolution2dDescriptor$ ??= binder.native('cudnnSetConvolution2dDescriptor'))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
@@ -186,7 +186,7 @@ let cudnnSetConvolutionGroupCount$: NativeFunction | undefined;
  * @param convDesc `cudnnConvolutionDescriptor_t`
  * @param groupCount `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetconvolutiongroupcount).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetconvolutiongroupcount).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t, groupCount: number): T.cudnnStatus_t {
   return (cudnnSetConvolutionGroupCount$ ??= binder.native('cudnnSetConvolutionGroupCount'))(convDesc, groupCount);
@@ -196,7 +196,7 @@ let cudnnSetConvolutionMathType$: NativeFunction | undefined;
  * @param convDesc `cudnnConvolutionDescriptor_t`
  * @param mathType `cudnnMathType_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetconvolutionmathtype).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetconvolutionmathtype).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t, mathType: T.cudnnMathType_t): T.cudnnStatus_t {
   return (cudnnSetConvolutionMathType$ ??= binder.native('cudnnSetConvolutionMathType'))(convDesc, mathType);
@@ -211,7 +211,7 @@ let cudnnSetConvolutionNdDescriptor$: NativeFunction | undefined;
  * @param mode `cudnnConvolutionMode_t`
  * @param computeType `cudnnDataType_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetconvolutionnddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetconvolutionnddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, arrayLength: number, padA: T.Pointer, filterStrideA: T.Pointer, dilationA: T.Pointer, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(padA) && !(typeof padA === 'number' && padA >= 0 && Number.isSafeInteger(padA)) && padA !== null) rawCovers('cudnnSetConvolutionNdDescriptor', 'padA', padA, 0, 1);
@@ -224,7 +224,7 @@ let cudnnSetConvolutionReorderType$: NativeFunction | undefined;
  * @param convDesc `cudnnConvolutionDescriptor_t`
  * @param reorderType `cudnnReorderType_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetconvolutionreordertype).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetconvolutionreordertype).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t, reorderType: T.cudnnReorderType_t): T.cudnnStatus_t {
   return (cudnnSetConvolutionReorderType$ ??= binder.native('cudnnSetConvolutionReorderType'))(convDesc, reorderType);
@@ -238,7 +238,7 @@ let cudnnSetDropoutDescriptor$: NativeFunction | undefined;
  * @param stateSizeInBytes `size_t`
  * @param seed `unsigned long long`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetdropoutdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetdropoutdescriptor). */
 export function cudnnSetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t, handle: T.cudnnHandle_t, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(states) && !(typeof states === 'number' && states >= 0 && Number.isSafeInteger(states)) && states !== null) rawCovers('cudnnSetDropoutDescriptor', 'states', states, 0, 1);
   return (cudnnSetDropoutDescriptor$ ??= binder.native('cudnnSetDropoutDescriptor'))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
@@ -253,7 +253,7 @@ let cudnnSetFilter4dDescriptor$: NativeFunction | undefined;
  * @param h `int`
  * @param w `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetfilter4ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetfilter4ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, k: number, c: number, h: number, w: number): T.cudnnStatus_t {
   return (cudnnSetFilter4dDescriptor$ ??= binder.native('cudnnSetFilter4dDescriptor'))(filterDesc, dataType, format, k, c, h, w);
@@ -266,7 +266,7 @@ let cudnnSetFilterNdDescriptor$: NativeFunction | undefined;
  * @param nbDims `int`
  * @param filterDimA `const int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetfilternddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetfilternddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, nbDims: number, filterDimA: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(filterDimA) && !(typeof filterDimA === 'number' && filterDimA >= 0 && Number.isSafeInteger(filterDimA)) && filterDimA !== null) rawCovers('cudnnSetFilterNdDescriptor', 'filterDimA', filterDimA, 0, 1);
@@ -278,7 +278,7 @@ let cudnnSetFusedOpsConstParamPackAttribute$: NativeFunction | undefined;
  * @param paramLabel `cudnnFusedOpsConstParamLabel_t`
  * @param param `const void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetfusedopsconstparampackattribute).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetfusedopsconstparampackattribute).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(param) && !(typeof param === 'number' && param >= 0 && Number.isSafeInteger(param)) && param !== null) rawCovers('cudnnSetFusedOpsConstParamPackAttribute', 'param', param, 0, 1);
@@ -290,7 +290,7 @@ let cudnnSetFusedOpsVariantParamPackAttribute$: NativeFunction | undefined;
  * @param paramLabel `cudnnFusedOpsVariantParamLabel_t`
  * @param ptr `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnsetfusedopsvariantparampackattribute).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnsetfusedopsvariantparampackattribute).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('cudnnSetFusedOpsVariantParamPackAttribute', 'ptr', ptr, 0, 1);
@@ -304,7 +304,7 @@ let cudnnSetLRNDescriptor$: NativeFunction | undefined;
  * @param lrnBeta `double`
  * @param lrnK `double`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetlrndescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetlrndescriptor). */
 export function cudnnSetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t, lrnN: number, lrnAlpha: number, lrnBeta: number, lrnK: number): T.cudnnStatus_t {
   return (cudnnSetLRNDescriptor$ ??= binder.native('cudnnSetLRNDescriptor'))(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
 }
@@ -315,7 +315,7 @@ let cudnnSetOpTensorDescriptor$: NativeFunction | undefined;
  * @param opTensorCompType `cudnnDataType_t`
  * @param opTensorNanOpt `cudnnNanPropagation_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetoptensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetoptensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t, opTensorOp: T.cudnnOpTensorOp_t, opTensorCompType: T.cudnnDataType_t, opTensorNanOpt: T.cudnnNanPropagation_t): T.cudnnStatus_t {
   return (cudnnSetOpTensorDescriptor$ ??= binder.native('cudnnSetOpTensorDescriptor'))(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
@@ -332,7 +332,7 @@ let cudnnSetPooling2dDescriptor$: NativeFunction | undefined;
  * @param verticalStride `int`
  * @param horizontalStride `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetpooling2ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetpooling2ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, windowHeight: number, windowWidth: number, verticalPadding: number, horizontalPadding: number, verticalStride: number, horizontalStride: number): T.cudnnStatus_t {
   return (cudnnSetPooling2dDescriptor$ ??= binder.native('cudnnSetPooling2dDescriptor'))(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
@@ -347,7 +347,7 @@ let cudnnSetPoolingNdDescriptor$: NativeFunction | undefined;
  * @param paddingA `const int *`
  * @param strideA `const int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetpoolingnddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetpoolingnddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, nbDims: number, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(windowDimA) && !(typeof windowDimA === 'number' && windowDimA >= 0 && Number.isSafeInteger(windowDimA)) && windowDimA !== null) rawCovers('cudnnSetPoolingNdDescriptor', 'windowDimA', windowDimA, 0, 1);
@@ -366,7 +366,7 @@ let cudnnSetRNNDataDescriptor$: NativeFunction | undefined;
  * @param seqLengthArray `const int *`
  * @param paddingFill `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetrnndatadescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetrnndatadescriptor). */
 export function cudnnSetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t, dataType: T.cudnnDataType_t, layout: T.cudnnRNNDataLayout_t, maxSeqLength: number, batchSize: number, vectorSize: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(seqLengthArray) && !(typeof seqLengthArray === 'number' && seqLengthArray >= 0 && Number.isSafeInteger(seqLengthArray)) && seqLengthArray !== null) rawCovers('cudnnSetRNNDataDescriptor', 'seqLengthArray', seqLengthArray, 0, 1);
   if (!ArrayBuffer.isView(paddingFill) && !(typeof paddingFill === 'number' && paddingFill >= 0 && Number.isSafeInteger(paddingFill)) && paddingFill !== null) rawCovers('cudnnSetRNNDataDescriptor', 'paddingFill', paddingFill, 0, 1);
@@ -390,7 +390,7 @@ let cudnnSetRNNDescriptor_v8$: NativeFunction | undefined;
  * @param dropoutDesc `cudnnDropoutDescriptor_t`
  * @param auxFlags `uint32_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetrnndescriptor_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetrnndescriptor_v8). */
 export function cudnnSetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t, algo: T.cudnnRNNAlgo_t, cellMode: T.cudnnRNNMode_t, biasMode: T.cudnnRNNBiasMode_t, dirMode: T.cudnnDirectionMode_t, inputMode: T.cudnnRNNInputMode_t, dataType: T.cudnnDataType_t, mathPrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, inputSize: number, hiddenSize: number, projSize: number, numLayers: number, dropoutDesc: T.cudnnDropoutDescriptor_t, auxFlags: number): T.cudnnStatus_t {
   return (cudnnSetRNNDescriptor_v8$ ??= binder.native('cudnnSetRNNDescriptor_v8'))(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
 }
@@ -403,7 +403,7 @@ let cudnnSetReduceTensorDescriptor$: NativeFunction | undefined;
  * @param reduceTensorIndices `cudnnReduceTensorIndices_t`
  * @param reduceTensorIndicesType `cudnnIndicesType_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetreducetensordescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetreducetensordescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, reduceTensorOp: T.cudnnReduceTensorOp_t, reduceTensorCompType: T.cudnnDataType_t, reduceTensorNanOpt: T.cudnnNanPropagation_t, reduceTensorIndices: T.cudnnReduceTensorIndices_t, reduceTensorIndicesType: T.cudnnIndicesType_t): T.cudnnStatus_t {
   return (cudnnSetReduceTensorDescriptor$ ??= binder.native('cudnnSetReduceTensorDescriptor'))(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
@@ -419,7 +419,7 @@ let cudnnSetSeqDataDescriptor$: NativeFunction | undefined;
  * @param seqLengthArray `const int *`
  * @param paddingFill `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnsetseqdatadescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnsetseqdatadescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, axes: T.Pointer, seqLengthArraySize: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(dimA) && !(typeof dimA === 'number' && dimA >= 0 && Number.isSafeInteger(dimA)) && dimA !== null) rawCovers('cudnnSetSeqDataDescriptor', 'dimA', dimA, 0, 1);
@@ -436,7 +436,7 @@ let cudnnSetSpatialTransformerNdDescriptor$: NativeFunction | undefined;
  * @param nbDims `const int`
  * @param dimA `const int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsetspatialtransformernddescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsetspatialtransformernddescriptor). */
 export function cudnnSetSpatialTransformerNdDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t, samplerType: T.cudnnSamplerType_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(dimA) && !(typeof dimA === 'number' && dimA >= 0 && Number.isSafeInteger(dimA)) && dimA !== null) rawCovers('cudnnSetSpatialTransformerNdDescriptor', 'dimA', dimA, 0, 1);
   return (cudnnSetSpatialTransformerNdDescriptor$ ??= binder.native('cudnnSetSpatialTransformerNdDescriptor'))(stDesc, samplerType, dataType, nbDims, dimA);
@@ -446,7 +446,7 @@ let cudnnSetStream$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param streamId `cudaStream_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnsetstream). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnnsetstream). */
 export function cudnnSetStream(handle: T.cudnnHandle_t, streamId: T.cudaStream_t): T.cudnnStatus_t {
   return (cudnnSetStream$ ??= binder.native('cudnnSetStream'))(handle, streamId);
 }
@@ -457,7 +457,7 @@ let cudnnSetTensor$: NativeFunction | undefined;
  * @param y `void *`, device memory
  * @param valuePtr `const void *`, scalar (untyped): its address
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensor). */
 export function cudnnSetTensor(handle: T.cudnnHandle_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, valuePtr: T.Pointer): T.cudnnStatus_t {
   if (ArrayBuffer.isView(y) || y instanceof ArrayBuffer) deviceArg('cudnnSetTensor', 'y', y, true);
   if (y !== null && typeof y !== 'bigint' && !(typeof y === 'number' && y >= 0 && Number.isSafeInteger(y))) rawCovers('cudnnSetTensor', 'y', y, 0, 1);
@@ -474,7 +474,7 @@ let cudnnSetTensor4dDescriptor$: NativeFunction | undefined;
  * @param h `int`
  * @param w `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensor4ddescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensor4ddescriptor). */
 export function cudnnSetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, n: number, c: number, h: number, w: number): T.cudnnStatus_t {
   return (cudnnSetTensor4dDescriptor$ ??= binder.native('cudnnSetTensor4dDescriptor'))(tensorDesc, format, dataType, n, c, h, w);
 }
@@ -491,7 +491,7 @@ let cudnnSetTensor4dDescriptorEx$: NativeFunction | undefined;
  * @param hStride `int`
  * @param wStride `int`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensor4ddescriptorex). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensor4ddescriptorex). */
 export function cudnnSetTensor4dDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t, dataType: T.cudnnDataType_t, n: number, c: number, h: number, w: number, nStride: number, cStride: number, hStride: number, wStride: number): T.cudnnStatus_t {
   return (cudnnSetTensor4dDescriptorEx$ ??= binder.native('cudnnSetTensor4dDescriptorEx'))(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
 }
@@ -503,7 +503,7 @@ let cudnnSetTensorNdDescriptor$: NativeFunction | undefined;
  * @param dimA `const int *`
  * @param strideA `const int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensornddescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensornddescriptor). */
 export function cudnnSetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, strideA: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(dimA) && !(typeof dimA === 'number' && dimA >= 0 && Number.isSafeInteger(dimA)) && dimA !== null) rawCovers('cudnnSetTensorNdDescriptor', 'dimA', dimA, 0, 1);
   if (!ArrayBuffer.isView(strideA) && !(typeof strideA === 'number' && strideA >= 0 && Number.isSafeInteger(strideA)) && strideA !== null) rawCovers('cudnnSetTensorNdDescriptor', 'strideA', strideA, 0, 1);
@@ -517,7 +517,7 @@ let cudnnSetTensorNdDescriptorEx$: NativeFunction | undefined;
  * @param nbDims `int`
  * @param dimA `const int *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensornddescriptorex). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensornddescriptorex). */
 export function cudnnSetTensorNdDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(dimA) && !(typeof dimA === 'number' && dimA >= 0 && Number.isSafeInteger(dimA)) && dimA !== null) rawCovers('cudnnSetTensorNdDescriptorEx', 'dimA', dimA, 0, 1);
   return (cudnnSetTensorNdDescriptorEx$ ??= binder.native('cudnnSetTensorNdDescriptorEx'))(tensorDesc, format, dataType, nbDims, dimA);
@@ -532,7 +532,7 @@ let cudnnSetTensorTransformDescriptor$: NativeFunction | undefined;
  * @param foldA `const uint32_t *`
  * @param direction `const cudnnFoldingDirection_t`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsettensortransformdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsettensortransformdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnSetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t, nbDims: number, destFormat: T.cudnnTensorFormat_t, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer, direction: T.cudnnFoldingDirection_t): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(padBeforeA) && !(typeof padBeforeA === 'number' && padBeforeA >= 0 && Number.isSafeInteger(padBeforeA)) && padBeforeA !== null) rawCovers('cudnnSetTensorTransformDescriptor', 'padBeforeA', padBeforeA, 0, 1);

@@ -20,7 +20,7 @@ let cudnnSoftmaxBackward$: NativeFunction | undefined;
  * @param dxDesc `const cudnnTensorDescriptor_t`
  * @param dx `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsoftmaxbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsoftmaxbackward). */
 export function cudnnSoftmaxBackward(handle: T.cudnnHandle_t, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnSoftmaxBackward', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(y) || y instanceof ArrayBuffer) deviceArg('cudnnSoftmaxBackward', 'y', y, true);
@@ -44,7 +44,7 @@ let cudnnSoftmaxForward$: NativeFunction | undefined;
  * @param yDesc `const cudnnTensorDescriptor_t`
  * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsoftmaxforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsoftmaxforward). */
 export function cudnnSoftmaxForward(handle: T.cudnnHandle_t, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnSoftmaxForward', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnSoftmaxForward', 'x', x, true);
@@ -61,7 +61,7 @@ let cudnnSpatialTfGridGeneratorBackward$: NativeFunction | undefined;
  * @param dgrid `const void *`
  * @param dtheta `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnspatialtfgridgeneratorbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnspatialtfgridgeneratorbackward). */
 export function cudnnSpatialTfGridGeneratorBackward(handle: T.cudnnHandle_t, stDesc: T.cudnnSpatialTransformerDescriptor_t, dgrid: T.Pointer, dtheta: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(dgrid) && !(typeof dgrid === 'number' && dgrid >= 0 && Number.isSafeInteger(dgrid)) && dgrid !== null) rawCovers('cudnnSpatialTfGridGeneratorBackward', 'dgrid', dgrid, 0, 1);
   if (!ArrayBuffer.isView(dtheta) && !(typeof dtheta === 'number' && dtheta >= 0 && Number.isSafeInteger(dtheta)) && dtheta !== null) rawCovers('cudnnSpatialTfGridGeneratorBackward', 'dtheta', dtheta, 0, 1);
@@ -74,7 +74,7 @@ let cudnnSpatialTfGridGeneratorForward$: NativeFunction | undefined;
  * @param theta `const void *`
  * @param grid `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnspatialtfgridgeneratorforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnspatialtfgridgeneratorforward). */
 export function cudnnSpatialTfGridGeneratorForward(handle: T.cudnnHandle_t, stDesc: T.cudnnSpatialTransformerDescriptor_t, theta: T.Pointer, grid: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(theta) && !(typeof theta === 'number' && theta >= 0 && Number.isSafeInteger(theta)) && theta !== null) rawCovers('cudnnSpatialTfGridGeneratorForward', 'theta', theta, 0, 1);
   if (!ArrayBuffer.isView(grid) && !(typeof grid === 'number' && grid >= 0 && Number.isSafeInteger(grid)) && grid !== null) rawCovers('cudnnSpatialTfGridGeneratorForward', 'grid', grid, 0, 1);
@@ -97,7 +97,7 @@ let cudnnSpatialTfSamplerBackward$: NativeFunction | undefined;
  * @param betaDgrid `const void *`, scalar (untyped): its address
  * @param dgrid `void *`
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnspatialtfsamplerbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnspatialtfsamplerbackward). */
 export function cudnnSpatialTfSamplerBackward(handle: T.cudnnHandle_t, stDesc: T.cudnnSpatialTransformerDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, alphaDgrid: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, grid: T.Pointer, betaDgrid: T.Pointer, dgrid: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnSpatialTfSamplerBackward', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnSpatialTfSamplerBackward', 'x', x, true);
@@ -125,7 +125,7 @@ let cudnnSpatialTfSamplerForward$: NativeFunction | undefined;
  * @param yDesc `cudnnTensorDescriptor_t`
  * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnspatialtfsamplerforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnspatialtfsamplerforward). */
 export function cudnnSpatialTfSamplerForward(handle: T.cudnnHandle_t, stDesc: T.cudnnSpatialTransformerDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, grid: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnSpatialTfSamplerForward', 'alpha', alpha, 0, 1);
   if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) deviceArg('cudnnSpatialTfSamplerForward', 'x', x, true);
@@ -147,7 +147,7 @@ let cudnnTransformFilter$: NativeFunction | undefined;
  * @param destDesc `const cudnnFilterDescriptor_t`
  * @param destData `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnntransformfilter).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnntransformfilter).
  * @deprecated The headers mark it deprecated. */
 export function cudnnTransformFilter(handle: T.cudnnHandle_t, transDesc: T.cudnnTensorTransformDescriptor_t, alpha: T.Pointer, srcDesc: T.cudnnFilterDescriptor_t, srcData: T.Pointer, beta: T.Pointer, destDesc: T.cudnnFilterDescriptor_t, destData: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnTransformFilter', 'alpha', alpha, 0, 1);
@@ -168,7 +168,7 @@ let cudnnTransformTensor$: NativeFunction | undefined;
  * @param yDesc `const cudnnTensorDescriptor_t`
  * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnntransformtensor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnntransformtensor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnTransformTensor(handle: T.cudnnHandle_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnTransformTensor', 'alpha', alpha, 0, 1);
@@ -190,7 +190,7 @@ let cudnnTransformTensorEx$: NativeFunction | undefined;
  * @param destDesc `const cudnnTensorDescriptor_t`
  * @param destData `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnntransformtensorex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnntransformtensorex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnTransformTensorEx(handle: T.cudnnHandle_t, transDesc: T.cudnnTensorTransformDescriptor_t, alpha: T.Pointer, srcDesc: T.cudnnTensorDescriptor_t, srcData: T.Pointer, beta: T.Pointer, destDesc: T.cudnnTensorDescriptor_t, destData: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnTransformTensorEx', 'alpha', alpha, 0, 1);

@@ -29,7 +29,7 @@ let cudnnBatchNormalizationBackward$: typeof cudnnBatchNormalizationBackward | u
  * @param epsilon in `double`.
  * @param savedMean in `const void *`: device memory.
  * @param savedInvVariance in `const void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnbatchnormalizationbackward).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnbatchnormalizationbackward).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationBackward(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alphaDataDiff: T.UntypedScalar, betaDataDiff: T.UntypedScalar, alphaParamDiff: T.UntypedScalar, betaParamDiff: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.DeviceMemory | null, dBnScaleResult: T.Pointer, dBnBiasResult: T.Pointer, epsilon: number, savedMean: T.DeviceMemory | null, savedInvVariance: T.DeviceMemory | null): void {
   return (cudnnBatchNormalizationBackward$ ??= bind$cudnnBatchNormalizationBackward())(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
@@ -95,7 +95,7 @@ let cudnnBatchNormalizationBackwardEx$: typeof cudnnBatchNormalizationBackwardEx
  * @param workSpaceSizeInBytes in `size_t`: count of `workSpace` in bytes.
  * @param reserveSpace in/out `void *`: device memory.
  * @param reserveSpaceSizeInBytes in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnbatchnormalizationbackwardex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnbatchnormalizationbackwardex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationBackwardEx(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alphaDataDiff: T.UntypedScalar, betaDataDiff: T.UntypedScalar, alphaParamDiff: T.UntypedScalar, betaParamDiff: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.DeviceMemory | null, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dyData: T.DeviceMemory | null, dzDesc: T.cudnnTensorDescriptor_t | null, dzData: T.DeviceMemory | null, dxDesc: T.cudnnTensorDescriptor_t | null, dxData: T.DeviceMemory | null, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, bnScaleData: T.Pointer, bnBiasData: T.Pointer, dBnScaleData: T.Pointer, dBnBiasData: T.Pointer, epsilon: number, savedMean: T.DeviceMemory | null, savedInvVariance: T.DeviceMemory | null, activationDesc: T.cudnnActivationDescriptor_t | null, workSpace: T.DeviceMemory | null, workSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64): void {
   return (cudnnBatchNormalizationBackwardEx$ ??= bind$cudnnBatchNormalizationBackwardEx())(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
@@ -156,7 +156,7 @@ let cudnnBatchNormalizationForwardInference$: typeof cudnnBatchNormalizationForw
  * @param estimatedMean in `const void *`: device memory.
  * @param estimatedVariance in `const void *`: device memory.
  * @param epsilon in `double`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardinference).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardinference).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationForwardInference(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alpha: T.UntypedScalar, beta: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.DeviceMemory | null, bnBias: T.DeviceMemory | null, estimatedMean: T.DeviceMemory | null, estimatedVariance: T.DeviceMemory | null, epsilon: number): void {
   return (cudnnBatchNormalizationForwardInference$ ??= bind$cudnnBatchNormalizationForwardInference())(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
@@ -204,7 +204,7 @@ let cudnnBatchNormalizationForwardTraining$: typeof cudnnBatchNormalizationForwa
  * @param epsilon in `double`.
  * @param resultSaveMean in/out `void *`: device memory.
  * @param resultSaveInvVariance in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardtraining).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardtraining).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationForwardTraining(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alpha: T.UntypedScalar, beta: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.DeviceMemory | null, bnBias: T.DeviceMemory | null, exponentialAverageFactor: number, resultRunningMean: T.DeviceMemory | null, resultRunningVariance: T.DeviceMemory | null, epsilon: number, resultSaveMean: T.DeviceMemory | null, resultSaveInvVariance: T.DeviceMemory | null): void {
   return (cudnnBatchNormalizationForwardTraining$ ??= bind$cudnnBatchNormalizationForwardTraining())(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
@@ -263,7 +263,7 @@ let cudnnBatchNormalizationForwardTrainingEx$: typeof cudnnBatchNormalizationFor
  * @param workSpaceSizeInBytes in `size_t`.
  * @param reserveSpace in/out `void *`: device memory.
  * @param reserveSpaceSizeInBytes in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardtrainingex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnbatchnormalizationforwardtrainingex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnBatchNormalizationForwardTrainingEx(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alpha: T.UntypedScalar, beta: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.DeviceMemory | null, zDesc: T.cudnnTensorDescriptor_t | null, zData: T.DeviceMemory | null, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.DeviceMemory | null, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.DeviceMemory | null, bnBias: T.DeviceMemory | null, exponentialAverageFactor: number, resultRunningMean: T.DeviceMemory | null, resultRunningVariance: T.DeviceMemory | null, epsilon: number, resultSaveMean: T.DeviceMemory | null, resultSaveInvVariance: T.DeviceMemory | null, activationDesc: T.cudnnActivationDescriptor_t | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64): void {
   return (cudnnBatchNormalizationForwardTrainingEx$ ??= bind$cudnnBatchNormalizationForwardTrainingEx())(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
@@ -308,7 +308,7 @@ let cudnnBuildRNNDynamic$c: NativeFunction | undefined;
  * @param handle in `cudnnHandle_t`.
  * @param rnnDesc in `cudnnRNNDescriptor_t`.
  * @param miniBatch in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnbuildrnndynamic). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnbuildrnndynamic). */
 export function cudnnBuildRNNDynamic(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, miniBatch: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBuildRNNDynamic', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnBuildRNNDynamic', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -331,7 +331,7 @@ let cudnnCTCLoss$c: NativeFunction | undefined;
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @param workspace in/out `void *`: address or host buffer.
  * @param workSpaceSizeInBytes in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnctcloss). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnctcloss). */
 export function cudnnCTCLoss(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, probs: T.Pointer, hostLabels: T.Pointer, hostLabelLengths: T.Pointer, hostInputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t | null, gradients: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnCTCLoss', 'handle', handle, true) as typeof handle;
   if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || Math.floor(probsDesc) !== probsDesc) probsDesc = addressArg('cudnnCTCLoss', 'probsDesc', probsDesc, true) as typeof probsDesc;
@@ -364,7 +364,7 @@ let cudnnCTCLoss_v8$c: NativeFunction | undefined;
  * @param gradients in/out `void *`: address or host buffer.
  * @param workSpaceSizeInBytes in `size_t`.
  * @param workspace in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnctcloss_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnctcloss_v8). */
 export function cudnnCTCLoss_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, probs: T.Pointer, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t | null, gradients: T.Pointer, workSpaceSizeInBytes: T.Int64, workspace: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnCTCLoss_v8', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnCTCLoss_v8', 'algo', 'i32', algo);

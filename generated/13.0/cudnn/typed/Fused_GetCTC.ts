@@ -13,7 +13,7 @@ let cudnnFusedOpsExecute$c: NativeFunction | undefined;
  * @param handle in `cudnnHandle_t`.
  * @param plan in `const cudnnFusedOpsPlan_t`.
  * @param varPack in `cudnnFusedOpsVariantParamPack_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnfusedopsexecute).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnnfusedopsexecute).
  * @deprecated The headers mark it deprecated. */
 export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t | null, plan: T.cudnnFusedOpsPlan_t | null, varPack: T.cudnnFusedOpsVariantParamPack_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnFusedOpsExecute', 'handle', handle, true) as typeof handle;
@@ -27,7 +27,7 @@ let cudnnGetActivationDescriptor$: typeof cudnnGetActivationDescriptor | undefin
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @param coef in/out `double *`: address or host buffer.
  * @returns `{ mode, reluNanOpt }`: `mode`: out `cudnnActivationMode_t *`; `reluNanOpt`: out `cudnnNanPropagation_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetactivationdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetactivationdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null, coef: T.Pointer): { mode: T.cudnnActivationMode_t; reluNanOpt: T.cudnnNanPropagation_t } {
   return (cudnnGetActivationDescriptor$ ??= bind$cudnnGetActivationDescriptor())(activationDesc, coef);
@@ -51,7 +51,7 @@ let cudnnGetActivationDescriptorSwishBeta$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param activationDesc in `cudnnActivationDescriptor_t`.
  * @param swish_beta in/out `double *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetactivationdescriptorswishbeta).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetactivationdescriptorswishbeta).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t | null, swish_beta: T.Pointer): void {
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnGetActivationDescriptorSwishBeta', 'activationDesc', activationDesc, true) as typeof activationDesc;
@@ -68,7 +68,7 @@ let cudnnGetAttnDescriptor$: typeof cudnnGetAttnDescriptor | undefined;
  * @param qoMaxSeqLength in/out `int *`: address or host buffer.
  * @param kvMaxSeqLength in/out `int *`: address or host buffer.
  * @returns `{ dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, maxBatchSize, maxBeamSize }`: `dataType`: out `cudnnDataType_t *`; `computePrec`: out `cudnnDataType_t *`; `mathType`: out `cudnnMathType_t *`; `attnDropoutDesc`: out `cudnnDropoutDescriptor_t *`; `postDropoutDesc`: out `cudnnDropoutDescriptor_t *`; `qSize`: out `int *`; `kSize`: out `int *`; `vSize`: out `int *`; `qProjSize`: out `int *`; `kProjSize`: out `int *`; `vProjSize`: out `int *`; `oProjSize`: out `int *`; `maxBatchSize`: out `int *`; `maxBeamSize`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetattndescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetattndescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null, attnMode: T.Pointer, nHeads: T.Pointer, smScaler: T.Pointer, qoMaxSeqLength: T.Pointer, kvMaxSeqLength: T.Pointer): { dataType: T.cudnnDataType_t; computePrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; attnDropoutDesc: T.cudnnDropoutDescriptor_t; postDropoutDesc: T.cudnnDropoutDescriptor_t; qSize: number; kSize: number; vSize: number; qProjSize: number; kProjSize: number; vProjSize: number; oProjSize: number; maxBatchSize: number; maxBeamSize: number } {
   return (cudnnGetAttnDescriptor$ ??= bind$cudnnGetAttnDescriptor())(attnDesc, attnMode, nHeads, smScaler, qoMaxSeqLength, kvMaxSeqLength);
@@ -117,7 +117,7 @@ let cudnnGetBatchNormalizationBackwardExWorkspaceSize$: typeof cudnnGetBatchNorm
  * @param dBnScaleBiasDesc in `const cudnnTensorDescriptor_t`.
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetbatchnormalizationbackwardexworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetbatchnormalizationbackwardexworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
   return (cudnnGetBatchNormalizationBackwardExWorkspaceSize$ ??= bind$cudnnGetBatchNormalizationBackwardExWorkspaceSize())(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc);
@@ -160,7 +160,7 @@ let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$: typeof cudnnGetBa
  * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`.
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetbatchnormalizationforwardtrainingexworkspacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetbatchnormalizationforwardtrainingexworkspacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
   return (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$ ??= bind$cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize())(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc);
@@ -198,7 +198,7 @@ let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$: typeof cudnnGetBatchN
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @param xDesc in `const cudnnTensorDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetbatchnormalizationtrainingexreservespacesize).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetbatchnormalizationtrainingexreservespacesize).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$ ??= bind$cudnnGetBatchNormalizationTrainingExReserveSpaceSize())(handle, mode, bnOps, activationDesc, xDesc);
@@ -229,7 +229,7 @@ let cudnnGetCTCLossDescriptor$: typeof cudnnGetCTCLossDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @returns the value of `compType`: out `cudnnDataType_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossdescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossdescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): T.cudnnDataType_t {
   return (cudnnGetCTCLossDescriptor$ ??= bind$cudnnGetCTCLossDescriptor())(ctcLossDesc);
@@ -251,7 +251,7 @@ let cudnnGetCTCLossDescriptorEx$: typeof cudnnGetCTCLossDescriptorEx | undefined
 /** `cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @returns `{ compType, normMode, gradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `gradMode`: out `cudnnNanPropagation_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossdescriptorex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossdescriptorex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
   return (cudnnGetCTCLossDescriptorEx$ ??= bind$cudnnGetCTCLossDescriptorEx())(ctcLossDesc);
@@ -276,7 +276,7 @@ let cudnnGetCTCLossDescriptor_v8$: typeof cudnnGetCTCLossDescriptor_v8 | undefin
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @param maxLabelLength in/out `int *`: address or host buffer.
  * @returns `{ compType, normMode, gradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `gradMode`: out `cudnnNanPropagation_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossdescriptor_v8).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossdescriptor_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
   return (cudnnGetCTCLossDescriptor_v8$ ??= bind$cudnnGetCTCLossDescriptor_v8())(ctcLossDesc, maxLabelLength);
@@ -302,7 +302,7 @@ let cudnnGetCTCLossDescriptor_v9$: typeof cudnnGetCTCLossDescriptor_v9 | undefin
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @param maxLabelLength in/out `int *`: address or host buffer.
  * @returns `{ compType, normMode, ctcGradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `ctcGradMode`: out `cudnnCTCGradMode_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossdescriptor_v9). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossdescriptor_v9). */
 export function cudnnGetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; ctcGradMode: T.cudnnCTCGradMode_t } {
   return (cudnnGetCTCLossDescriptor_v9$ ??= bind$cudnnGetCTCLossDescriptor_v9())(ctcLossDesc, maxLabelLength);
 }
@@ -333,7 +333,7 @@ let cudnnGetCTCLossWorkspaceSize$: typeof cudnnGetCTCLossWorkspaceSize | undefin
  * @param algo in `cudnnCTCLossAlgo_t`.
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossworkspacesize). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossworkspacesize). */
 export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): number {
   return (cudnnGetCTCLossWorkspaceSize$ ??= bind$cudnnGetCTCLossWorkspaceSize())(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc);
 }
@@ -370,7 +370,7 @@ let cudnnGetCTCLossWorkspaceSize_v8$: typeof cudnnGetCTCLossWorkspaceSize_v8 | u
  * @param probsDesc in `const cudnnTensorDescriptor_t`.
  * @param gradientsDesc in `const cudnnTensorDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnngetctclossworkspacesize_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnngetctclossworkspacesize_v8). */
 export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnGetCTCLossWorkspaceSize_v8$ ??= bind$cudnnGetCTCLossWorkspaceSize_v8())(handle, algo, ctcLossDesc, probsDesc, gradientsDesc);
 }

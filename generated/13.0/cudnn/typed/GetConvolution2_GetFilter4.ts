@@ -18,7 +18,7 @@ let cudnnGetConvolution2dDescriptor$: typeof cudnnGetConvolution2dDescriptor | u
  * @param dilation_h in/out `int *`: address or host buffer.
  * @param dilation_w in/out `int *`: address or host buffer.
  * @returns `{ mode, computeType }`: `mode`: out `cudnnConvolutionMode_t *`; `computeType`: out `cudnnDataType_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolution2ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolution2ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, pad_h: T.Pointer, pad_w: T.Pointer, u: T.Pointer, v: T.Pointer, dilation_h: T.Pointer, dilation_w: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
   return (cudnnGetConvolution2dDescriptor$ ??= bind$cudnnGetConvolution2dDescriptor())(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w);
@@ -52,7 +52,7 @@ let cudnnGetConvolution2dForwardOutputDim$c: NativeFunction | undefined;
  * @param c in/out `int *`: address or host buffer.
  * @param h in/out `int *`: address or host buffer.
  * @param w in/out `int *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnngetconvolution2dforwardoutputdim).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-cnn-library.html#cudnngetconvolution2dforwardoutputdim).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.DeviceMemory | null): void {
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'convDesc', convDesc, true) as typeof convDesc;
@@ -68,7 +68,7 @@ export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvoluti
 let cudnnGetCudartVersion$c: NativeFunction | undefined;
 /** `size_t cudnnGetCudartVersion(void)` · cudnn_graph.h · CUDA 13.0
  * @returns `size_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngetcudartversion). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngetcudartversion). */
 export function cudnnGetCudartVersion(): number {
   const result = (cudnnGetCudartVersion$c ??= binder.native('cudnnGetCudartVersion'))();
   return result;
@@ -80,7 +80,7 @@ let cudnnGetDropoutDescriptor$: typeof cudnnGetDropoutDescriptor | undefined;
  * @param dropout in/out `float *`: address or host buffer.
  * @param states in/out `void **`: address or host buffer.
  * @returns the value of `seed`: out `unsigned long long *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetdropoutdescriptor). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetdropoutdescriptor). */
 export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: T.Pointer, states: T.Pointer): bigint {
   return (cudnnGetDropoutDescriptor$ ??= bind$cudnnGetDropoutDescriptor())(dropoutDesc, handle, dropout, states);
 }
@@ -104,7 +104,7 @@ let cudnnGetErrorString$c: NativeFunction | undefined;
 /** `const char *cudnnGetErrorString(cudnnStatus_t status)` · cudnn_graph.h · CUDA 13.0
  * @param status_ in `cudnnStatus_t`.
  * @returns `const char *`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnngeterrorstring). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-graph-library.html#cudnngeterrorstring). */
 export function cudnnGetErrorString(status_: T.cudnnStatus_t): string | null {
   if (typeof status_ !== 'number' || (status_ | 0) !== status_) throw intError('cudnnGetErrorString', 'status', 'i32', status_);
   const result = (cudnnGetErrorString$c ??= binder.native('cudnnGetErrorString'))(status_);
@@ -118,7 +118,7 @@ let cudnnGetFilter4dDescriptor$: typeof cudnnGetFilter4dDescriptor | undefined;
  * @param h in/out `int *`: address or host buffer.
  * @param w in/out `int *`: device memory.
  * @returns `{ dataType, format }`: `dataType`: out `cudnnDataType_t *`; `format`: out `cudnnTensorFormat_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetfilter4ddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetfilter4ddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, k: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.DeviceMemory | null): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
   return (cudnnGetFilter4dDescriptor$ ??= bind$cudnnGetFilter4dDescriptor())(filterDesc, k, c, h, w);
@@ -148,7 +148,7 @@ let cudnnGetFilterNdDescriptor$: typeof cudnnGetFilterNdDescriptor | undefined;
  * @param nbDims in/out `int *`: address or host buffer.
  * @param filterDimA in/out `int *`: address or host buffer.
  * @returns `{ dataType, format }`: `dataType`: out `cudnnDataType_t *`; `format`: out `cudnnTensorFormat_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetfilternddescriptor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetfilternddescriptor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, filterDimA: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
   return (cudnnGetFilterNdDescriptor$ ??= bind$cudnnGetFilterNdDescriptor())(filterDesc, nbDimsRequested, nbDims, filterDimA);
@@ -174,7 +174,7 @@ let cudnnGetFilterSizeInBytes$: typeof cudnnGetFilterSizeInBytes | undefined;
 /** `cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param filterDesc in `const cudnnFilterDescriptor_t`.
  * @returns the value of `size`: out `size_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnngetfiltersizeinbytes).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnngetfiltersizeinbytes).
  * @deprecated The headers mark it deprecated. */
 export function cudnnGetFilterSizeInBytes(filterDesc: T.cudnnFilterDescriptor_t | null): number {
   return (cudnnGetFilterSizeInBytes$ ??= bind$cudnnGetFilterSizeInBytes())(filterDesc);

@@ -32,7 +32,7 @@ let cudnnRNNBackwardData_v8$c: NativeFunction | undefined;
  * @param workSpace in/out `void *`: device memory, or null.
  * @param reserveSpaceSize in `size_t`.
  * @param reserveSpace in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnbackwarddata_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnnbackwarddata_v8). */
 export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, devSeqLengths: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.DeviceMemory | null, dy: T.DeviceMemory | null, xDesc: T.cudnnRNNDataDescriptor_t | null, dx: T.DeviceMemory | null, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, dhy: T.Pointer, dhx: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, cx: T.Pointer, dcy: T.Pointer, dcx: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSize: T.Int64, reserveSpace: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnRNNBackwardData_v8', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNBackwardData_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -77,7 +77,7 @@ let cudnnRNNBackwardWeights_v8$c: NativeFunction | undefined;
  * @param workSpace in/out `void *`: device memory, or null.
  * @param reserveSpaceSize in `size_t`.
  * @param reserveSpace in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnbackwardweights_v8). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnnbackwardweights_v8). */
 export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, addGrad: T.cudnnWgradMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.DeviceMemory | null, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.DeviceMemory | null, weightSpaceSize: T.Int64, dweightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSize: T.Int64, reserveSpace: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnRNNBackwardWeights_v8', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNBackwardWeights_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -120,7 +120,7 @@ let cudnnRNNForward$c: NativeFunction | undefined;
  * @param workSpace in/out `void *`: device memory, or null.
  * @param reserveSpaceSize in `size_t`.
  * @param reserveSpace in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnnforward). */
 export function cudnnRNNForward(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, fwdMode: T.cudnnForwardMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.DeviceMemory | null, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.DeviceMemory | null, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, hy: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, cx: T.Pointer, cy: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSize: T.Int64, reserveSpace: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnRNNForward', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNForward', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -151,7 +151,7 @@ let cudnnRNNGetClip_v8$: typeof cudnnRNNGetClip_v8 | undefined;
  * @param lclip in/out `double *`: address or host buffer.
  * @param rclip in/out `double *`: address or host buffer.
  * @returns `{ clipMode, clipNanOpt }`: `clipMode`: out `cudnnRNNClipMode_t *`; `clipNanOpt`: out `cudnnNanPropagation_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnngetclip_v8).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnngetclip_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip: T.Pointer, rclip: T.Pointer): { clipMode: T.cudnnRNNClipMode_t; clipNanOpt: T.cudnnNanPropagation_t } {
   return (cudnnRNNGetClip_v8$ ??= bind$cudnnRNNGetClip_v8())(rnnDesc, lclip, rclip);
@@ -178,7 +178,7 @@ let cudnnRNNGetClip_v9$: typeof cudnnRNNGetClip_v9 | undefined;
  * @param lclip in/out `double *`: address or host buffer.
  * @param rclip in/out `double *`: address or host buffer.
  * @returns the value of `clipMode`: out `cudnnRNNClipMode_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnngetclip_v9). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnngetclip_v9). */
 export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip: T.Pointer, rclip: T.Pointer): T.cudnnRNNClipMode_t {
   return (cudnnRNNGetClip_v9$ ??= bind$cudnnRNNGetClip_v9())(rnnDesc, lclip, rclip);
 }
@@ -204,7 +204,7 @@ let cudnnRNNSetClip_v8$c: NativeFunction | undefined;
  * @param clipNanOpt in `cudnnNanPropagation_t`.
  * @param lclip in `double`.
  * @param rclip in `double`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnsetclip_v8).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnnsetclip_v8).
  * @deprecated The headers mark it deprecated. */
 export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, clipNanOpt: T.cudnnNanPropagation_t, lclip: number, rclip: number): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNSetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
@@ -221,7 +221,7 @@ let cudnnRNNSetClip_v9$c: NativeFunction | undefined;
  * @param clipMode in `cudnnRNNClipMode_t`.
  * @param lclip in `double`.
  * @param rclip in `double`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-adv-library.html#cudnnrnnsetclip_v9). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-adv-library.html#cudnnrnnsetclip_v9). */
 export function cudnnRNNSetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, lclip: number, rclip: number): void {
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNSetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof clipMode !== 'number' || (clipMode | 0) !== clipMode) throw intError('cudnnRNNSetClip_v9', 'clipMode', 'i32', clipMode);
@@ -244,7 +244,7 @@ let cudnnReduceTensor$: typeof cudnnReduceTensor | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param cDesc in `const cudnnTensorDescriptor_t`.
  * @param C in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnreducetensor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnreducetensor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnReduceTensor(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, indices: T.Pointer, indicesSizeInBytes: T.Int64, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, alpha: T.UntypedScalar, aDesc: T.cudnnTensorDescriptor_t | null, A: T.Pointer, beta: T.UntypedScalar, cDesc: T.cudnnTensorDescriptor_t | null, C: T.Pointer): void {
   return (cudnnReduceTensor$ ??= bind$cudnnReduceTensor())(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);

@@ -21,7 +21,7 @@ let cudnnSoftmaxBackward$: typeof cudnnSoftmaxBackward | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param dxDesc in `const cudnnTensorDescriptor_t`.
  * @param dx in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsoftmaxbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsoftmaxbackward). */
 export function cudnnSoftmaxBackward(handle: T.cudnnHandle_t | null, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, beta: T.UntypedScalar, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null): void {
   return (cudnnSoftmaxBackward$ ??= bind$cudnnSoftmaxBackward())(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
 }
@@ -57,7 +57,7 @@ let cudnnSoftmaxForward$: typeof cudnnSoftmaxForward | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param y in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnsoftmaxforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnsoftmaxforward). */
 export function cudnnSoftmaxForward(handle: T.cudnnHandle_t | null, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
   return (cudnnSoftmaxForward$ ??= bind$cudnnSoftmaxForward())(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
 }
@@ -86,7 +86,7 @@ let cudnnSpatialTfGridGeneratorBackward$c: NativeFunction | undefined;
  * @param stDesc in `const cudnnSpatialTransformerDescriptor_t`.
  * @param dgrid in `const void *`: address or host buffer.
  * @param dtheta in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnspatialtfgridgeneratorbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnspatialtfgridgeneratorbackward). */
 export function cudnnSpatialTfGridGeneratorBackward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, dgrid: T.Pointer, dtheta: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSpatialTfGridGeneratorBackward', 'handle', handle, true) as typeof handle;
   if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || Math.floor(stDesc) !== stDesc) stDesc = addressArg('cudnnSpatialTfGridGeneratorBackward', 'stDesc', stDesc, true) as typeof stDesc;
@@ -101,7 +101,7 @@ let cudnnSpatialTfGridGeneratorForward$c: NativeFunction | undefined;
  * @param stDesc in `const cudnnSpatialTransformerDescriptor_t`.
  * @param theta in `const void *`: address or host buffer.
  * @param grid in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnspatialtfgridgeneratorforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnspatialtfgridgeneratorforward). */
 export function cudnnSpatialTfGridGeneratorForward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, theta: T.Pointer, grid: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSpatialTfGridGeneratorForward', 'handle', handle, true) as typeof handle;
   if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || Math.floor(stDesc) !== stDesc) stDesc = addressArg('cudnnSpatialTfGridGeneratorForward', 'stDesc', stDesc, true) as typeof stDesc;
@@ -126,7 +126,7 @@ let cudnnSpatialTfSamplerBackward$: typeof cudnnSpatialTfSamplerBackward | undef
  * @param grid in `const void *`: address or host buffer.
  * @param betaDgrid in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param dgrid in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnspatialtfsamplerbackward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnspatialtfsamplerbackward). */
 export function cudnnSpatialTfSamplerBackward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null, alphaDgrid: T.UntypedScalar, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, grid: T.Pointer, betaDgrid: T.UntypedScalar, dgrid: T.Pointer): void {
   return (cudnnSpatialTfSamplerBackward$ ??= bind$cudnnSpatialTfSamplerBackward())(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
 }
@@ -165,7 +165,7 @@ let cudnnSpatialTfSamplerForward$: typeof cudnnSpatialTfSamplerForward | undefin
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param yDesc in `cudnnTensorDescriptor_t`.
  * @param y in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnnspatialtfsamplerforward). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnnspatialtfsamplerforward). */
 export function cudnnSpatialTfSamplerForward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, grid: T.Pointer, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
   return (cudnnSpatialTfSamplerForward$ ??= bind$cudnnSpatialTfSamplerForward())(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
 }
@@ -198,7 +198,7 @@ let cudnnTransformFilter$: typeof cudnnTransformFilter | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param destDesc in `const cudnnFilterDescriptor_t`.
  * @param destData in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnntransformfilter).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnntransformfilter).
  * @deprecated The headers mark it deprecated. */
 export function cudnnTransformFilter(handle: T.cudnnHandle_t | null, transDesc: T.cudnnTensorTransformDescriptor_t | null, alpha: T.UntypedScalar, srcDesc: T.cudnnFilterDescriptor_t | null, srcData: T.DeviceMemory | null, beta: T.UntypedScalar, destDesc: T.cudnnFilterDescriptor_t | null, destData: T.DeviceMemory | null): void {
   return (cudnnTransformFilter$ ??= bind$cudnnTransformFilter())(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
@@ -230,7 +230,7 @@ let cudnnTransformTensor$: typeof cudnnTransformTensor | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param y in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnntransformtensor).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnntransformtensor).
  * @deprecated The headers mark it deprecated. */
 export function cudnnTransformTensor(handle: T.cudnnHandle_t | null, alpha: T.UntypedScalar, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, beta: T.UntypedScalar, yDesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null): void {
   return (cudnnTransformTensor$ ??= bind$cudnnTransformTensor())(handle, alpha, xDesc, x, beta, yDesc, y);
@@ -262,7 +262,7 @@ let cudnnTransformTensorEx$: typeof cudnnTransformTensorEx | undefined;
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param destDesc in `const cudnnTensorDescriptor_t`.
  * @param destData in/out `void *`: device memory.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnntransformtensorex).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/cudnn/backend/v9.19.0/api/cudnn-ops-library.html#cudnntransformtensorex).
  * @deprecated The headers mark it deprecated. */
 export function cudnnTransformTensorEx(handle: T.cudnnHandle_t | null, transDesc: T.cudnnTensorTransformDescriptor_t | null, alpha: T.UntypedScalar, srcDesc: T.cudnnTensorDescriptor_t | null, srcData: T.DeviceMemory | null, beta: T.UntypedScalar, destDesc: T.cudnnTensorDescriptor_t | null, destData: T.DeviceMemory | null): void {
   return (cudnnTransformTensorEx$ ??= bind$cudnnTransformTensorEx())(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);

@@ -10,7 +10,7 @@ let cuFileBatchIOCancel$: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0
  * @param batch_idp `CUfileBatchHandle_t`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIOCancel(batch_idp: T.Pointer): T.CUfileError {
   if (!ArrayBuffer.isView(batch_idp) && !(typeof batch_idp === 'number' && batch_idp >= 0 && Number.isSafeInteger(batch_idp)) && batch_idp !== null) rawCovers('cuFileBatchIOCancel', 'batch_idp', batch_idp, 0, 1);
   return (cuFileBatchIOCancel$ ??= binder.native('cuFileBatchIOCancel'))(batch_idp);
@@ -19,7 +19,7 @@ let cuFileBatchIODestroy$: NativeFunction | undefined;
 /** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0
  * @param batch_idp `CUfileBatchHandle_t`
  * @returns nothing (`void`).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
   if (!ArrayBuffer.isView(batch_idp) && !(typeof batch_idp === 'number' && batch_idp >= 0 && Number.isSafeInteger(batch_idp)) && batch_idp !== null) rawCovers('cuFileBatchIODestroy', 'batch_idp', batch_idp, 0, 1);
   return (cuFileBatchIODestroy$ ??= binder.native('cuFileBatchIODestroy'))(batch_idp);
@@ -32,7 +32,7 @@ let cuFileBatchIOGetStatus$: NativeFunction | undefined;
  * @param iocbp `CUfileIOEvents_t *`, out: bytes of a `CUfileIOEvents`
  * @param timeout `struct timespec *`, out: bytes of a `timespec`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number, nr: T.Pointer, iocbp: T.Pointer, timeout: T.Pointer): T.CUfileError {
   if (!ArrayBuffer.isView(batch_idp) && !(typeof batch_idp === 'number' && batch_idp >= 0 && Number.isSafeInteger(batch_idp)) && batch_idp !== null) rawCovers('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, 0, 1);
   if (!(ArrayBuffer.isView(nr) && hostByteLength(nr)! >= 4 && (((nr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nr === 'number' && nr >= 0 && Number.isSafeInteger(nr)) && nr !== null) rawCovers('cuFileBatchIOGetStatus', 'nr', nr, 4, 4);
@@ -45,7 +45,7 @@ let cuFileBatchIOSetUp$: NativeFunction | undefined;
  * @param batch_idp `CUfileBatchHandle_t *`, out: a typed array of one element
  * @param nr `unsigned int`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIOSetUp(batch_idp: T.Pointer, nr: number): T.CUfileError {
   if (!(ArrayBuffer.isView(batch_idp) && hostByteLength(batch_idp)! >= 8 && (((batch_idp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (batch_idp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof batch_idp === 'number' && batch_idp >= 0 && Number.isSafeInteger(batch_idp)) && batch_idp !== null) rawCovers('cuFileBatchIOSetUp', 'batch_idp', batch_idp, 8, 8);
   return (cuFileBatchIOSetUp$ ??= binder.native('cuFileBatchIOSetUp'))(batch_idp, nr);
@@ -57,7 +57,7 @@ let cuFileBatchIOSubmit$: NativeFunction | undefined;
  * @param iocbp `CUfileIOParams_t *`, array, `nr` long
  * @param flags `unsigned int`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, nr: number, iocbp: T.Pointer, flags: number): T.CUfileError {
   if (!ArrayBuffer.isView(batch_idp) && !(typeof batch_idp === 'number' && batch_idp >= 0 && Number.isSafeInteger(batch_idp)) && batch_idp !== null) rawCovers('cuFileBatchIOSubmit', 'batch_idp', batch_idp, 0, 1);
   if (!(ArrayBuffer.isView(iocbp) && hostByteLength(iocbp)! >= 64) && !(typeof iocbp === 'number' && iocbp >= 0 && Number.isSafeInteger(iocbp)) && iocbp !== null) rawCovers('cuFileBatchIOSubmit', 'iocbp', iocbp, 64, 1);
@@ -67,7 +67,7 @@ let cuFileBufDeregister$: NativeFunction | undefined;
 /** `CUfileError_t cuFileBufDeregister(const void *bufPtr_base)` · cufile.h · CUDA 13.0
  * @param bufPtr_base `const void *`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBufDeregister(bufPtr_base: T.Pointer): T.CUfileError {
   if (!ArrayBuffer.isView(bufPtr_base) && !(typeof bufPtr_base === 'number' && bufPtr_base >= 0 && Number.isSafeInteger(bufPtr_base)) && bufPtr_base !== null) rawCovers('cuFileBufDeregister', 'bufPtr_base', bufPtr_base, 0, 1);
   return (cuFileBufDeregister$ ??= binder.native('cuFileBufDeregister'))(bufPtr_base);
@@ -78,7 +78,7 @@ let cuFileBufRegister$: NativeFunction | undefined;
  * @param length `size_t`
  * @param flags `int`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags: number): T.CUfileError {
   if (!ArrayBuffer.isView(bufPtr_base) && !(typeof bufPtr_base === 'number' && bufPtr_base >= 0 && Number.isSafeInteger(bufPtr_base)) && bufPtr_base !== null) rawCovers('cuFileBufRegister', 'bufPtr_base', bufPtr_base, 0, 1);
   return (cuFileBufRegister$ ??= binder.native('cuFileBufRegister'))(bufPtr_base, length, flags);
@@ -86,7 +86,7 @@ export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags
 let cuFileDriverClose$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverClose_v2(void)` · cufile.h · CUDA 13.0
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverClose(): T.CUfileError {
   return (cuFileDriverClose$ ??= binder.native('cuFileDriverClose'))();
 }
@@ -94,7 +94,7 @@ let cuFileDriverGetProperties$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 13.0
  * @param props `CUfileDrvProps_t *`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverGetProperties(props: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(props) && hostByteLength(props)! >= 56) && !(typeof props === 'number' && props >= 0 && Number.isSafeInteger(props)) && props !== null) rawCovers('cuFileDriverGetProperties', 'props', props, 56, 1);
   return (cuFileDriverGetProperties$ ??= binder.native('cuFileDriverGetProperties'))(props);
@@ -102,7 +102,7 @@ export function cuFileDriverGetProperties(props: T.Pointer): T.CUfileError {
 let cuFileDriverOpen$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverOpen(void)` · cufile.h · CUDA 13.0
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverOpen(): T.CUfileError {
   return (cuFileDriverOpen$ ??= binder.native('cuFileDriverOpen'))();
 }
@@ -110,7 +110,7 @@ let cuFileDriverSetMaxCacheSize$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 13.0
  * @param max_cache_size `size_t`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): T.CUfileError {
   return (cuFileDriverSetMaxCacheSize$ ??= binder.native('cuFileDriverSetMaxCacheSize'))(max_cache_size);
 }
@@ -118,7 +118,7 @@ let cuFileDriverSetMaxDirectIOSize$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 13.0
  * @param max_direct_io_size `size_t`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): T.CUfileError {
   return (cuFileDriverSetMaxDirectIOSize$ ??= binder.native('cuFileDriverSetMaxDirectIOSize'))(max_direct_io_size);
 }
@@ -126,7 +126,7 @@ let cuFileDriverSetMaxPinnedMemSize$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 13.0
  * @param max_pinned_size `size_t`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): T.CUfileError {
   return (cuFileDriverSetMaxPinnedMemSize$ ??= binder.native('cuFileDriverSetMaxPinnedMemSize'))(max_pinned_size);
 }
@@ -135,7 +135,7 @@ let cuFileDriverSetPollMode$: NativeFunction | undefined;
  * @param poll `_Bool`
  * @param poll_threshold_size `size_t`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.Int64): T.CUfileError {
   return (cuFileDriverSetPollMode$ ??= binder.native('cuFileDriverSetPollMode'))(poll, poll_threshold_size);
 }
@@ -144,7 +144,7 @@ let cuFileGetBARSizeInKB$: NativeFunction | undefined;
  * @param gpuIndex `int`
  * @param barSize `size_t *`, out: a typed array of one element
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetBARSizeInKB(gpuIndex: number, barSize: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(barSize) && hostByteLength(barSize)! >= 8 && (((barSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (barSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof barSize === 'number' && barSize >= 0 && Number.isSafeInteger(barSize)) && barSize !== null) rawCovers('cuFileGetBARSizeInKB', 'barSize', barSize, 8, 8);
   return (cuFileGetBARSizeInKB$ ??= binder.native('cuFileGetBARSizeInKB'))(gpuIndex, barSize);
@@ -154,7 +154,7 @@ let cuFileGetParameterBool$: NativeFunction | undefined;
  * @param param `CUFileBoolConfigParameter_t`
  * @param value `_Bool *`, out: a typed array of one element
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterBool(param: T.CUFileBoolConfigParameter_t, value: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(value) && hostByteLength(value)! >= 1) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuFileGetParameterBool', 'value', value, 1, 1);
   return (cuFileGetParameterBool$ ??= binder.native('cuFileGetParameterBool'))(param, value);
@@ -165,7 +165,7 @@ let cuFileGetParameterMinMaxValue$: NativeFunction | undefined;
  * @param min_value `size_t *`, out: a typed array of one element
  * @param max_value `size_t *`, out: a typed array of one element
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterMinMaxValue(param: T.CUFileSizeTConfigParameter_t, min_value: T.Pointer, max_value: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(min_value) && hostByteLength(min_value)! >= 8 && (((min_value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (min_value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof min_value === 'number' && min_value >= 0 && Number.isSafeInteger(min_value)) && min_value !== null) rawCovers('cuFileGetParameterMinMaxValue', 'min_value', min_value, 8, 8);
   if (!(ArrayBuffer.isView(max_value) && hostByteLength(max_value)! >= 8 && (((max_value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (max_value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof max_value === 'number' && max_value >= 0 && Number.isSafeInteger(max_value)) && max_value !== null) rawCovers('cuFileGetParameterMinMaxValue', 'max_value', max_value, 8, 8);
@@ -177,7 +177,7 @@ let cuFileGetParameterPosixPoolSlabArray$: NativeFunction | undefined;
  * @param count_values `size_t *`, array, `len` long
  * @param len `int`, length of `size_values`, `count_values`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterPosixPoolSlabArray(size_values: T.Pointer, count_values: T.Pointer, len: number): T.CUfileError {
   if (!(ArrayBuffer.isView(size_values) && hostByteLength(size_values)! >= 8 && (((size_values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (size_values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof size_values === 'number' && size_values >= 0 && Number.isSafeInteger(size_values)) && size_values !== null) rawCovers('cuFileGetParameterPosixPoolSlabArray', 'size_values', size_values, 8, 8);
   if (!(ArrayBuffer.isView(count_values) && hostByteLength(count_values)! >= 8 && (((count_values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count_values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof count_values === 'number' && count_values >= 0 && Number.isSafeInteger(count_values)) && count_values !== null) rawCovers('cuFileGetParameterPosixPoolSlabArray', 'count_values', count_values, 8, 8);
@@ -188,7 +188,7 @@ let cuFileGetParameterSizeT$: NativeFunction | undefined;
  * @param param `CUFileSizeTConfigParameter_t`
  * @param value `size_t *`, out: a typed array of one element
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, value: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(value) && hostByteLength(value)! >= 8 && (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) && value !== null) rawCovers('cuFileGetParameterSizeT', 'value', value, 8, 8);
   return (cuFileGetParameterSizeT$ ??= binder.native('cuFileGetParameterSizeT'))(param, value);
@@ -199,7 +199,7 @@ let cuFileGetParameterString$: NativeFunction | undefined;
  * @param desc_str `char *`, out: a char buffer of `len` bytes
  * @param len `int`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterString(param: T.CUFileStringConfigParameter_t, desc_str: T.Pointer, len: number): T.CUfileError {
   if (!ArrayBuffer.isView(desc_str) && !(typeof desc_str === 'number' && desc_str >= 0 && Number.isSafeInteger(desc_str)) && desc_str !== null) rawCovers('cuFileGetParameterString', 'desc_str', desc_str, 0, 1);
   return (cuFileGetParameterString$ ??= binder.native('cuFileGetParameterString'))(param, desc_str, len);
@@ -208,7 +208,7 @@ let cuFileGetStatsL1$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetStatsL1(CUfileStatsLevel1_t *stats)` · cufile.h · CUDA 13.0
  * @param stats `CUfileStatsLevel1_t *`, out: bytes of a `CUfileStatsLevel1`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetStatsL1(stats: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(stats) && hostByteLength(stats)! >= 512) && !(typeof stats === 'number' && stats >= 0 && Number.isSafeInteger(stats)) && stats !== null) rawCovers('cuFileGetStatsL1', 'stats', stats, 512, 1);
   return (cuFileGetStatsL1$ ??= binder.native('cuFileGetStatsL1'))(stats);
@@ -217,7 +217,7 @@ let cuFileGetStatsL2$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetStatsL2(CUfileStatsLevel2_t *stats)` · cufile.h · CUDA 13.0
  * @param stats `CUfileStatsLevel2_t *`, out: bytes of a `CUfileStatsLevel2`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetStatsL2(stats: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(stats) && hostByteLength(stats)! >= 1024) && !(typeof stats === 'number' && stats >= 0 && Number.isSafeInteger(stats)) && stats !== null) rawCovers('cuFileGetStatsL2', 'stats', stats, 1024, 1);
   return (cuFileGetStatsL2$ ??= binder.native('cuFileGetStatsL2'))(stats);
@@ -226,7 +226,7 @@ let cuFileGetStatsL3$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetStatsL3(CUfileStatsLevel3_t *stats)` · cufile.h · CUDA 13.0
  * @param stats `CUfileStatsLevel3_t *`, out: bytes of a `CUfileStatsLevel3`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetStatsL3(stats: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(stats) && hostByteLength(stats)! >= 5000) && !(typeof stats === 'number' && stats >= 0 && Number.isSafeInteger(stats)) && stats !== null) rawCovers('cuFileGetStatsL3', 'stats', stats, 5000, 1);
   return (cuFileGetStatsL3$ ??= binder.native('cuFileGetStatsL3'))(stats);
@@ -235,7 +235,7 @@ let cuFileGetStatsLevel$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetStatsLevel(int *level)` · cufile.h · CUDA 13.0
  * @param level `int *`, out: a typed array of one element
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetStatsLevel(level: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(level) && hostByteLength(level)! >= 4 && (((level as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (level as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof level === 'number' && level >= 0 && Number.isSafeInteger(level)) && level !== null) rawCovers('cuFileGetStatsLevel', 'level', level, 4, 4);
   return (cuFileGetStatsLevel$ ??= binder.native('cuFileGetStatsLevel'))(level);
@@ -244,7 +244,7 @@ let cuFileGetVersion$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 13.0
  * @param version `int *`, out: a typed array of one element
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetVersion(version: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(version) && hostByteLength(version)! >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('cuFileGetVersion', 'version', version, 4, 4);
   return (cuFileGetVersion$ ??= binder.native('cuFileGetVersion'))(version);
@@ -253,7 +253,7 @@ let cuFileHandleDeregister$: NativeFunction | undefined;
 /** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 13.0
  * @param fh `CUfileHandle_t`
  * @returns nothing (`void`).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileHandleDeregister(fh: T.Pointer): void {
   if (!ArrayBuffer.isView(fh) && !(typeof fh === 'number' && fh >= 0 && Number.isSafeInteger(fh)) && fh !== null) rawCovers('cuFileHandleDeregister', 'fh', fh, 0, 1);
   return (cuFileHandleDeregister$ ??= binder.native('cuFileHandleDeregister'))(fh);
@@ -263,7 +263,7 @@ let cuFileHandleRegister$: NativeFunction | undefined;
  * @param fh `CUfileHandle_t *`, out: a typed array of one element
  * @param descr `CUfileDescr_t *`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileHandleRegister(fh: T.Pointer, descr: T.Pointer): T.CUfileError {
   if (!(ArrayBuffer.isView(fh) && hostByteLength(fh)! >= 8 && (((fh as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (fh as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof fh === 'number' && fh >= 0 && Number.isSafeInteger(fh)) && fh !== null) rawCovers('cuFileHandleRegister', 'fh', fh, 8, 8);
   if (!(ArrayBuffer.isView(descr) && hostByteLength(descr)! >= 24) && !(typeof descr === 'number' && descr >= 0 && Number.isSafeInteger(descr)) && descr !== null) rawCovers('cuFileHandleRegister', 'descr', descr, 24, 1);
@@ -277,7 +277,7 @@ let cuFileRead$: NativeFunction | undefined;
  * @param file_offset `off_t`
  * @param bufPtr_offset `off_t`
  * @returns `ssize_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileRead(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
   if (!ArrayBuffer.isView(fh) && !(typeof fh === 'number' && fh >= 0 && Number.isSafeInteger(fh)) && fh !== null) rawCovers('cuFileRead', 'fh', fh, 0, 1);
   if (!ArrayBuffer.isView(bufPtr_base) && !(typeof bufPtr_base === 'number' && bufPtr_base >= 0 && Number.isSafeInteger(bufPtr_base)) && bufPtr_base !== null) rawCovers('cuFileRead', 'bufPtr_base', bufPtr_base, 0, 1);
@@ -293,7 +293,7 @@ let cuFileReadAsync$: NativeFunction | undefined;
  * @param bytes_read_p `ssize_t *`
  * @param stream `CUstream`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_read_p: T.Pointer, stream: T.CUstream): T.CUfileError {
   if (!ArrayBuffer.isView(fh) && !(typeof fh === 'number' && fh >= 0 && Number.isSafeInteger(fh)) && fh !== null) rawCovers('cuFileReadAsync', 'fh', fh, 0, 1);
   if (!ArrayBuffer.isView(bufPtr_base) && !(typeof bufPtr_base === 'number' && bufPtr_base >= 0 && Number.isSafeInteger(bufPtr_base)) && bufPtr_base !== null) rawCovers('cuFileReadAsync', 'bufPtr_base', bufPtr_base, 0, 1);
@@ -308,7 +308,7 @@ let cuFileSetParameterBool$: NativeFunction | undefined;
  * @param param `CUFileBoolConfigParameter_t`
  * @param value `_Bool`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetParameterBool(param: T.CUFileBoolConfigParameter_t, value: boolean): T.CUfileError {
   return (cuFileSetParameterBool$ ??= binder.native('cuFileSetParameterBool'))(param, value);
 }
@@ -318,7 +318,7 @@ let cuFileSetParameterPosixPoolSlabArray$: NativeFunction | undefined;
  * @param count_values `const size_t *`, array, `len` long
  * @param len `int`, length of `size_values`, `count_values`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetParameterPosixPoolSlabArray(size_values: T.Pointer, count_values: T.Pointer, len: number): T.CUfileError {
   if (!ArrayBuffer.isView(size_values) && !(typeof size_values === 'number' && size_values >= 0 && Number.isSafeInteger(size_values)) && size_values !== null) rawCovers('cuFileSetParameterPosixPoolSlabArray', 'size_values', size_values, 0, 1);
   if (!ArrayBuffer.isView(count_values) && !(typeof count_values === 'number' && count_values >= 0 && Number.isSafeInteger(count_values)) && count_values !== null) rawCovers('cuFileSetParameterPosixPoolSlabArray', 'count_values', count_values, 0, 1);
@@ -329,7 +329,7 @@ let cuFileSetParameterSizeT$: NativeFunction | undefined;
  * @param param `CUFileSizeTConfigParameter_t`
  * @param value `size_t`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, value: T.Int64): T.CUfileError {
   return (cuFileSetParameterSizeT$ ??= binder.native('cuFileSetParameterSizeT'))(param, value);
 }
@@ -338,7 +338,7 @@ let cuFileSetParameterString$: NativeFunction | undefined;
  * @param param `CUFileStringConfigParameter_t`
  * @param desc_str `const char *`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetParameterString(param: T.CUFileStringConfigParameter_t, desc_str: string | T.Pointer): T.CUfileError {
   if (typeof desc_str === 'string' && desc_str.includes('\0')) cstringArg('cuFileSetParameterString', 'desc_str', desc_str, true);
   return (cuFileSetParameterString$ ??= binder.native('cuFileSetParameterString'))(param, desc_str);
@@ -347,28 +347,28 @@ let cuFileSetStatsLevel$: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetStatsLevel(int level)` · cufile.h · CUDA 13.0
  * @param level `int`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetStatsLevel(level: number): T.CUfileError {
   return (cuFileSetStatsLevel$ ??= binder.native('cuFileSetStatsLevel'))(level);
 }
 let cuFileStatsReset$: NativeFunction | undefined;
 /** `CUfileError_t cuFileStatsReset(void)` · cufile.h · CUDA 13.0
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStatsReset(): T.CUfileError {
   return (cuFileStatsReset$ ??= binder.native('cuFileStatsReset'))();
 }
 let cuFileStatsStart$: NativeFunction | undefined;
 /** `CUfileError_t cuFileStatsStart(void)` · cufile.h · CUDA 13.0
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStatsStart(): T.CUfileError {
   return (cuFileStatsStart$ ??= binder.native('cuFileStatsStart'))();
 }
 let cuFileStatsStop$: NativeFunction | undefined;
 /** `CUfileError_t cuFileStatsStop(void)` · cufile.h · CUDA 13.0
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStatsStop(): T.CUfileError {
   return (cuFileStatsStop$ ??= binder.native('cuFileStatsStop'))();
 }
@@ -376,7 +376,7 @@ let cuFileStreamDeregister$: NativeFunction | undefined;
 /** `CUfileError_t cuFileStreamDeregister(CUstream stream)` · cufile.h · CUDA 13.0
  * @param stream `CUstream`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStreamDeregister(stream: T.CUstream): T.CUfileError {
   return (cuFileStreamDeregister$ ??= binder.native('cuFileStreamDeregister'))(stream);
 }
@@ -385,14 +385,14 @@ let cuFileStreamRegister$: NativeFunction | undefined;
  * @param stream `CUstream`
  * @param flags `unsigned int`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStreamRegister(stream: T.CUstream, flags: number): T.CUfileError {
   return (cuFileStreamRegister$ ??= binder.native('cuFileStreamRegister'))(stream, flags);
 }
 let cuFileUseCount$: NativeFunction | undefined;
 /** `long cuFileUseCount(void)` · cufile.h · CUDA 13.0
  * @returns `long`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileUseCount(): number | bigint {
   return (cuFileUseCount$ ??= binder.native('cuFileUseCount'))();
 }
@@ -404,7 +404,7 @@ let cuFileWrite$: NativeFunction | undefined;
  * @param file_offset `off_t`
  * @param bufPtr_offset `off_t`
  * @returns `ssize_t`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileWrite(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
   if (!ArrayBuffer.isView(fh) && !(typeof fh === 'number' && fh >= 0 && Number.isSafeInteger(fh)) && fh !== null) rawCovers('cuFileWrite', 'fh', fh, 0, 1);
   if (!ArrayBuffer.isView(bufPtr_base) && !(typeof bufPtr_base === 'number' && bufPtr_base >= 0 && Number.isSafeInteger(bufPtr_base)) && bufPtr_base !== null) rawCovers('cuFileWrite', 'bufPtr_base', bufPtr_base, 0, 1);
@@ -420,7 +420,7 @@ let cuFileWriteAsync$: NativeFunction | undefined;
  * @param bytes_written_p `ssize_t *`
  * @param stream `CUstream`
  * @returns the `CUfileError_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileWriteAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_written_p: T.Pointer, stream: T.CUstream): T.CUfileError {
   if (!ArrayBuffer.isView(fh) && !(typeof fh === 'number' && fh >= 0 && Number.isSafeInteger(fh)) && fh !== null) rawCovers('cuFileWriteAsync', 'fh', fh, 0, 1);
   if (!ArrayBuffer.isView(bufPtr_base) && !(typeof bufPtr_base === 'number' && bufPtr_base >= 0 && Number.isSafeInteger(bufPtr_base)) && bufPtr_base !== null) rawCovers('cuFileWriteAsync', 'bufPtr_base', bufPtr_base, 0, 1);

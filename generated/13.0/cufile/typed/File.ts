@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let cuFileBatchIOCancel$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIOCancel(batch_idp: T.Pointer): void {
   pointerArg('cuFileBatchIOCancel', 'batch_idp', batch_idp, true);
   const status = ((cuFileBatchIOCancel$c ??= binder.native('cuFileBatchIOCancel'))(batch_idp) as { err: number }).err;
@@ -21,7 +21,7 @@ let cuFileBatchIODestroy$c: NativeFunction | undefined;
 /** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0
  * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
  * @returns `void`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
   pointerArg('cuFileBatchIODestroy', 'batch_idp', batch_idp, true);
   const result = (cuFileBatchIODestroy$c ??= binder.native('cuFileBatchIODestroy'))(batch_idp);
@@ -32,7 +32,7 @@ let cuFileBatchIOGetStatus$: typeof cuFileBatchIOGetStatus | undefined;
  * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
  * @param min_nr in `unsigned int`.
  * @returns `{ nr, iocbp, timeout }`: `nr`: out `unsigned int *`; `iocbp`: out `CUfileIOEvents`; `timeout`: out `timespec`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { nr: number; iocbp: T.CUfileIOEvents; timeout: T.timespec } {
   return (cuFileBatchIOGetStatus$ ??= bind$cuFileBatchIOGetStatus())(batch_idp, min_nr);
 }
@@ -56,7 +56,7 @@ let cuFileBatchIOSetUp$: typeof cuFileBatchIOSetUp | undefined;
 /** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param nr in `unsigned int`.
  * @returns the value of `batch_idp`: out `CUfileBatchHandle_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIOSetUp(nr: number): number {
   return (cuFileBatchIOSetUp$ ??= bind$cuFileBatchIOSetUp())(nr);
 }
@@ -83,7 +83,7 @@ let cuFileBatchIOSubmit$c: NativeFunction | undefined;
  * @param batch_idp in/out `CUfileBatchHandle_t`: address or host buffer.
  * @param iocbp in array of `struct CUfileIOParams`; its length is passed as `nr`.
  * @param flags in `unsigned int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUfileIOParams)[] | Uint8Array, flags: number): void {
   pointerArg('cuFileBatchIOSubmit', 'batch_idp', batch_idp, true);
   const iocbp$ = recordArrayArg('cuFileBatchIOSubmit', 'iocbp', records.CUfileIOParams(), iocbp, false);
@@ -95,7 +95,7 @@ export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUf
 let cuFileBufDeregister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBufDeregister(const void *bufPtr_base)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param bufPtr_base in `const void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBufDeregister(bufPtr_base: T.Pointer): void {
   pointerArg('cuFileBufDeregister', 'bufPtr_base', bufPtr_base, true);
   const status = ((cuFileBufDeregister$c ??= binder.native('cuFileBufDeregister'))(bufPtr_base) as { err: number }).err;
@@ -106,7 +106,7 @@ let cuFileBufRegister$c: NativeFunction | undefined;
  * @param bufPtr_base in `const void *`: address or host buffer.
  * @param length in `size_t`.
  * @param flags in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags: number): void {
   pointerArg('cuFileBufRegister', 'bufPtr_base', bufPtr_base, true);
   if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || Math.floor(length) !== length) int64Arg('cuFileBufRegister', 'length', length, false);
@@ -116,7 +116,7 @@ export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags
 }
 let cuFileDriverClose$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverClose_v2(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverClose(): void {
   const status = ((cuFileDriverClose$c ??= binder.native('cuFileDriverClose'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverClose', status);
@@ -124,7 +124,7 @@ export function cuFileDriverClose(): void {
 let cuFileDriverGetProperties$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param props in/out `CUfileDrvProps_t *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverGetProperties(props: T.Pointer): void {
   pointerArg('cuFileDriverGetProperties', 'props', props, true);
   const status = ((cuFileDriverGetProperties$c ??= binder.native('cuFileDriverGetProperties'))(props) as { err: number }).err;
@@ -132,7 +132,7 @@ export function cuFileDriverGetProperties(props: T.Pointer): void {
 }
 let cuFileDriverOpen$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverOpen(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverOpen(): void {
   const status = ((cuFileDriverOpen$c ??= binder.native('cuFileDriverOpen'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverOpen', status);
@@ -140,7 +140,7 @@ export function cuFileDriverOpen(): void {
 let cuFileDriverSetMaxCacheSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param max_cache_size in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
   if (typeof max_cache_size !== 'number' || !(max_cache_size >= 0 && max_cache_size <= 9007199254740991) || Math.floor(max_cache_size) !== max_cache_size) int64Arg('cuFileDriverSetMaxCacheSize', 'max_cache_size', max_cache_size, false);
   const status = ((cuFileDriverSetMaxCacheSize$c ??= binder.native('cuFileDriverSetMaxCacheSize'))(max_cache_size) as { err: number }).err;
@@ -149,7 +149,7 @@ export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
 let cuFileDriverSetMaxDirectIOSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param max_direct_io_size in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): void {
   if (typeof max_direct_io_size !== 'number' || !(max_direct_io_size >= 0 && max_direct_io_size <= 9007199254740991) || Math.floor(max_direct_io_size) !== max_direct_io_size) int64Arg('cuFileDriverSetMaxDirectIOSize', 'max_direct_io_size', max_direct_io_size, false);
   const status = ((cuFileDriverSetMaxDirectIOSize$c ??= binder.native('cuFileDriverSetMaxDirectIOSize'))(max_direct_io_size) as { err: number }).err;
@@ -158,7 +158,7 @@ export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): voi
 let cuFileDriverSetMaxPinnedMemSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param max_pinned_size in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void {
   if (typeof max_pinned_size !== 'number' || !(max_pinned_size >= 0 && max_pinned_size <= 9007199254740991) || Math.floor(max_pinned_size) !== max_pinned_size) int64Arg('cuFileDriverSetMaxPinnedMemSize', 'max_pinned_size', max_pinned_size, false);
   const status = ((cuFileDriverSetMaxPinnedMemSize$c ??= binder.native('cuFileDriverSetMaxPinnedMemSize'))(max_pinned_size) as { err: number }).err;
@@ -168,7 +168,7 @@ let cuFileDriverSetPollMode$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param poll in `_Bool`.
  * @param poll_threshold_size in `size_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.Int64): void {
   if (typeof poll !== 'boolean') throw argError('cuFileDriverSetPollMode', 'poll', 'a boolean', poll);
   if (typeof poll_threshold_size !== 'number' || !(poll_threshold_size >= 0 && poll_threshold_size <= 9007199254740991) || Math.floor(poll_threshold_size) !== poll_threshold_size) int64Arg('cuFileDriverSetPollMode', 'poll_threshold_size', poll_threshold_size, false);
@@ -179,7 +179,7 @@ let cuFileGetBARSizeInKB$: typeof cuFileGetBARSizeInKB | undefined;
 /** `CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuIndex in `int`.
  * @returns the value of `barSize`: out `size_t *`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetBARSizeInKB(gpuIndex: number): number {
   return (cuFileGetBARSizeInKB$ ??= bind$cuFileGetBARSizeInKB())(gpuIndex);
 }
@@ -205,7 +205,7 @@ let cuFileGetParameterBool$: typeof cuFileGetParameterBool | undefined;
 /** `CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, _Bool *value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param param in `CUFileBoolConfigParameter_t`.
  * @returns the value of `value`: out `_Bool *`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterBool(param: T.CUFileBoolConfigParameter_t): boolean {
   return (cuFileGetParameterBool$ ??= bind$cuFileGetParameterBool())(param);
 }
@@ -226,7 +226,7 @@ let cuFileGetParameterMinMaxValue$: typeof cuFileGetParameterMinMaxValue | undef
 /** `CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param param in `CUFileSizeTConfigParameter_t`.
  * @returns `{ min_value, max_value }`: `min_value`: out `size_t *`; `max_value`: out `size_t *`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterMinMaxValue(param: T.CUFileSizeTConfigParameter_t): { min_value: number; max_value: number } {
   return (cuFileGetParameterMinMaxValue$ ??= bind$cuFileGetParameterMinMaxValue())(param);
 }
@@ -248,7 +248,7 @@ let cuFileGetParameterPosixPoolSlabArray$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterPosixPoolSlabArray(size_t *size_values, size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param size_values in array of `size_t`; its length is passed as `len`.
  * @param count_values in array of `size_t`; its length is passed as `len`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterPosixPoolSlabArray(size_values: readonly (T.Int64)[] | BigUint64Array, count_values: readonly (T.Int64)[] | BigUint64Array): void {
   const size_values$ = scalarArrayArg('cuFileGetParameterPosixPoolSlabArray', 'size_values', 'u64', size_values, false);
   const count_values$ = scalarArrayArg('cuFileGetParameterPosixPoolSlabArray', 'count_values', 'u64', count_values, false);
@@ -260,7 +260,7 @@ let cuFileGetParameterSizeT$: typeof cuFileGetParameterSizeT | undefined;
 /** `CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param param in `CUFileSizeTConfigParameter_t`.
  * @returns the value of `value`: out `size_t *`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterSizeT(param: T.CUFileSizeTConfigParameter_t): number {
   return (cuFileGetParameterSizeT$ ??= bind$cuFileGetParameterSizeT())(param);
 }
@@ -287,7 +287,7 @@ let cuFileGetParameterString$c: NativeFunction | undefined;
  * @param param in `CUFileStringConfigParameter_t`.
  * @param len in `int`: capacity of `desc_str` in bytes.
  * @returns the value of `desc_str`: out text (`char *`, length `len`).
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetParameterString(param: T.CUFileStringConfigParameter_t, len: number): string {
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterString', 'param', 'i32', param);
   if (typeof len !== 'number' || (len | 0) !== len) throw intError('cuFileGetParameterString', 'len', 'i32', len);
@@ -299,7 +299,7 @@ export function cuFileGetParameterString(param: T.CUFileStringConfigParameter_t,
 let cuFileGetStatsL1$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetStatsL1(CUfileStatsLevel1_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `stats`: out `CUfileStatsLevel1`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetStatsL1(): T.CUfileStatsLevel1 {
   const stats$ = new Uint8Array(512);
   const status = ((cuFileGetStatsL1$c ??= binder.native('cuFileGetStatsL1'))(stats$) as { err: number }).err;
@@ -309,7 +309,7 @@ export function cuFileGetStatsL1(): T.CUfileStatsLevel1 {
 let cuFileGetStatsL2$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetStatsL2(CUfileStatsLevel2_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `stats`: out `CUfileStatsLevel2`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetStatsL2(): T.CUfileStatsLevel2 {
   const stats$ = new Uint8Array(1024);
   const status = ((cuFileGetStatsL2$c ??= binder.native('cuFileGetStatsL2'))(stats$) as { err: number }).err;
@@ -319,7 +319,7 @@ export function cuFileGetStatsL2(): T.CUfileStatsLevel2 {
 let cuFileGetStatsL3$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetStatsL3(CUfileStatsLevel3_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `stats`: out `CUfileStatsLevel3`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetStatsL3(): T.CUfileStatsLevel3 {
   const stats$ = new Uint8Array(5000);
   const status = ((cuFileGetStatsL3$c ??= binder.native('cuFileGetStatsL3'))(stats$) as { err: number }).err;
@@ -329,7 +329,7 @@ export function cuFileGetStatsL3(): T.CUfileStatsLevel3 {
 let cuFileGetStatsLevel$: typeof cuFileGetStatsLevel | undefined;
 /** `CUfileError_t cuFileGetStatsLevel(int *level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `level`: out `int *`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetStatsLevel(): number {
   return (cuFileGetStatsLevel$ ??= bind$cuFileGetStatsLevel())();
 }
@@ -348,7 +348,7 @@ function bind$cuFileGetStatsLevel(): typeof cuFileGetStatsLevel {
 let cuFileGetVersion$: typeof cuFileGetVersion | undefined;
 /** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileGetVersion(): number {
   return (cuFileGetVersion$ ??= bind$cuFileGetVersion())();
 }
@@ -368,7 +368,7 @@ let cuFileHandleDeregister$c: NativeFunction | undefined;
 /** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 13.0
  * @param fh in/out `CUfileHandle_t`: address or host buffer.
  * @returns `void`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileHandleDeregister(fh: T.Pointer): void {
   pointerArg('cuFileHandleDeregister', 'fh', fh, true);
   const result = (cuFileHandleDeregister$c ??= binder.native('cuFileHandleDeregister'))(fh);
@@ -378,7 +378,7 @@ let cuFileHandleRegister$: typeof cuFileHandleRegister | undefined;
 /** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param descr in `CUfileDescr_t *`: a `CUfileDescr_t` object or its bytes.
  * @returns the value of `fh`: out `CUfileHandle_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileHandleRegister(descr: T.CUfileDescr_t | Uint8Array): number {
   return (cuFileHandleRegister$ ??= bind$cuFileHandleRegister())(descr);
 }
@@ -408,7 +408,7 @@ let cuFileRead$c: NativeFunction | undefined;
  * @param file_offset in `off_t`.
  * @param bufPtr_offset in `off_t`.
  * @returns `ssize_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileRead(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileRead', 'fh', fh, false);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileRead', 'size', size, false);
@@ -428,7 +428,7 @@ let cuFileReadAsync$c: NativeFunction | undefined;
  * @param bufPtr_offset_p in/out `off_t *`: address or host buffer, kept by the library after the call.
  * @param bytes_read_p in/out `ssize_t *`: address or host buffer, kept by the library after the call.
  * @param stream in `CUstream`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_read_p: T.Pointer, stream: T.CUstream | null): void {
   pointerArg('cuFileReadAsync', 'fh', fh, true);
   pointerArg('cuFileReadAsync', 'bufPtr_base', bufPtr_base, true);
@@ -444,7 +444,7 @@ let cuFileSetParameterBool$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetParameterBool(CUFileBoolConfigParameter_t param, _Bool value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param param in `CUFileBoolConfigParameter_t`.
  * @param value in `_Bool`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetParameterBool(param: T.CUFileBoolConfigParameter_t, value: boolean): void {
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterBool', 'param', 'i32', param);
   if (typeof value !== 'boolean') throw argError('cuFileSetParameterBool', 'value', 'a boolean', value);
@@ -455,7 +455,7 @@ let cuFileSetParameterPosixPoolSlabArray$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetParameterPosixPoolSlabArray(const size_t *size_values, const size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param size_values in array of `size_t`; its length is passed as `len`.
  * @param count_values in array of `size_t`; its length is passed as `len`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetParameterPosixPoolSlabArray(size_values: readonly (T.Int64)[] | BigUint64Array, count_values: readonly (T.Int64)[] | BigUint64Array): void {
   const size_values$ = scalarArrayArg('cuFileSetParameterPosixPoolSlabArray', 'size_values', 'u64', size_values, false);
   const count_values$ = scalarArrayArg('cuFileSetParameterPosixPoolSlabArray', 'count_values', 'u64', count_values, false);
@@ -467,7 +467,7 @@ let cuFileSetParameterSizeT$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param param in `CUFileSizeTConfigParameter_t`.
  * @param value in `size_t`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, value: T.Int64): void {
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterSizeT', 'param', 'i32', param);
   if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuFileSetParameterSizeT', 'value', value, false);
@@ -478,7 +478,7 @@ let cuFileSetParameterString$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetParameterString(CUFileStringConfigParameter_t param, const char *desc_str)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param param in `CUFileStringConfigParameter_t`.
  * @param desc_str in string (`const char *`).
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetParameterString(param: T.CUFileStringConfigParameter_t, desc_str: string): void {
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterString', 'param', 'i32', param);
   if (typeof desc_str === 'string' ? desc_str.includes('\0') : true) cstringArg('cuFileSetParameterString', 'desc_str', desc_str, false);
@@ -488,7 +488,7 @@ export function cuFileSetParameterString(param: T.CUFileStringConfigParameter_t,
 let cuFileSetStatsLevel$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileSetStatsLevel(int level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param level in `int`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileSetStatsLevel(level: number): void {
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('cuFileSetStatsLevel', 'level', 'i32', level);
   const status = ((cuFileSetStatsLevel$c ??= binder.native('cuFileSetStatsLevel'))(level) as { err: number }).err;
@@ -496,21 +496,21 @@ export function cuFileSetStatsLevel(level: number): void {
 }
 let cuFileStatsReset$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileStatsReset(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStatsReset(): void {
   const status = ((cuFileStatsReset$c ??= binder.native('cuFileStatsReset'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileStatsReset', status);
 }
 let cuFileStatsStart$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileStatsStart(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStatsStart(): void {
   const status = ((cuFileStatsStart$c ??= binder.native('cuFileStatsStart'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileStatsStart', status);
 }
 let cuFileStatsStop$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileStatsStop(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStatsStop(): void {
   const status = ((cuFileStatsStop$c ??= binder.native('cuFileStatsStop'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileStatsStop', status);
@@ -518,7 +518,7 @@ export function cuFileStatsStop(): void {
 let cuFileStreamDeregister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileStreamDeregister(CUstream stream)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `CUstream`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStreamDeregister(stream: T.CUstream | null): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuFileStreamDeregister', 'stream', stream, true) as typeof stream;
   const status = ((cuFileStreamDeregister$c ??= binder.native('cuFileStreamDeregister'))(stream) as { err: number }).err;
@@ -528,7 +528,7 @@ let cuFileStreamRegister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileStreamRegister(CUstream stream, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `CUstream`.
  * @param flags in `unsigned int`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileStreamRegister(stream: T.CUstream | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuFileStreamRegister', 'stream', stream, true) as typeof stream;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuFileStreamRegister', 'flags', 'u32', flags);
@@ -538,7 +538,7 @@ export function cuFileStreamRegister(stream: T.CUstream | null, flags: number): 
 let cuFileUseCount$c: NativeFunction | undefined;
 /** `long cuFileUseCount(void)` · cufile.h · CUDA 13.0
  * @returns `long`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileUseCount(): number | bigint {
   const result = (cuFileUseCount$c ??= binder.native('cuFileUseCount'))();
   return result;
@@ -551,7 +551,7 @@ let cuFileWrite$c: NativeFunction | undefined;
  * @param file_offset in `off_t`.
  * @param bufPtr_offset in `off_t`.
  * @returns `ssize_t`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileWrite(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileWrite', 'fh', fh, false);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileWrite', 'size', size, false);
@@ -571,7 +571,7 @@ let cuFileWriteAsync$c: NativeFunction | undefined;
  * @param bufPtr_offset_p in/out `off_t *`: address or host buffer, kept by the library after the call.
  * @param bytes_written_p in/out `ssize_t *`: address or host buffer, kept by the library after the call.
  * @param stream in `CUstream`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html). */
 export function cuFileWriteAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_written_p: T.Pointer, stream: T.CUstream | null): void {
   pointerArg('cuFileWriteAsync', 'fh', fh, true);
   pointerArg('cuFileWriteAsync', 'bufPtr_base', bufPtr_base, true);

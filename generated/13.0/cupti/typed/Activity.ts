@@ -12,7 +12,7 @@ let cuptiActivityConfigurePCSampling$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
  * @param config in `CUpti_ActivityPCSamplingConfig *`: a `CUpti_ActivityPCSamplingConfig` object or its bytes.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext | null, config: T.CUpti_ActivityPCSamplingConfig | Uint8Array): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuptiActivityConfigurePCSampling', 'ctx', ctx, true) as typeof ctx;
   const config$ = recordArg('cuptiActivityConfigurePCSampling', 'config', records.CUpti_ActivityPCSamplingConfig(), config, false);
@@ -23,7 +23,7 @@ let cuptiActivityConfigureUnifiedMemoryCounter$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param count in `uint32_t`.
  * @returns the value of `config`: out `CUpti_ActivityUnifiedMemoryCounterConfig`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUpti_ActivityUnifiedMemoryCounterConfig {
   const config$ = new Uint8Array(16);
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuptiActivityConfigureUnifiedMemoryCounter', 'count', 'u32', count);
@@ -34,7 +34,7 @@ export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUp
 let cuptiActivityDisable$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ActivityKind`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityDisable(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityDisable', 'kind', 'i32', kind);
   const status = (cuptiActivityDisable$c ??= binder.native('cuptiActivityDisable'))(kind);
@@ -44,7 +44,7 @@ let cuptiActivityDisableContext$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param kind in `CUpti_ActivityKind`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityDisableContext', 'context', context, true) as typeof context;
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityDisableContext', 'kind', 'i32', kind);
@@ -54,7 +54,7 @@ export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T
 let cuptiActivityEnable$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ActivityKind`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnable', 'kind', 'i32', kind);
   const status = (cuptiActivityEnable$c ??= binder.native('cuptiActivityEnable'))(kind);
@@ -63,7 +63,7 @@ export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): void {
 let cuptiActivityEnableAllSyncRecords$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableAllSyncRecords(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableAllSyncRecords', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableAllSyncRecords$c ??= binder.native('cuptiActivityEnableAllSyncRecords'))(enable);
@@ -72,7 +72,7 @@ export function cuptiActivityEnableAllSyncRecords(enable: number): void {
 let cuptiActivityEnableAllocationSource$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableAllocationSource(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableAllocationSource(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableAllocationSource', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableAllocationSource$c ??= binder.native('cuptiActivityEnableAllocationSource'))(enable);
@@ -81,7 +81,7 @@ export function cuptiActivityEnableAllocationSource(enable: number): void {
 let cuptiActivityEnableAndDump$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ActivityKind`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableAndDump(kind: T.CUpti_ActivityKind): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnableAndDump', 'kind', 'i32', kind);
   const status = (cuptiActivityEnableAndDump$c ??= binder.native('cuptiActivityEnableAndDump'))(kind);
@@ -91,7 +91,7 @@ let cuptiActivityEnableContext$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param kind in `CUpti_ActivityKind`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityEnableContext', 'context', context, true) as typeof context;
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnableContext', 'kind', 'i32', kind);
@@ -101,7 +101,7 @@ export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.
 let cuptiActivityEnableCudaEventDeviceTimestamps$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableCudaEventDeviceTimestamps(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableCudaEventDeviceTimestamps', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableCudaEventDeviceTimestamps$c ??= binder.native('cuptiActivityEnableCudaEventDeviceTimestamps'))(enable);
@@ -110,7 +110,7 @@ export function cuptiActivityEnableCudaEventDeviceTimestamps(enable: number): vo
 let cuptiActivityEnableDeviceGraph$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableDeviceGraph(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableDeviceGraph(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableDeviceGraph', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableDeviceGraph$c ??= binder.native('cuptiActivityEnableDeviceGraph'))(enable);
@@ -120,7 +120,7 @@ let cuptiActivityEnableDriverApi$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param cbid in `CUpti_CallbackId`.
  * @param enable in `uint8_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableDriverApi(cbid: number, enable: number): void {
   if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiActivityEnableDriverApi', 'cbid', 'u32', cbid);
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableDriverApi', 'enable', 'u8', enable);
@@ -130,7 +130,7 @@ export function cuptiActivityEnableDriverApi(cbid: number, enable: number): void
 let cuptiActivityEnableHWTrace$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableHWTrace(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
- * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 13.0. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableHWTrace(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableHWTrace', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableHWTrace$c ??= binder.native('cuptiActivityEnableHWTrace'))(enable);
@@ -139,7 +139,7 @@ export function cuptiActivityEnableHWTrace(enable: number): void {
 let cuptiActivityEnableLatencyTimestamps$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableLatencyTimestamps(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableLatencyTimestamps', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableLatencyTimestamps$c ??= binder.native('cuptiActivityEnableLatencyTimestamps'))(enable);
@@ -148,7 +148,7 @@ export function cuptiActivityEnableLatencyTimestamps(enable: number): void {
 let cuptiActivityEnableLaunchAttributes$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param enable in `uint8_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableLaunchAttributes(enable: number): void {
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableLaunchAttributes', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableLaunchAttributes$c ??= binder.native('cuptiActivityEnableLaunchAttributes'))(enable);
@@ -158,7 +158,7 @@ let cuptiActivityEnableRuntimeApi$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param cbid in `CUpti_CallbackId`.
  * @param enable in `uint8_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableRuntimeApi(cbid: number, enable: number): void {
   if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiActivityEnableRuntimeApi', 'cbid', 'u32', cbid);
   if (typeof enable !== 'number' || (enable & 0xff) !== enable) throw intError('cuptiActivityEnableRuntimeApi', 'enable', 'u8', enable);
@@ -170,7 +170,7 @@ let cuptiActivityFlush$c: NativeFunction | undefined;
  * @param context in `CUcontext`.
  * @param streamId in `uint32_t`.
  * @param flag in `uint32_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number, flag: number): void {
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityFlush', 'context', context, true) as typeof context;
   if (typeof streamId !== 'number' || (streamId >>> 0) !== streamId) throw intError('cuptiActivityFlush', 'streamId', 'u32', streamId);
@@ -181,7 +181,7 @@ export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number
 let cuptiActivityFlushAll$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param flag in `uint32_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityFlushAll(flag: number): void {
   if (typeof flag !== 'number' || (flag >>> 0) !== flag) throw intError('cuptiActivityFlushAll', 'flag', 'u32', flag);
   const status = (cuptiActivityFlushAll$c ??= binder.native('cuptiActivityFlushAll'))(flag);
@@ -190,7 +190,7 @@ export function cuptiActivityFlushAll(flag: number): void {
 let cuptiActivityFlushPeriod$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param time in `uint32_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityFlushPeriod(time: number): void {
   if (typeof time !== 'number' || (time >>> 0) !== time) throw intError('cuptiActivityFlushPeriod', 'time', 'u32', time);
   const status = (cuptiActivityFlushPeriod$c ??= binder.native('cuptiActivityFlushPeriod'))(time);
@@ -202,7 +202,7 @@ let cuptiActivityGetAttribute$: typeof cuptiActivityGetAttribute | undefined;
  * @param valueSize in/out `size_t *`: this value in, the call's value returned.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
   return (cuptiActivityGetAttribute$ ??= bind$cuptiActivityGetAttribute())(attr, valueSize, value);
 }
@@ -232,7 +232,7 @@ let cuptiActivityGetNextRecord$: typeof cuptiActivityGetNextRecord | undefined;
  * @param validBufferSizeBytes in `size_t`.
  * @param record in/out `CUpti_Activity **`: this value in, the call's value returned.
  * @returns the value of `record`: in/out `CUpti_Activity **`: this value in, the call's value returned.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityGetNextRecord(buffer: T.Pointer, validBufferSizeBytes: T.Int64, record: number | bigint): number {
   return (cuptiActivityGetNextRecord$ ??= bind$cuptiActivityGetNextRecord())(buffer, validBufferSizeBytes, record);
 }
@@ -261,7 +261,7 @@ let cuptiActivityGetNumDroppedRecords$: typeof cuptiActivityGetNumDroppedRecords
  * @param context in `CUcontext`.
  * @param streamId in `uint32_t`.
  * @returns the value of `dropped`: out `size_t *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext | null, streamId: number): number {
   return (cuptiActivityGetNumDroppedRecords$ ??= bind$cuptiActivityGetNumDroppedRecords())(context, streamId);
 }
@@ -288,7 +288,7 @@ let cuptiActivityPopExternalCorrelationId$: typeof cuptiActivityPopExternalCorre
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ExternalCorrelationKind`.
  * @returns the value of `lastId`: out `uint64_t *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind): bigint {
   return (cuptiActivityPopExternalCorrelationId$ ??= bind$cuptiActivityPopExternalCorrelationId())(kind);
 }
@@ -309,7 +309,7 @@ let cuptiActivityPushExternalCorrelationId$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ExternalCorrelationKind`.
  * @param id in `uint64_t`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityPushExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind, id: T.Int64): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityPushExternalCorrelationId', 'kind', 'i32', kind);
   if (typeof id !== 'number' || !(id >= 0 && id <= 9007199254740991) || Math.floor(id) !== id) int64Arg('cuptiActivityPushExternalCorrelationId', 'id', id, false);
@@ -320,7 +320,7 @@ let cuptiActivityRegisterCallbacks$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcBufferRequested` (callbacks.CUpti_BuffersCallbackRequestFunc), `funcBufferCompleted` (callbacks.CUpti_BuffersCallbackCompleteFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param funcBufferRequested in C callback `CUpti_BuffersCallbackRequestFunc`.
  * @param funcBufferCompleted in C callback `CUpti_BuffersCallbackCompleteFunc`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityRegisterCallbacks(funcBufferRequested: T.Pointer, funcBufferCompleted: T.Pointer): void {
   callbackArg('cuptiActivityRegisterCallbacks', 'funcBufferRequested', funcBufferRequested, true);
   callbackArg('cuptiActivityRegisterCallbacks', 'funcBufferCompleted', funcBufferCompleted, true);
@@ -330,7 +330,7 @@ export function cuptiActivityRegisterCallbacks(funcBufferRequested: T.Pointer, f
 let cuptiActivityRegisterTimestampCallback$c: NativeFunction | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcTimestamp` (callbacks.CUpti_TimestampCallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param funcTimestamp in C callback `CUpti_TimestampCallbackFunc`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer): void {
   callbackArg('cuptiActivityRegisterTimestampCallback', 'funcTimestamp', funcTimestamp, true);
   const status = (cuptiActivityRegisterTimestampCallback$c ??= binder.native('cuptiActivityRegisterTimestampCallback'))(funcTimestamp);
@@ -342,7 +342,7 @@ let cuptiActivitySetAttribute$: typeof cuptiActivitySetAttribute | undefined;
  * @param valueSize in/out `size_t *`: this value in, the call's value returned.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
   return (cuptiActivitySetAttribute$ ??= bind$cuptiActivitySetAttribute())(attr, valueSize, value);
 }

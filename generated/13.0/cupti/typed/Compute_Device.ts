@@ -13,7 +13,7 @@ let cuptiComputeCapabilitySupported$: typeof cuptiComputeCapabilitySupported | u
  * @param major in `int`.
  * @param minor in `int`.
  * @returns the value of `support`: out `int *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiComputeCapabilitySupported(major: number, minor: number): number {
   return (cuptiComputeCapabilitySupported$ ??= bind$cuptiComputeCapabilitySupported())(major, minor);
 }
@@ -37,7 +37,7 @@ let cuptiDeviceEnumEventDomains$: typeof cuptiDeviceEnumEventDomains | undefined
  * @param arraySizeBytes in/out `size_t *`: this value in, the call's value returned.
  * @param domainArray in/out `CUpti_EventDomainID *`: address or host buffer.
  * @returns the value of `arraySizeBytes`: in/out `size_t *`: this value in, the call's value returned.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceEnumEventDomains(device: number, arraySizeBytes: T.Int64, domainArray: T.Pointer): number {
   return (cuptiDeviceEnumEventDomains$ ??= bind$cuptiDeviceEnumEventDomains())(device, arraySizeBytes, domainArray);
 }
@@ -65,7 +65,7 @@ let cuptiDeviceEnumMetrics$: typeof cuptiDeviceEnumMetrics | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @returns the value of `metricArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
 export function cuptiDeviceEnumMetrics(device: number): Uint32Array {
   return (cuptiDeviceEnumMetrics$ ??= bind$cuptiDeviceEnumMetrics())(device);
 }
@@ -96,7 +96,7 @@ let cuptiDeviceGetAttribute$: typeof cuptiDeviceGetAttribute | undefined;
  * @param attrib in `CUpti_DeviceAttribute`.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceGetAttribute(device: number, attrib: T.CUpti_DeviceAttribute, value: T.Pointer): number {
   return (cuptiDeviceGetAttribute$ ??= bind$cuptiDeviceGetAttribute())(device, attrib, value);
 }
@@ -127,7 +127,7 @@ let cuptiDeviceGetEventDomainAttribute$: typeof cuptiDeviceGetEventDomainAttribu
  * @param attrib in `CUpti_EventDomainAttribute`.
  * @param value in/out `void *`: address or host buffer.
  * @returns the value of `valueSize`: out `size_t *`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceGetEventDomainAttribute(device: number, eventDomain: number, attrib: T.CUpti_EventDomainAttribute, value: T.Pointer): number {
   return (cuptiDeviceGetEventDomainAttribute$ ??= bind$cuptiDeviceGetEventDomainAttribute())(device, eventDomain, attrib, value);
 }
@@ -156,7 +156,7 @@ let cuptiDeviceGetNumEventDomains$: typeof cuptiDeviceGetNumEventDomains | undef
 /** API group `CUPTI_EVENT_API`. `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @returns the value of `numDomains`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
+ * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceGetNumEventDomains(device: number): number {
   return (cuptiDeviceGetNumEventDomains$ ??= bind$cuptiDeviceGetNumEventDomains())(device);
 }
@@ -177,7 +177,7 @@ let cuptiDeviceGetNumMetrics$: typeof cuptiDeviceGetNumMetrics | undefined;
 /** API group `CUPTI_METRIC_API`. `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @returns the value of `numMetrics`: out `uint32_t *`.
- * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
+ * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__METRIC__API.html). */
 export function cuptiDeviceGetNumMetrics(device: number): number {
   return (cuptiDeviceGetNumMetrics$ ??= bind$cuptiDeviceGetNumMetrics())(device);
 }
@@ -198,7 +198,7 @@ let cuptiDeviceSupported$: typeof cuptiDeviceSupported | undefined;
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `support`: out `int *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiDeviceSupported(dev: number): number {
   return (cuptiDeviceSupported$ ??= bind$cuptiDeviceSupported())(dev);
 }
@@ -219,7 +219,7 @@ let cuptiDeviceVirtualizationMode$: typeof cuptiDeviceVirtualizationMode | undef
 /** API group `CUPTI_ACTIVITY_API`. `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `mode`: out `CUpti_DeviceVirtualizationMode *`.
- * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
+ * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/13.0.0/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiDeviceVirtualizationMode(dev: number): T.CUpti_DeviceVirtualizationMode {
   return (cuptiDeviceVirtualizationMode$ ??= bind$cuptiDeviceVirtualizationMode())(dev);
 }

@@ -16,7 +16,7 @@ let ncclAllGather$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param stream `cudaStream_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclAllGather(sendbuff: T.Pointer, recvbuff: T.Pointer, sendcount: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t, stream: T.cudaStream_t): T.ncclResult_t {
   if (ArrayBuffer.isView(sendbuff) || sendbuff instanceof ArrayBuffer) deviceArg('ncclAllGather', 'sendbuff', sendbuff, true);
   if (sendbuff !== null && typeof sendbuff !== 'bigint' && !(typeof sendbuff === 'number' && sendbuff >= 0 && Number.isSafeInteger(sendbuff))) rawCovers('ncclAllGather', 'sendbuff', sendbuff, 0, 1);
@@ -34,7 +34,7 @@ let ncclAllReduce$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param stream `cudaStream_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclAllReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t, stream: T.cudaStream_t): T.ncclResult_t {
   if (ArrayBuffer.isView(sendbuff) || sendbuff instanceof ArrayBuffer) deviceArg('ncclAllReduce', 'sendbuff', sendbuff, true);
   if (sendbuff !== null && typeof sendbuff !== 'bigint' && !(typeof sendbuff === 'number' && sendbuff >= 0 && Number.isSafeInteger(sendbuff))) rawCovers('ncclAllReduce', 'sendbuff', sendbuff, 0, 1);
@@ -51,7 +51,7 @@ let ncclAlltoAll$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param stream `cudaStream_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclAlltoAll(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t, stream: T.cudaStream_t): T.ncclResult_t {
   if (ArrayBuffer.isView(sendbuff) || sendbuff instanceof ArrayBuffer) deviceArg('ncclAlltoAll', 'sendbuff', sendbuff, true);
   if (sendbuff !== null && typeof sendbuff !== 'bigint' && !(typeof sendbuff === 'number' && sendbuff >= 0 && Number.isSafeInteger(sendbuff))) rawCovers('ncclAlltoAll', 'sendbuff', sendbuff, 0, 1);
@@ -68,7 +68,7 @@ let ncclBcast$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param stream `cudaStream_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclBcast(buff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t, stream: T.cudaStream_t): T.ncclResult_t {
   if (ArrayBuffer.isView(buff) || buff instanceof ArrayBuffer) deviceArg('ncclBcast', 'buff', buff, true);
   if (buff !== null && typeof buff !== 'bigint' && !(typeof buff === 'number' && buff >= 0 && Number.isSafeInteger(buff))) rawCovers('ncclBcast', 'buff', buff, 0, 1);
@@ -84,7 +84,7 @@ let ncclBroadcast$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param stream `cudaStream_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclBroadcast(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t, stream: T.cudaStream_t): T.ncclResult_t {
   if (ArrayBuffer.isView(sendbuff) || sendbuff instanceof ArrayBuffer) deviceArg('ncclBroadcast', 'sendbuff', sendbuff, true);
   if (sendbuff !== null && typeof sendbuff !== 'bigint' && !(typeof sendbuff === 'number' && sendbuff >= 0 && Number.isSafeInteger(sendbuff))) rawCovers('ncclBroadcast', 'sendbuff', sendbuff, 0, 1);
@@ -96,7 +96,7 @@ let ncclCommAbort$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommAbort(ncclComm_t comm)` · nccl.h · CUDA 13.0
  * @param comm `ncclComm_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommAbort(comm: T.ncclComm_t): T.ncclResult_t {
   return (ncclCommAbort$ ??= binder.native('ncclCommAbort'))(comm);
 }
@@ -105,7 +105,7 @@ let ncclCommCount$: NativeFunction | undefined;
  * @param comm `const ncclComm_t`
  * @param count `int *`, out: a typed array of one element
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommCount(comm: T.ncclComm_t, count: T.Pointer): T.ncclResult_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('ncclCommCount', 'count', count, 4, 4);
   return (ncclCommCount$ ??= binder.native('ncclCommCount'))(comm, count);
@@ -115,7 +115,7 @@ let ncclCommCuDevice$: NativeFunction | undefined;
  * @param comm `const ncclComm_t`
  * @param device `int *`, out: a typed array of one element
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommCuDevice(comm: T.ncclComm_t, device: T.Pointer): T.ncclResult_t {
   if (!(ArrayBuffer.isView(device) && hostByteLength(device)! >= 4 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('ncclCommCuDevice', 'device', device, 4, 4);
   return (ncclCommCuDevice$ ??= binder.native('ncclCommCuDevice'))(comm, device);
@@ -125,7 +125,7 @@ let ncclCommDeregister$: NativeFunction | undefined;
  * @param comm `const ncclComm_t`
  * @param handle `void *`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommDeregister(comm: T.ncclComm_t, handle: T.Pointer): T.ncclResult_t {
   if (!ArrayBuffer.isView(handle) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('ncclCommDeregister', 'handle', handle, 0, 1);
   return (ncclCommDeregister$ ??= binder.native('ncclCommDeregister'))(comm, handle);
@@ -134,7 +134,7 @@ let ncclCommDestroy$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommDestroy(ncclComm_t comm)` · nccl.h · CUDA 13.0
  * @param comm `ncclComm_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommDestroy(comm: T.ncclComm_t): T.ncclResult_t {
   return (ncclCommDestroy$ ??= binder.native('ncclCommDestroy'))(comm);
 }
@@ -142,7 +142,7 @@ let ncclCommFinalize$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommFinalize(ncclComm_t comm)` · nccl.h · CUDA 13.0
  * @param comm `ncclComm_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommFinalize(comm: T.ncclComm_t): T.ncclResult_t {
   return (ncclCommFinalize$ ??= binder.native('ncclCommFinalize'))(comm);
 }
@@ -151,7 +151,7 @@ let ncclCommGetAsyncError$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param asyncError `ncclResult_t *`, out: a typed array of one element
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommGetAsyncError(comm: T.ncclComm_t, asyncError: T.Pointer): T.ncclResult_t {
   if (!(ArrayBuffer.isView(asyncError) && hostByteLength(asyncError)! >= 4 && (((asyncError as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (asyncError as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof asyncError === 'number' && asyncError >= 0 && Number.isSafeInteger(asyncError)) && asyncError !== null) rawCovers('ncclCommGetAsyncError', 'asyncError', asyncError, 4, 4);
   return (ncclCommGetAsyncError$ ??= binder.native('ncclCommGetAsyncError'))(comm, asyncError);
@@ -162,7 +162,7 @@ let ncclCommInitAll$: NativeFunction | undefined;
  * @param ndev `int`
  * @param devlist `const int *`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommInitAll(comm: T.Pointer, ndev: number, devlist: T.Pointer): T.ncclResult_t {
   if (!(ArrayBuffer.isView(comm) && hostByteLength(comm)! >= 8 && (((comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof comm === 'number' && comm >= 0 && Number.isSafeInteger(comm)) && comm !== null) rawCovers('ncclCommInitAll', 'comm', comm, 8, 8);
   if (!ArrayBuffer.isView(devlist) && !(typeof devlist === 'number' && devlist >= 0 && Number.isSafeInteger(devlist)) && devlist !== null) rawCovers('ncclCommInitAll', 'devlist', devlist, 0, 1);
@@ -175,7 +175,7 @@ let ncclCommInitRank$: NativeFunction | undefined;
  * @param commId `ncclUniqueId`
  * @param rank `int`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommInitRank(comm: T.Pointer, nranks: number, commId: T.ncclUniqueId, rank: number): T.ncclResult_t {
   if (!(ArrayBuffer.isView(comm) && hostByteLength(comm)! >= 8 && (((comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof comm === 'number' && comm >= 0 && Number.isSafeInteger(comm)) && comm !== null) rawCovers('ncclCommInitRank', 'comm', comm, 8, 8);
   commId = checkRecord('ncclCommInitRank', 'commId', records.ncclUniqueId(), commId);
@@ -189,7 +189,7 @@ let ncclCommInitRankConfig$: NativeFunction | undefined;
  * @param rank `int`
  * @param config `ncclConfig_t *`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommInitRankConfig(comm: T.Pointer, nranks: number, commId: T.ncclUniqueId, rank: number, config: T.Pointer): T.ncclResult_t {
   if (!(ArrayBuffer.isView(comm) && hostByteLength(comm)! >= 8 && (((comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof comm === 'number' && comm >= 0 && Number.isSafeInteger(comm)) && comm !== null) rawCovers('ncclCommInitRankConfig', 'comm', comm, 8, 8);
   commId = checkRecord('ncclCommInitRankConfig', 'commId', records.ncclUniqueId(), commId);
@@ -205,7 +205,7 @@ let ncclCommInitRankScalable$: NativeFunction | undefined;
  * @param commIds `ncclUniqueId *`
  * @param config `ncclConfig_t *`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommInitRankScalable(newcomm: T.Pointer, nranks: number, myrank: number, nId: number, commIds: T.Pointer, config: T.Pointer): T.ncclResult_t {
   if (!(ArrayBuffer.isView(newcomm) && hostByteLength(newcomm)! >= 8 && (((newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof newcomm === 'number' && newcomm >= 0 && Number.isSafeInteger(newcomm)) && newcomm !== null) rawCovers('ncclCommInitRankScalable', 'newcomm', newcomm, 8, 8);
   if (!(ArrayBuffer.isView(commIds) && hostByteLength(commIds)! >= 128) && !(typeof commIds === 'number' && commIds >= 0 && Number.isSafeInteger(commIds)) && commIds !== null) rawCovers('ncclCommInitRankScalable', 'commIds', commIds, 128, 1);
@@ -219,7 +219,7 @@ let ncclCommRegister$: NativeFunction | undefined;
  * @param size `size_t`
  * @param handle `void **`, out: a typed array of one element
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommRegister(comm: T.ncclComm_t, buff: T.Pointer, size: T.Int64, handle: T.Pointer): T.ncclResult_t {
   if (!ArrayBuffer.isView(buff) && !(typeof buff === 'number' && buff >= 0 && Number.isSafeInteger(buff)) && buff !== null) rawCovers('ncclCommRegister', 'buff', buff, 0, 1);
   if (!(ArrayBuffer.isView(handle) && hostByteLength(handle)! >= 8 && (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof handle === 'number' && handle >= 0 && Number.isSafeInteger(handle)) && handle !== null) rawCovers('ncclCommRegister', 'handle', handle, 8, 8);
@@ -230,7 +230,7 @@ let ncclCommRevoke$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param revokeFlags `int`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommRevoke(comm: T.ncclComm_t, revokeFlags: number): T.ncclResult_t {
   return (ncclCommRevoke$ ??= binder.native('ncclCommRevoke'))(comm, revokeFlags);
 }
@@ -243,7 +243,7 @@ let ncclCommShrink$: NativeFunction | undefined;
  * @param config `ncclConfig_t *`
  * @param shrinkFlags `int`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommShrink(comm: T.ncclComm_t, excludeRanksList: T.Pointer, excludeRanksCount: number, newcomm: T.Pointer, config: T.Pointer, shrinkFlags: number): T.ncclResult_t {
   if (!(ArrayBuffer.isView(excludeRanksList) && hostByteLength(excludeRanksList)! >= 4 && (((excludeRanksList as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (excludeRanksList as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof excludeRanksList === 'number' && excludeRanksList >= 0 && Number.isSafeInteger(excludeRanksList)) && excludeRanksList !== null) rawCovers('ncclCommShrink', 'excludeRanksList', excludeRanksList, 4, 4);
   if (!(ArrayBuffer.isView(newcomm) && hostByteLength(newcomm)! >= 8 && (((newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof newcomm === 'number' && newcomm >= 0 && Number.isSafeInteger(newcomm)) && newcomm !== null) rawCovers('ncclCommShrink', 'newcomm', newcomm, 8, 8);
@@ -258,7 +258,7 @@ let ncclCommSplit$: NativeFunction | undefined;
  * @param newcomm `ncclComm_t *`, out: a typed array of one element
  * @param config `ncclConfig_t *`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommSplit(comm: T.ncclComm_t, color: number, key: number, newcomm: T.Pointer, config: T.Pointer): T.ncclResult_t {
   if (!(ArrayBuffer.isView(newcomm) && hostByteLength(newcomm)! >= 8 && (((newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof newcomm === 'number' && newcomm >= 0 && Number.isSafeInteger(newcomm)) && newcomm !== null) rawCovers('ncclCommSplit', 'newcomm', newcomm, 8, 8);
   if (!(ArrayBuffer.isView(config) && hostByteLength(config)! >= 80) && !(typeof config === 'number' && config >= 0 && Number.isSafeInteger(config)) && config !== null) rawCovers('ncclCommSplit', 'config', config, 80, 1);
@@ -269,7 +269,7 @@ let ncclCommUserRank$: NativeFunction | undefined;
  * @param comm `const ncclComm_t`
  * @param rank `int *`, out: a typed array of one element
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommUserRank(comm: T.ncclComm_t, rank: T.Pointer): T.ncclResult_t {
   if (!(ArrayBuffer.isView(rank) && hostByteLength(rank)! >= 4 && (((rank as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rank as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof rank === 'number' && rank >= 0 && Number.isSafeInteger(rank)) && rank !== null) rawCovers('ncclCommUserRank', 'rank', rank, 4, 4);
   return (ncclCommUserRank$ ??= binder.native('ncclCommUserRank'))(comm, rank);
@@ -279,7 +279,7 @@ let ncclCommWindowDeregister$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param win `ncclWindow_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommWindowDeregister(comm: T.ncclComm_t, win: T.ncclWindow_t): T.ncclResult_t {
   return (ncclCommWindowDeregister$ ??= binder.native('ncclCommWindowDeregister'))(comm, win);
 }
@@ -291,7 +291,7 @@ let ncclCommWindowRegister$: NativeFunction | undefined;
  * @param win `ncclWindow_t *`, out: a typed array of one element
  * @param winFlags `int`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommWindowRegister(comm: T.ncclComm_t, buff: T.Pointer, size: T.Int64, win: T.Pointer, winFlags: number): T.ncclResult_t {
   if (!ArrayBuffer.isView(buff) && !(typeof buff === 'number' && buff >= 0 && Number.isSafeInteger(buff)) && buff !== null) rawCovers('ncclCommWindowRegister', 'buff', buff, 0, 1);
   if (!(ArrayBuffer.isView(win) && hostByteLength(win)! >= 8 && (((win as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (win as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof win === 'number' && win >= 0 && Number.isSafeInteger(win)) && win !== null) rawCovers('ncclCommWindowRegister', 'win', win, 8, 8);

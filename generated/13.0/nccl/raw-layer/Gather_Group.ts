@@ -16,7 +16,7 @@ let ncclGather$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param stream `cudaStream_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGather(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t, stream: T.cudaStream_t): T.ncclResult_t {
   if (ArrayBuffer.isView(sendbuff) || sendbuff instanceof ArrayBuffer) deviceArg('ncclGather', 'sendbuff', sendbuff, true);
   if (sendbuff !== null && typeof sendbuff !== 'bigint' && !(typeof sendbuff === 'number' && sendbuff >= 0 && Number.isSafeInteger(sendbuff))) rawCovers('ncclGather', 'sendbuff', sendbuff, 0, 1);
@@ -28,7 +28,7 @@ let ncclGetErrorString$: NativeFunction | undefined;
 /** `const char *ncclGetErrorString(ncclResult_t result)` · nccl.h · CUDA 13.0
  * @param result `ncclResult_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGetErrorString(result: T.ncclResult_t): string | null {
   return (ncclGetErrorString$ ??= binder.native('ncclGetErrorString'))(result);
 }
@@ -36,7 +36,7 @@ let ncclGetLastError$: NativeFunction | undefined;
 /** `const char *ncclGetLastError(ncclComm_t comm)` · nccl.h · CUDA 13.0
  * @param comm `ncclComm_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGetLastError(comm: T.ncclComm_t): string | null {
   return (ncclGetLastError$ ??= binder.native('ncclGetLastError'))(comm);
 }
@@ -44,7 +44,7 @@ let ncclGetUniqueId$: NativeFunction | undefined;
 /** `ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)` · nccl.h · CUDA 13.0
  * @param uniqueId `ncclUniqueId *`, out: bytes of a `ncclUniqueId`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGetUniqueId(uniqueId: T.Pointer): T.ncclResult_t {
   if (!(ArrayBuffer.isView(uniqueId) && hostByteLength(uniqueId)! >= 128) && !(typeof uniqueId === 'number' && uniqueId >= 0 && Number.isSafeInteger(uniqueId)) && uniqueId !== null) rawCovers('ncclGetUniqueId', 'uniqueId', uniqueId, 128, 1);
   return (ncclGetUniqueId$ ??= binder.native('ncclGetUniqueId'))(uniqueId);
@@ -53,7 +53,7 @@ let ncclGetVersion$: NativeFunction | undefined;
 /** `ncclResult_t ncclGetVersion(int *version)` · nccl.h · CUDA 13.0
  * @param version `int *`, out: a typed array of one element
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGetVersion(version: T.Pointer): T.ncclResult_t {
   if (!(ArrayBuffer.isView(version) && hostByteLength(version)! >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('ncclGetVersion', 'version', version, 4, 4);
   return (ncclGetVersion$ ??= binder.native('ncclGetVersion'))(version);
@@ -61,7 +61,7 @@ export function ncclGetVersion(version: T.Pointer): T.ncclResult_t {
 let ncclGroupEnd$: NativeFunction | undefined;
 /** `ncclResult_t ncclGroupEnd(void)` · nccl.h · CUDA 13.0
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGroupEnd(): T.ncclResult_t {
   return (ncclGroupEnd$ ??= binder.native('ncclGroupEnd'))();
 }
@@ -69,7 +69,7 @@ let ncclGroupSimulateEnd$: NativeFunction | undefined;
 /** `ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)` · nccl.h · CUDA 13.0
  * @param simInfo `ncclSimInfo_t *`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGroupSimulateEnd(simInfo: T.Pointer): T.ncclResult_t {
   if (!(ArrayBuffer.isView(simInfo) && hostByteLength(simInfo)! >= 24) && !(typeof simInfo === 'number' && simInfo >= 0 && Number.isSafeInteger(simInfo)) && simInfo !== null) rawCovers('ncclGroupSimulateEnd', 'simInfo', simInfo, 24, 1);
   return (ncclGroupSimulateEnd$ ??= binder.native('ncclGroupSimulateEnd'))(simInfo);
@@ -77,7 +77,7 @@ export function ncclGroupSimulateEnd(simInfo: T.Pointer): T.ncclResult_t {
 let ncclGroupStart$: NativeFunction | undefined;
 /** `ncclResult_t ncclGroupStart(void)` · nccl.h · CUDA 13.0
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGroupStart(): T.ncclResult_t {
   return (ncclGroupStart$ ??= binder.native('ncclGroupStart'))();
 }

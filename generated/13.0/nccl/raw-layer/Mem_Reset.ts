@@ -11,7 +11,7 @@ let ncclMemAlloc$: NativeFunction | undefined;
  * @param ptr `void **`, out: a typed array of one element
  * @param size `size_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclMemAlloc(ptr: T.Pointer, size: T.Int64): T.ncclResult_t {
   if (!(ArrayBuffer.isView(ptr) && hostByteLength(ptr)! >= 8 && (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('ncclMemAlloc', 'ptr', ptr, 8, 8);
   return (ncclMemAlloc$ ??= binder.native('ncclMemAlloc'))(ptr, size);
@@ -20,7 +20,7 @@ let ncclMemFree$: NativeFunction | undefined;
 /** `ncclResult_t ncclMemFree(void *ptr)` · nccl.h · CUDA 13.0
  * @param ptr `void *`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclMemFree(ptr: T.Pointer): T.ncclResult_t {
   if (!ArrayBuffer.isView(ptr) && !(typeof ptr === 'number' && ptr >= 0 && Number.isSafeInteger(ptr)) && ptr !== null) rawCovers('ncclMemFree', 'ptr', ptr, 0, 1);
   return (ncclMemFree$ ??= binder.native('ncclMemFree'))(ptr);
@@ -34,7 +34,7 @@ let ncclRecv$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param stream `cudaStream_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclRecv(recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t, stream: T.cudaStream_t): T.ncclResult_t {
   if (ArrayBuffer.isView(recvbuff) || recvbuff instanceof ArrayBuffer) deviceArg('ncclRecv', 'recvbuff', recvbuff, true);
   if (recvbuff !== null && typeof recvbuff !== 'bigint' && !(typeof recvbuff === 'number' && recvbuff >= 0 && Number.isSafeInteger(recvbuff))) rawCovers('ncclRecv', 'recvbuff', recvbuff, 0, 1);
@@ -48,7 +48,7 @@ let ncclRedOpCreatePreMulSum$: NativeFunction | undefined;
  * @param residence `ncclScalarResidence_t`
  * @param comm `ncclComm_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclRedOpCreatePreMulSum(op: T.Pointer, scalar: T.Pointer, datatype: T.ncclDataType_t, residence: T.ncclScalarResidence_t, comm: T.ncclComm_t): T.ncclResult_t {
   if (!(ArrayBuffer.isView(op) && hostByteLength(op)! >= 4 && (((op as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (op as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof op === 'number' && op >= 0 && Number.isSafeInteger(op)) && op !== null) rawCovers('ncclRedOpCreatePreMulSum', 'op', op, 4, 4);
   if (!ArrayBuffer.isView(scalar) && !(typeof scalar === 'number' && scalar >= 0 && Number.isSafeInteger(scalar)) && scalar !== null) rawCovers('ncclRedOpCreatePreMulSum', 'scalar', scalar, 0, 1);
@@ -59,7 +59,7 @@ let ncclRedOpDestroy$: NativeFunction | undefined;
  * @param op `ncclRedOp_t`
  * @param comm `ncclComm_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclRedOpDestroy(op: T.ncclRedOp_t, comm: T.ncclComm_t): T.ncclResult_t {
   return (ncclRedOpDestroy$ ??= binder.native('ncclRedOpDestroy'))(op, comm);
 }
@@ -74,7 +74,7 @@ let ncclReduce$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param stream `cudaStream_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, root: number, comm: T.ncclComm_t, stream: T.cudaStream_t): T.ncclResult_t {
   if (ArrayBuffer.isView(sendbuff) || sendbuff instanceof ArrayBuffer) deviceArg('ncclReduce', 'sendbuff', sendbuff, true);
   if (sendbuff !== null && typeof sendbuff !== 'bigint' && !(typeof sendbuff === 'number' && sendbuff >= 0 && Number.isSafeInteger(sendbuff))) rawCovers('ncclReduce', 'sendbuff', sendbuff, 0, 1);
@@ -92,7 +92,7 @@ let ncclReduceScatter$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param stream `cudaStream_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclReduceScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, recvcount: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t, stream: T.cudaStream_t): T.ncclResult_t {
   if (ArrayBuffer.isView(sendbuff) || sendbuff instanceof ArrayBuffer) deviceArg('ncclReduceScatter', 'sendbuff', sendbuff, true);
   if (sendbuff !== null && typeof sendbuff !== 'bigint' && !(typeof sendbuff === 'number' && sendbuff >= 0 && Number.isSafeInteger(sendbuff))) rawCovers('ncclReduceScatter', 'sendbuff', sendbuff, 0, 1);
@@ -103,7 +103,7 @@ export function ncclReduceScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, recv
 let ncclResetDebugInit$: NativeFunction | undefined;
 /** `void ncclResetDebugInit(void)` · nccl.h · CUDA 13.0
  * @returns nothing (`void`).
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html).
  * @deprecated The headers mark it deprecated. */
 export function ncclResetDebugInit(): void {
   return (ncclResetDebugInit$ ??= binder.native('ncclResetDebugInit'))();

@@ -16,7 +16,7 @@ let ncclScatter$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param stream `cudaStream_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t, stream: T.cudaStream_t): T.ncclResult_t {
   if (ArrayBuffer.isView(sendbuff) || sendbuff instanceof ArrayBuffer) deviceArg('ncclScatter', 'sendbuff', sendbuff, true);
   if (sendbuff !== null && typeof sendbuff !== 'bigint' && !(typeof sendbuff === 'number' && sendbuff >= 0 && Number.isSafeInteger(sendbuff))) rawCovers('ncclScatter', 'sendbuff', sendbuff, 0, 1);
@@ -33,7 +33,7 @@ let ncclSend$: NativeFunction | undefined;
  * @param comm `ncclComm_t`
  * @param stream `cudaStream_t`
  * @returns the `ncclResult_t` status, as C returns it.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclSend(sendbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t, stream: T.cudaStream_t): T.ncclResult_t {
   if (ArrayBuffer.isView(sendbuff) || sendbuff instanceof ArrayBuffer) deviceArg('ncclSend', 'sendbuff', sendbuff, true);
   if (sendbuff !== null && typeof sendbuff !== 'bigint' && !(typeof sendbuff === 'number' && sendbuff >= 0 && Number.isSafeInteger(sendbuff))) rawCovers('ncclSend', 'sendbuff', sendbuff, 0, 1);

@@ -16,7 +16,7 @@ let ncclAllGather$c: NativeFunction | undefined;
  * @param datatype in `ncclDataType_t`: data type of `sendbuff`.
  * @param comm in `ncclComm_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclAllGather(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, sendcount: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclAllGather', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclAllGather', 'recvbuff', recvbuff, true);
@@ -36,7 +36,7 @@ let ncclAllReduce$c: NativeFunction | undefined;
  * @param op in `ncclRedOp_t`.
  * @param comm in `ncclComm_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclAllReduce(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclAllReduce', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclAllReduce', 'recvbuff', recvbuff, true);
@@ -56,7 +56,7 @@ let ncclAlltoAll$c: NativeFunction | undefined;
  * @param datatype in `ncclDataType_t`: data type of `sendbuff`; data type of `recvbuff`.
  * @param comm in `ncclComm_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclAlltoAll(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclAlltoAll', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclAlltoAll', 'recvbuff', recvbuff, true);
@@ -75,7 +75,7 @@ let ncclBcast$c: NativeFunction | undefined;
  * @param root in `int`.
  * @param comm in `ncclComm_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclBcast(buff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const buff$ = typeof buff === 'number' && buff >= 0 && buff <= 9007199254740991 && Math.floor(buff) === buff ? buff : deviceArg('ncclBcast', 'buff', buff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclBcast', 'count', count, false);
@@ -95,7 +95,7 @@ let ncclBroadcast$c: NativeFunction | undefined;
  * @param root in `int`.
  * @param comm in `ncclComm_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclBroadcast(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclBroadcast', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclBroadcast', 'recvbuff', recvbuff, true);
@@ -110,7 +110,7 @@ export function ncclBroadcast(sendbuff: T.DeviceMemory | null, recvbuff: T.Devic
 let ncclCommAbort$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommAbort(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommAbort(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommAbort', 'comm', comm, true) as typeof comm;
   const status = (ncclCommAbort$c ??= binder.native('ncclCommAbort'))(comm);
@@ -120,7 +120,7 @@ let ncclCommCount$: typeof ncclCommCount | undefined;
 /** `ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
  * @returns the value of `count`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommCount(comm: T.ncclComm_t | null): number {
   return (ncclCommCount$ ??= bind$ncclCommCount())(comm);
 }
@@ -141,7 +141,7 @@ let ncclCommCuDevice$: typeof ncclCommCuDevice | undefined;
 /** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
  * @returns the value of `device`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommCuDevice(comm: T.ncclComm_t | null): number {
   return (ncclCommCuDevice$ ??= bind$ncclCommCuDevice())(comm);
 }
@@ -162,7 +162,7 @@ let ncclCommDeregister$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
  * @param handle in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommDeregister(comm: T.ncclComm_t | null, handle: T.Pointer): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommDeregister', 'comm', comm, true) as typeof comm;
   pointerArg('ncclCommDeregister', 'handle', handle, true);
@@ -172,7 +172,7 @@ export function ncclCommDeregister(comm: T.ncclComm_t | null, handle: T.Pointer)
 let ncclCommDestroy$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommDestroy(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommDestroy(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommDestroy', 'comm', comm, true) as typeof comm;
   const status = (ncclCommDestroy$c ??= binder.native('ncclCommDestroy'))(comm);
@@ -181,7 +181,7 @@ export function ncclCommDestroy(comm: T.ncclComm_t | null): void {
 let ncclCommFinalize$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommFinalize(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommFinalize(comm: T.ncclComm_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommFinalize', 'comm', comm, true) as typeof comm;
   const status = (ncclCommFinalize$c ??= binder.native('ncclCommFinalize'))(comm);
@@ -191,7 +191,7 @@ let ncclCommGetAsyncError$: typeof ncclCommGetAsyncError | undefined;
 /** `ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
  * @returns the value of `asyncError`: out `ncclResult_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommGetAsyncError(comm: T.ncclComm_t | null): T.ncclResult_t {
   return (ncclCommGetAsyncError$ ??= bind$ncclCommGetAsyncError())(comm);
 }
@@ -213,7 +213,7 @@ let ncclCommInitAll$c: NativeFunction | undefined;
  * @param comm out `ncclComm_t *`: host memory, `ndev` elements of `ncclComm_t`.
  * @param ndev in `int`: count of `comm` in elements of `ncclComm_t`.
  * @param devlist in `const int *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommInitAll(comm: T.HostMemory, ndev: number, devlist: T.Pointer): void {
   if (typeof ndev !== 'number' || (ndev | 0) !== ndev) throw intError('ncclCommInitAll', 'ndev', 'i32', ndev);
   hostArg('ncclCommInitAll', 'comm', comm, false, Number(ndev) * 8);
@@ -228,7 +228,7 @@ let ncclCommInitRank$: typeof ncclCommInitRank | undefined;
  * @param commId in `ncclUniqueId` by value.
  * @param rank in `int`.
  * @returns the value of `comm`: out `ncclComm_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommInitRank(nranks: number, commId: T.ncclUniqueId, rank: number): T.ncclComm_t {
   return (ncclCommInitRank$ ??= bind$ncclCommInitRank())(nranks, commId, rank);
 }
@@ -259,7 +259,7 @@ let ncclCommInitRankConfig$: typeof ncclCommInitRankConfig | undefined;
  * @param rank in `int`.
  * @param config in/out `ncclConfig_t *`: address or host buffer.
  * @returns the value of `comm`: out `ncclComm_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommInitRankConfig(nranks: number, commId: T.ncclUniqueId, rank: number, config: T.Pointer): T.ncclComm_t {
   return (ncclCommInitRankConfig$ ??= bind$ncclCommInitRankConfig())(nranks, commId, rank, config);
 }
@@ -292,7 +292,7 @@ let ncclCommInitRankScalable$: typeof ncclCommInitRankScalable | undefined;
  * @param commIds in/out `ncclUniqueId *`: address or host buffer.
  * @param config in/out `ncclConfig_t *`: address or host buffer.
  * @returns the value of `newcomm`: out `ncclComm_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommInitRankScalable(nranks: number, myrank: number, nId: number, commIds: T.Pointer, config: T.Pointer): T.ncclComm_t {
   return (ncclCommInitRankScalable$ ??= bind$ncclCommInitRankScalable())(nranks, myrank, nId, commIds, config);
 }
@@ -324,7 +324,7 @@ let ncclCommRegister$: typeof ncclCommRegister | undefined;
  * @param buff in/out `void *`: address or host buffer covering `size` bytes.
  * @param size in `size_t`: size of `buff` in bytes.
  * @returns the value of `handle`: out `void **`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommRegister(comm: T.ncclComm_t | null, buff: T.Pointer, size: T.Int64): number {
   return (ncclCommRegister$ ??= bind$ncclCommRegister())(comm, buff, size);
 }
@@ -353,7 +353,7 @@ let ncclCommRevoke$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
  * @param revokeFlags in `int`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommRevoke(comm: T.ncclComm_t | null, revokeFlags: number): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommRevoke', 'comm', comm, true) as typeof comm;
   if (typeof revokeFlags !== 'number' || (revokeFlags | 0) !== revokeFlags) throw intError('ncclCommRevoke', 'revokeFlags', 'i32', revokeFlags);
@@ -368,7 +368,7 @@ let ncclCommShrink$: typeof ncclCommShrink | undefined;
  * @param config in/out `ncclConfig_t *`: address or host buffer.
  * @param shrinkFlags in `int`.
  * @returns the value of `newcomm`: out `ncclComm_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommShrink(comm: T.ncclComm_t | null, excludeRanksList: T.Pointer, excludeRanksCount: number, config: T.Pointer, shrinkFlags: number): T.ncclComm_t {
   return (ncclCommShrink$ ??= bind$ncclCommShrink())(comm, excludeRanksList, excludeRanksCount, config, shrinkFlags);
 }
@@ -401,7 +401,7 @@ let ncclCommSplit$: typeof ncclCommSplit | undefined;
  * @param key in `int`.
  * @param config in/out `ncclConfig_t *`: address or host buffer.
  * @returns the value of `newcomm`: out `ncclComm_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommSplit(comm: T.ncclComm_t | null, color: number, key: number, config: T.Pointer): T.ncclComm_t {
   return (ncclCommSplit$ ??= bind$ncclCommSplit())(comm, color, key, config);
 }
@@ -430,7 +430,7 @@ let ncclCommUserRank$: typeof ncclCommUserRank | undefined;
 /** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
  * @returns the value of `rank`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommUserRank(comm: T.ncclComm_t | null): number {
   return (ncclCommUserRank$ ??= bind$ncclCommUserRank())(comm);
 }
@@ -451,7 +451,7 @@ let ncclCommWindowDeregister$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
  * @param win in `ncclWindow_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommWindowDeregister(comm: T.ncclComm_t | null, win: T.ncclWindow_t | null): void {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommWindowDeregister', 'comm', comm, true) as typeof comm;
   if (typeof win !== 'number' || !(win >= 0 && win <= 9007199254740991) || Math.floor(win) !== win) win = addressArg('ncclCommWindowDeregister', 'win', win, true) as typeof win;
@@ -465,7 +465,7 @@ let ncclCommWindowRegister$: typeof ncclCommWindowRegister | undefined;
  * @param size in `size_t`: size of `buff` in bytes.
  * @param winFlags in `int`.
  * @returns the value of `win`: out `ncclWindow_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclCommWindowRegister(comm: T.ncclComm_t | null, buff: T.Pointer, size: T.Int64, winFlags: number): T.ncclWindow_t {
   return (ncclCommWindowRegister$ ??= bind$ncclCommWindowRegister())(comm, buff, size, winFlags);
 }

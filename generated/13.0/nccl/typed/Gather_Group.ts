@@ -17,7 +17,7 @@ let ncclGather$c: NativeFunction | undefined;
  * @param root in `int`.
  * @param comm in `ncclComm_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGather(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclGather', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclGather', 'recvbuff', recvbuff, true);
@@ -33,7 +33,7 @@ let ncclGetErrorString$c: NativeFunction | undefined;
 /** `const char *ncclGetErrorString(ncclResult_t result)` · nccl.h · CUDA 13.0
  * @param result_ in `ncclResult_t`.
  * @returns `const char *`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGetErrorString(result_: T.ncclResult_t): string | null {
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('ncclGetErrorString', 'result', 'i32', result_);
   const result = (ncclGetErrorString$c ??= binder.native('ncclGetErrorString'))(result_);
@@ -43,7 +43,7 @@ let ncclGetLastError$c: NativeFunction | undefined;
 /** `const char *ncclGetLastError(ncclComm_t comm)` · nccl.h · CUDA 13.0
  * @param comm in `ncclComm_t`.
  * @returns `const char *`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGetLastError(comm: T.ncclComm_t | null): string | null {
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclGetLastError', 'comm', comm, true) as typeof comm;
   const result = (ncclGetLastError$c ??= binder.native('ncclGetLastError'))(comm);
@@ -52,7 +52,7 @@ export function ncclGetLastError(comm: T.ncclComm_t | null): string | null {
 let ncclGetUniqueId$c: NativeFunction | undefined;
 /** `ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `uniqueId`: out `ncclUniqueId`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGetUniqueId(): Uint8Array {
   const uniqueId$ = new Uint8Array(128);
   const status = (ncclGetUniqueId$c ??= binder.native('ncclGetUniqueId'))(uniqueId$);
@@ -62,7 +62,7 @@ export function ncclGetUniqueId(): Uint8Array {
 let ncclGetVersion$: typeof ncclGetVersion | undefined;
 /** `ncclResult_t ncclGetVersion(int *version)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `int *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGetVersion(): number {
   return (ncclGetVersion$ ??= bind$ncclGetVersion())();
 }
@@ -80,7 +80,7 @@ function bind$ncclGetVersion(): typeof ncclGetVersion {
 }
 let ncclGroupEnd$c: NativeFunction | undefined;
 /** `ncclResult_t ncclGroupEnd(void)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGroupEnd(): void {
   const status = (ncclGroupEnd$c ??= binder.native('ncclGroupEnd'))();
   if (status !== 0) throw fail('ncclGroupEnd', status);
@@ -88,7 +88,7 @@ export function ncclGroupEnd(): void {
 let ncclGroupSimulateEnd$c: NativeFunction | undefined;
 /** `ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param simInfo in/out `ncclSimInfo_t *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGroupSimulateEnd(simInfo: T.Pointer): void {
   pointerArg('ncclGroupSimulateEnd', 'simInfo', simInfo, true);
   const status = (ncclGroupSimulateEnd$c ??= binder.native('ncclGroupSimulateEnd'))(simInfo);
@@ -96,7 +96,7 @@ export function ncclGroupSimulateEnd(simInfo: T.Pointer): void {
 }
 let ncclGroupStart$c: NativeFunction | undefined;
 /** `ncclResult_t ncclGroupStart(void)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclGroupStart(): void {
   const status = (ncclGroupStart$c ??= binder.native('ncclGroupStart'))();
   if (status !== 0) throw fail('ncclGroupStart', status);

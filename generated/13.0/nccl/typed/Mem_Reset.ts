@@ -12,7 +12,7 @@ let ncclMemAlloc$: typeof ncclMemAlloc | undefined;
 /** `ncclResult_t ncclMemAlloc(void **ptr, size_t size)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @returns the value of `ptr`: out `void **`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclMemAlloc(size: T.Int64): number {
   return (ncclMemAlloc$ ??= bind$ncclMemAlloc())(size);
 }
@@ -37,7 +37,7 @@ function bind$ncclMemAlloc(): typeof ncclMemAlloc {
 let ncclMemFree$c: NativeFunction | undefined;
 /** `ncclResult_t ncclMemFree(void *ptr)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in/out `void *`: address or host buffer.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclMemFree(ptr: T.Pointer): void {
   pointerArg('ncclMemFree', 'ptr', ptr, true);
   const status = (ncclMemFree$c ??= binder.native('ncclMemFree'))(ptr);
@@ -51,7 +51,7 @@ let ncclRecv$c: NativeFunction | undefined;
  * @param peer in `int`.
  * @param comm in `ncclComm_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclRecv(recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclRecv', 'recvbuff', recvbuff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclRecv', 'count', count, false);
@@ -69,7 +69,7 @@ let ncclRedOpCreatePreMulSum$: typeof ncclRedOpCreatePreMulSum | undefined;
  * @param residence in `ncclScalarResidence_t`.
  * @param comm in `ncclComm_t`.
  * @returns the value of `op`: out `ncclRedOp_t *`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclRedOpCreatePreMulSum(scalar: T.UntypedScalar, datatype: T.ncclDataType_t, residence: T.ncclScalarResidence_t, comm: T.ncclComm_t | null): T.ncclRedOp_t {
   return (ncclRedOpCreatePreMulSum$ ??= bind$ncclRedOpCreatePreMulSum())(scalar, datatype, residence, comm);
 }
@@ -93,7 +93,7 @@ let ncclRedOpDestroy$c: NativeFunction | undefined;
 /** `ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param op in `ncclRedOp_t`.
  * @param comm in `ncclComm_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclRedOpDestroy(op: T.ncclRedOp_t, comm: T.ncclComm_t | null): void {
   if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclRedOpDestroy', 'op', 'i32', op);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclRedOpDestroy', 'comm', comm, true) as typeof comm;
@@ -110,7 +110,7 @@ let ncclReduce$c: NativeFunction | undefined;
  * @param root in `int`.
  * @param comm in `ncclComm_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclReduce(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclReduce', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclReduce', 'recvbuff', recvbuff, true);
@@ -132,7 +132,7 @@ let ncclReduceScatter$c: NativeFunction | undefined;
  * @param op in `ncclRedOp_t`.
  * @param comm in `ncclComm_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclReduceScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, recvcount: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclReduceScatter', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclReduceScatter', 'recvbuff', recvbuff, true);
@@ -147,7 +147,7 @@ export function ncclReduceScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.D
 let ncclResetDebugInit$c: NativeFunction | undefined;
 /** `void ncclResetDebugInit(void)` · nccl.h · CUDA 13.0
  * @returns `void`
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html).
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html).
  * @deprecated The headers mark it deprecated. */
 export function ncclResetDebugInit(): void {
   const result = (ncclResetDebugInit$c ??= binder.native('ncclResetDebugInit'))();

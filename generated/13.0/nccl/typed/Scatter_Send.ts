@@ -17,7 +17,7 @@ let ncclScatter$c: NativeFunction | undefined;
  * @param root in `int`.
  * @param comm in `ncclComm_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclScatter', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && Math.floor(recvbuff) === recvbuff ? recvbuff : deviceArg('ncclScatter', 'recvbuff', recvbuff, true);
@@ -37,7 +37,7 @@ let ncclSend$c: NativeFunction | undefined;
  * @param peer in `int`.
  * @param comm in `ncclComm_t`.
  * @param stream in `cudaStream_t`.
- * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html). */
+ * @remarks [NVIDIA reference](https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2289/user-guide/docs/api.html). */
 export function ncclSend(sendbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && Math.floor(sendbuff) === sendbuff ? sendbuff : deviceArg('ncclSend', 'sendbuff', sendbuff, true);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclSend', 'count', count, false);

@@ -10,7 +10,7 @@ let nvmlDeviceDiscoverGpus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)` · nvml.h · CUDA 13.0
  * @param pciInfo `nvmlPciInfo_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks [NVIDIA group `nvmlZPI` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceDiscoverGpus(pciInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pciInfo) && hostByteLength(pciInfo)! >= 68) && !(typeof pciInfo === 'number' && pciInfo >= 0 && Number.isSafeInteger(pciInfo)) && pciInfo !== null) rawCovers('nvmlDeviceDiscoverGpus', 'pciInfo', pciInfo, 68, 1);
   return (nvmlDeviceDiscoverGpus$ ??= binder.native('nvmlDeviceDiscoverGpus'))(pciInfo);
@@ -22,7 +22,7 @@ let nvmlDeviceFreezeNvLinkUtilizationCounter$: NativeFunction | undefined;
  * @param counter `unsigned int`
  * @param freeze `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t, link: number, counter: number, freeze: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceFreezeNvLinkUtilizationCounter$ ??= binder.native('nvmlDeviceFreezeNvLinkUtilizationCounter'))(device, link, counter, freeze);
@@ -33,7 +33,7 @@ let nvmlDeviceGetAPIRestriction$: NativeFunction | undefined;
  * @param apiType `nvmlRestrictedAPI_t`
  * @param isRestricted `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isRestricted) && hostByteLength(isRestricted)! >= 4 && (((isRestricted as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isRestricted as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isRestricted === 'number' && isRestricted >= 0 && Number.isSafeInteger(isRestricted)) && isRestricted !== null) rawCovers('nvmlDeviceGetAPIRestriction', 'isRestricted', isRestricted, 4, 4);
   return (nvmlDeviceGetAPIRestriction$ ??= binder.native('nvmlDeviceGetAPIRestriction'))(device, apiType, isRestricted);
@@ -43,7 +43,7 @@ let nvmlDeviceGetAccountingBufferSize$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param bufferSize `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks [NVIDIA group `nvmlAccountingStats` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingBufferSize(device: T.nvmlDevice_t, bufferSize: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(bufferSize) && hostByteLength(bufferSize)! >= 4 && (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof bufferSize === 'number' && bufferSize >= 0 && Number.isSafeInteger(bufferSize)) && bufferSize !== null) rawCovers('nvmlDeviceGetAccountingBufferSize', 'bufferSize', bufferSize, 4, 4);
   return (nvmlDeviceGetAccountingBufferSize$ ??= binder.native('nvmlDeviceGetAccountingBufferSize'))(device, bufferSize);
@@ -53,7 +53,7 @@ let nvmlDeviceGetAccountingMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks [NVIDIA group `nvmlAccountingStats` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingMode(device: T.nvmlDevice_t, mode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('nvmlDeviceGetAccountingMode', 'mode', mode, 4, 4);
   return (nvmlDeviceGetAccountingMode$ ??= binder.native('nvmlDeviceGetAccountingMode'))(device, mode);
@@ -64,7 +64,7 @@ let nvmlDeviceGetAccountingPids$: NativeFunction | undefined;
  * @param count `unsigned int *`, in/out: capacity of `pids` in, count out
  * @param pids `unsigned int *`, out: an array of `*count` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks [NVIDIA group `nvmlAccountingStats` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingPids(device: T.nvmlDevice_t, count: T.Pointer, pids: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetAccountingPids', 'count', count, 4, 4);
   if (!(ArrayBuffer.isView(pids) && hostByteLength(pids)! >= 4 && (((pids as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pids as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pids === 'number' && pids >= 0 && Number.isSafeInteger(pids)) && pids !== null) rawCovers('nvmlDeviceGetAccountingPids', 'pids', pids, 4, 4);
@@ -76,7 +76,7 @@ let nvmlDeviceGetAccountingStats$: NativeFunction | undefined;
  * @param pid `unsigned int`
  * @param stats `nvmlAccountingStats_t *`, out: bytes of a `nvmlAccountingStats_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks [NVIDIA group `nvmlAccountingStats` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t, pid: number, stats: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(stats) && hostByteLength(stats)! >= 56) && !(typeof stats === 'number' && stats >= 0 && Number.isSafeInteger(stats)) && stats !== null) rawCovers('nvmlDeviceGetAccountingStats', 'stats', stats, 56, 1);
   return (nvmlDeviceGetAccountingStats$ ??= binder.native('nvmlDeviceGetAccountingStats'))(device, pid, stats);
@@ -87,7 +87,7 @@ let nvmlDeviceGetActiveVgpus$: NativeFunction | undefined;
  * @param vgpuCount `unsigned int *`, in/out: capacity of `vgpuInstances` in, count out
  * @param vgpuInstances `nvmlVgpuInstance_t *`, out: an array of `*vgpuCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetActiveVgpus(device: T.nvmlDevice_t, vgpuCount: T.Pointer, vgpuInstances: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuCount) && hostByteLength(vgpuCount)! >= 4 && (((vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuCount === 'number' && vgpuCount >= 0 && Number.isSafeInteger(vgpuCount)) && vgpuCount !== null) rawCovers('nvmlDeviceGetActiveVgpus', 'vgpuCount', vgpuCount, 4, 4);
   if (!(ArrayBuffer.isView(vgpuInstances) && hostByteLength(vgpuInstances)! >= 4 && (((vgpuInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (vgpuInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof vgpuInstances === 'number' && vgpuInstances >= 0 && Number.isSafeInteger(vgpuInstances)) && vgpuInstances !== null) rawCovers('nvmlDeviceGetActiveVgpus', 'vgpuInstances', vgpuInstances, 4, 4);

@@ -11,7 +11,7 @@ let nvmlDeviceGetBrand$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param type `nvmlBrandType_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBrand(device: T.nvmlDevice_t, type: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(type) && hostByteLength(type)! >= 4 && (((type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof type === 'number' && type >= 0 && Number.isSafeInteger(type)) && type !== null) rawCovers('nvmlDeviceGetBrand', 'type', type, 4, 4);
   return (nvmlDeviceGetBrand$ ??= binder.native('nvmlDeviceGetBrand'))(device, type);
@@ -21,7 +21,7 @@ let nvmlDeviceGetBridgeChipInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param bridgeHierarchy `nvmlBridgeChipHierarchy_t *`, out: bytes of a `nvmlBridgeChipHierarchy_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t, bridgeHierarchy: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(bridgeHierarchy) && hostByteLength(bridgeHierarchy)! >= 1028) && !(typeof bridgeHierarchy === 'number' && bridgeHierarchy >= 0 && Number.isSafeInteger(bridgeHierarchy)) && bridgeHierarchy !== null) rawCovers('nvmlDeviceGetBridgeChipInfo', 'bridgeHierarchy', bridgeHierarchy, 1028, 1);
   return (nvmlDeviceGetBridgeChipInfo$ ??= binder.native('nvmlDeviceGetBridgeChipInfo'))(device, bridgeHierarchy);
@@ -31,7 +31,7 @@ let nvmlDeviceGetBusType$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param type `nvmlBusType_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBusType(device: T.nvmlDevice_t, type: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(type) && hostByteLength(type)! >= 4 && (((type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof type === 'number' && type >= 0 && Number.isSafeInteger(type)) && type !== null) rawCovers('nvmlDeviceGetBusType', 'type', type, 4, 4);
   return (nvmlDeviceGetBusType$ ??= binder.native('nvmlDeviceGetBusType'))(device, type);
@@ -41,7 +41,7 @@ let nvmlDeviceGetC2cModeInfoV$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param c2cModeInfo `nvmlC2cModeInfo_v1_t *`, out: bytes of a `nvmlC2cModeInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetC2cModeInfoV(device: T.nvmlDevice_t, c2cModeInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(c2cModeInfo) && hostByteLength(c2cModeInfo)! >= 4) && !(typeof c2cModeInfo === 'number' && c2cModeInfo >= 0 && Number.isSafeInteger(c2cModeInfo)) && c2cModeInfo !== null) rawCovers('nvmlDeviceGetC2cModeInfoV', 'c2cModeInfo', c2cModeInfo, 4, 1);
   return (nvmlDeviceGetC2cModeInfoV$ ??= binder.native('nvmlDeviceGetC2cModeInfoV'))(device, c2cModeInfo);
@@ -51,7 +51,7 @@ let nvmlDeviceGetCapabilities$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param caps `nvmlDeviceCapabilities_t *`, in/out: bytes of a `nvmlDeviceCapabilities_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA reference (current version)](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlDeviceGetCapabilities(device: T.nvmlDevice_t, caps: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(caps) && hostByteLength(caps)! >= 8) && !(typeof caps === 'number' && caps >= 0 && Number.isSafeInteger(caps)) && caps !== null) rawCovers('nvmlDeviceGetCapabilities', 'caps', caps, 8, 1);
   return (nvmlDeviceGetCapabilities$ ??= binder.native('nvmlDeviceGetCapabilities'))(device, caps);
@@ -61,7 +61,7 @@ let nvmlDeviceGetClkMonStatus$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param status `nvmlClkMonStatus_t *`, out: bytes of a `nvmlClkMonStatus_status`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t, status: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(status) && hostByteLength(status)! >= 264) && !(typeof status === 'number' && status >= 0 && Number.isSafeInteger(status)) && status !== null) rawCovers('nvmlDeviceGetClkMonStatus', 'status', status, 264, 1);
   return (nvmlDeviceGetClkMonStatus$ ??= binder.native('nvmlDeviceGetClkMonStatus'))(device, status);
@@ -73,7 +73,7 @@ let nvmlDeviceGetClock$: NativeFunction | undefined;
  * @param clockId `nvmlClockId_t`
  * @param clockMHz `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t, clockId: T.nvmlClockId_t, clockMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clockMHz) && hostByteLength(clockMHz)! >= 4 && (((clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clockMHz === 'number' && clockMHz >= 0 && Number.isSafeInteger(clockMHz)) && clockMHz !== null) rawCovers('nvmlDeviceGetClock', 'clockMHz', clockMHz, 4, 4);
   return (nvmlDeviceGetClock$ ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, clockMHz);
@@ -84,7 +84,7 @@ let nvmlDeviceGetClockInfo$: NativeFunction | undefined;
  * @param type `nvmlClockType_t`
  * @param clock `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t, type: T.nvmlClockType_t, clock: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clock) && hostByteLength(clock)! >= 4 && (((clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clock === 'number' && clock >= 0 && Number.isSafeInteger(clock)) && clock !== null) rawCovers('nvmlDeviceGetClockInfo', 'clock', clock, 4, 4);
   return (nvmlDeviceGetClockInfo$ ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, clock);
@@ -94,7 +94,7 @@ let nvmlDeviceGetClockOffsets$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param info `nvmlClockOffset_t *`, in/out: bytes of a `nvmlClockOffset_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClockOffsets(device: T.nvmlDevice_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 24) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceGetClockOffsets', 'info', info, 24, 1);
   return (nvmlDeviceGetClockOffsets$ ??= binder.native('nvmlDeviceGetClockOffsets'))(device, info);

@@ -11,7 +11,7 @@ let nvmlDeviceGetComputeInstanceId$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param id `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t, id: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(id) && hostByteLength(id)! >= 4 && (((id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof id === 'number' && id >= 0 && Number.isSafeInteger(id)) && id !== null) rawCovers('nvmlDeviceGetComputeInstanceId', 'id', id, 4, 4);
   return (nvmlDeviceGetComputeInstanceId$ ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, id);
@@ -21,7 +21,7 @@ let nvmlDeviceGetComputeMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlComputeMode_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t, mode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(mode) && hostByteLength(mode)! >= 4 && (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof mode === 'number' && mode >= 0 && Number.isSafeInteger(mode)) && mode !== null) rawCovers('nvmlDeviceGetComputeMode', 'mode', mode, 4, 4);
   return (nvmlDeviceGetComputeMode$ ??= binder.native('nvmlDeviceGetComputeMode'))(device, mode);
@@ -32,7 +32,7 @@ let nvmlDeviceGetComputeRunningProcesses$: NativeFunction | undefined;
  * @param infoCount `unsigned int *`, in/out: capacity of `infos` in, count out
  * @param infos `nvmlProcessInfo_t *`, out: an array of `*infoCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t, infoCount: T.Pointer, infos: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(infoCount) && hostByteLength(infoCount)! >= 4 && (((infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof infoCount === 'number' && infoCount >= 0 && Number.isSafeInteger(infoCount)) && infoCount !== null) rawCovers('nvmlDeviceGetComputeRunningProcesses', 'infoCount', infoCount, 4, 4);
   if (!(ArrayBuffer.isView(infos) && hostByteLength(infos)! >= 24) && !(typeof infos === 'number' && infos >= 0 && Number.isSafeInteger(infos)) && infos !== null) rawCovers('nvmlDeviceGetComputeRunningProcesses', 'infos', infos, 24, 1);
@@ -43,7 +43,7 @@ let nvmlDeviceGetConfComputeGpuAttestationReport$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpuAtstReport `nvmlConfComputeGpuAttestationReport_t *`, in/out: bytes of a `nvmlConfComputeGpuAttestationReport_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeGpuAttestationReport(device: T.nvmlDevice_t, gpuAtstReport: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuAtstReport) && hostByteLength(gpuAtstReport)! >= 12332) && !(typeof gpuAtstReport === 'number' && gpuAtstReport >= 0 && Number.isSafeInteger(gpuAtstReport)) && gpuAtstReport !== null) rawCovers('nvmlDeviceGetConfComputeGpuAttestationReport', 'gpuAtstReport', gpuAtstReport, 12332, 1);
   return (nvmlDeviceGetConfComputeGpuAttestationReport$ ??= binder.native('nvmlDeviceGetConfComputeGpuAttestationReport'))(device, gpuAtstReport);
@@ -53,7 +53,7 @@ let nvmlDeviceGetConfComputeGpuCertificate$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpuCert `nvmlConfComputeGpuCertificate_t *`, out: bytes of a `nvmlConfComputeGpuCertificate_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeGpuCertificate(device: T.nvmlDevice_t, gpuCert: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuCert) && hostByteLength(gpuCert)! >= 9224) && !(typeof gpuCert === 'number' && gpuCert >= 0 && Number.isSafeInteger(gpuCert)) && gpuCert !== null) rawCovers('nvmlDeviceGetConfComputeGpuCertificate', 'gpuCert', gpuCert, 9224, 1);
   return (nvmlDeviceGetConfComputeGpuCertificate$ ??= binder.native('nvmlDeviceGetConfComputeGpuCertificate'))(device, gpuCert);
@@ -63,7 +63,7 @@ let nvmlDeviceGetConfComputeMemSizeInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param memInfo `nvmlConfComputeMemSizeInfo_t *`, out: bytes of a `nvmlConfComputeMemSizeInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeMemSizeInfo(device: T.nvmlDevice_t, memInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(memInfo) && hostByteLength(memInfo)! >= 16) && !(typeof memInfo === 'number' && memInfo >= 0 && Number.isSafeInteger(memInfo)) && memInfo !== null) rawCovers('nvmlDeviceGetConfComputeMemSizeInfo', 'memInfo', memInfo, 16, 1);
   return (nvmlDeviceGetConfComputeMemSizeInfo$ ??= binder.native('nvmlDeviceGetConfComputeMemSizeInfo'))(device, memInfo);
@@ -73,7 +73,7 @@ let nvmlDeviceGetConfComputeProtectedMemoryUsage$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param memory `nvmlMemory_t *`, out: bytes of a `nvmlMemory_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeProtectedMemoryUsage(device: T.nvmlDevice_t, memory: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(memory) && hostByteLength(memory)! >= 24) && !(typeof memory === 'number' && memory >= 0 && Number.isSafeInteger(memory)) && memory !== null) rawCovers('nvmlDeviceGetConfComputeProtectedMemoryUsage', 'memory', memory, 24, 1);
   return (nvmlDeviceGetConfComputeProtectedMemoryUsage$ ??= binder.native('nvmlDeviceGetConfComputeProtectedMemoryUsage'))(device, memory);
@@ -83,7 +83,7 @@ let nvmlDeviceGetCoolerInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param coolerInfo `nvmlCoolerInfo_t *`, in/out: bytes of a `nvmlCoolerInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCoolerInfo(device: T.nvmlDevice_t, coolerInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(coolerInfo) && hostByteLength(coolerInfo)! >= 16) && !(typeof coolerInfo === 'number' && coolerInfo >= 0 && Number.isSafeInteger(coolerInfo)) && coolerInfo !== null) rawCovers('nvmlDeviceGetCoolerInfo', 'coolerInfo', coolerInfo, 16, 1);
   return (nvmlDeviceGetCoolerInfo$ ??= binder.native('nvmlDeviceGetCoolerInfo'))(device, coolerInfo);

@@ -12,7 +12,7 @@ let nvmlDeviceGetDecoderUtilization$: NativeFunction | undefined;
  * @param utilization `unsigned int *`, out: a typed array of one element
  * @param samplingPeriodUs `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDecoderUtilization(device: T.nvmlDevice_t, utilization: T.Pointer, samplingPeriodUs: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(utilization) && hostByteLength(utilization)! >= 4 && (((utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof utilization === 'number' && utilization >= 0 && Number.isSafeInteger(utilization)) && utilization !== null) rawCovers('nvmlDeviceGetDecoderUtilization', 'utilization', utilization, 4, 4);
   if (!(ArrayBuffer.isView(samplingPeriodUs) && hostByteLength(samplingPeriodUs)! >= 4 && (((samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof samplingPeriodUs === 'number' && samplingPeriodUs >= 0 && Number.isSafeInteger(samplingPeriodUs)) && samplingPeriodUs !== null) rawCovers('nvmlDeviceGetDecoderUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);
@@ -24,7 +24,7 @@ let nvmlDeviceGetDefaultApplicationsClock$: NativeFunction | undefined;
  * @param clockType `nvmlClockType_t`
  * @param clockMHz `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetDefaultApplicationsClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t, clockMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clockMHz) && hostByteLength(clockMHz)! >= 4 && (((clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clockMHz === 'number' && clockMHz >= 0 && Number.isSafeInteger(clockMHz)) && clockMHz !== null) rawCovers('nvmlDeviceGetDefaultApplicationsClock', 'clockMHz', clockMHz, 4, 4);
@@ -35,7 +35,7 @@ let nvmlDeviceGetDefaultEccMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param defaultMode `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDefaultEccMode(device: T.nvmlDevice_t, defaultMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(defaultMode) && hostByteLength(defaultMode)! >= 4 && (((defaultMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (defaultMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof defaultMode === 'number' && defaultMode >= 0 && Number.isSafeInteger(defaultMode)) && defaultMode !== null) rawCovers('nvmlDeviceGetDefaultEccMode', 'defaultMode', defaultMode, 4, 4);
   return (nvmlDeviceGetDefaultEccMode$ ??= binder.native('nvmlDeviceGetDefaultEccMode'))(device, defaultMode);
@@ -47,7 +47,7 @@ let nvmlDeviceGetDetailedEccErrors$: NativeFunction | undefined;
  * @param counterType `nvmlEccCounterType_t`
  * @param eccCounts `nvmlEccErrorCounts_t *`, out: bytes of a `nvmlEccErrorCounts_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetDetailedEccErrors(device: T.nvmlDevice_t, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, eccCounts: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(eccCounts) && hostByteLength(eccCounts)! >= 32) && !(typeof eccCounts === 'number' && eccCounts >= 0 && Number.isSafeInteger(eccCounts)) && eccCounts !== null) rawCovers('nvmlDeviceGetDetailedEccErrors', 'eccCounts', eccCounts, 32, 1);
@@ -58,7 +58,7 @@ let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$: NativeFunction | undefined;
  * @param migDevice `nvmlDevice_t`
  * @param device `nvmlDevice_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice: T.nvmlDevice_t, device: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(device) && hostByteLength(device)! >= 8 && (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof device === 'number' && device >= 0 && Number.isSafeInteger(device)) && device !== null) rawCovers('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', 'device', device, 8, 8);
   return (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$ ??= binder.native('nvmlDeviceGetDeviceHandleFromMigDeviceHandle'))(migDevice, device);
@@ -68,7 +68,7 @@ let nvmlDeviceGetDisplayActive$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param isActive `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDisplayActive(device: T.nvmlDevice_t, isActive: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isActive) && hostByteLength(isActive)! >= 4 && (((isActive as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isActive as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isActive === 'number' && isActive >= 0 && Number.isSafeInteger(isActive)) && isActive !== null) rawCovers('nvmlDeviceGetDisplayActive', 'isActive', isActive, 4, 4);
   return (nvmlDeviceGetDisplayActive$ ??= binder.native('nvmlDeviceGetDisplayActive'))(device, isActive);
@@ -78,7 +78,7 @@ let nvmlDeviceGetDisplayMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param display `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDisplayMode(device: T.nvmlDevice_t, display: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(display) && hostByteLength(display)! >= 4 && (((display as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (display as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof display === 'number' && display >= 0 && Number.isSafeInteger(display)) && display !== null) rawCovers('nvmlDeviceGetDisplayMode', 'display', display, 4, 4);
   return (nvmlDeviceGetDisplayMode$ ??= binder.native('nvmlDeviceGetDisplayMode'))(device, display);
@@ -89,7 +89,7 @@ let nvmlDeviceGetDramEncryptionMode$: NativeFunction | undefined;
  * @param current `nvmlDramEncryptionInfo_t *`, in/out: bytes of a `nvmlDramEncryptionInfo_v1_t`
  * @param pending `nvmlDramEncryptionInfo_t *`, in/out: bytes of a `nvmlDramEncryptionInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDramEncryptionMode(device: T.nvmlDevice_t, current: T.Pointer, pending: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(current) && hostByteLength(current)! >= 8) && !(typeof current === 'number' && current >= 0 && Number.isSafeInteger(current)) && current !== null) rawCovers('nvmlDeviceGetDramEncryptionMode', 'current', current, 8, 1);
   if (!(ArrayBuffer.isView(pending) && hostByteLength(pending)! >= 8) && !(typeof pending === 'number' && pending >= 0 && Number.isSafeInteger(pending)) && pending !== null) rawCovers('nvmlDeviceGetDramEncryptionMode', 'pending', pending, 8, 1);

@@ -12,7 +12,7 @@ let nvmlDeviceGetFBCSessions$: NativeFunction | undefined;
  * @param sessionCount `unsigned int *`, in/out: capacity of `sessionInfo` in, count out
  * @param sessionInfo `nvmlFBCSessionInfo_t *`, out: an array of `*sessionCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t, sessionCount: T.Pointer, sessionInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(sessionCount) && hostByteLength(sessionCount)! >= 4 && (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof sessionCount === 'number' && sessionCount >= 0 && Number.isSafeInteger(sessionCount)) && sessionCount !== null) rawCovers('nvmlDeviceGetFBCSessions', 'sessionCount', sessionCount, 4, 4);
   if (!(ArrayBuffer.isView(sessionInfo) && hostByteLength(sessionInfo)! >= 48) && !(typeof sessionInfo === 'number' && sessionInfo >= 0 && Number.isSafeInteger(sessionInfo)) && sessionInfo !== null) rawCovers('nvmlDeviceGetFBCSessions', 'sessionInfo', sessionInfo, 48, 1);
@@ -23,7 +23,7 @@ let nvmlDeviceGetFBCStats$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param fbcStats `nvmlFBCStats_t *`, out: bytes of a `nvmlFBCStats_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t, fbcStats: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(fbcStats) && hostByteLength(fbcStats)! >= 12) && !(typeof fbcStats === 'number' && fbcStats >= 0 && Number.isSafeInteger(fbcStats)) && fbcStats !== null) rawCovers('nvmlDeviceGetFBCStats', 'fbcStats', fbcStats, 12, 1);
   return (nvmlDeviceGetFBCStats$ ??= binder.native('nvmlDeviceGetFBCStats'))(device, fbcStats);
@@ -34,7 +34,7 @@ let nvmlDeviceGetFanControlPolicy_v2$: NativeFunction | undefined;
  * @param fan `unsigned int`
  * @param policy `nvmlFanControlPolicy_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t, fan: number, policy: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(policy) && hostByteLength(policy)! >= 4 && (((policy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (policy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof policy === 'number' && policy >= 0 && Number.isSafeInteger(policy)) && policy !== null) rawCovers('nvmlDeviceGetFanControlPolicy_v2', 'policy', policy, 4, 4);
   return (nvmlDeviceGetFanControlPolicy_v2$ ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, policy);
@@ -44,7 +44,7 @@ let nvmlDeviceGetFanSpeed$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param speed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t, speed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(speed) && hostByteLength(speed)! >= 4 && (((speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof speed === 'number' && speed >= 0 && Number.isSafeInteger(speed)) && speed !== null) rawCovers('nvmlDeviceGetFanSpeed', 'speed', speed, 4, 4);
   return (nvmlDeviceGetFanSpeed$ ??= binder.native('nvmlDeviceGetFanSpeed'))(device, speed);
@@ -54,7 +54,7 @@ let nvmlDeviceGetFanSpeedRPM$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param fanSpeed `nvmlFanSpeedInfo_t *`, in/out: bytes of a `nvmlFanSpeedInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeedRPM(device: T.nvmlDevice_t, fanSpeed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(fanSpeed) && hostByteLength(fanSpeed)! >= 12) && !(typeof fanSpeed === 'number' && fanSpeed >= 0 && Number.isSafeInteger(fanSpeed)) && fanSpeed !== null) rawCovers('nvmlDeviceGetFanSpeedRPM', 'fanSpeed', fanSpeed, 12, 1);
   return (nvmlDeviceGetFanSpeedRPM$ ??= binder.native('nvmlDeviceGetFanSpeedRPM'))(device, fanSpeed);
@@ -65,7 +65,7 @@ let nvmlDeviceGetFanSpeed_v2$: NativeFunction | undefined;
  * @param fan `unsigned int`
  * @param speed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t, fan: number, speed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(speed) && hostByteLength(speed)! >= 4 && (((speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof speed === 'number' && speed >= 0 && Number.isSafeInteger(speed)) && speed !== null) rawCovers('nvmlDeviceGetFanSpeed_v2', 'speed', speed, 4, 4);
   return (nvmlDeviceGetFanSpeed_v2$ ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, speed);
@@ -76,7 +76,7 @@ let nvmlDeviceGetFieldValues$: NativeFunction | undefined;
  * @param valuesCount `int`
  * @param values `nvmlFieldValue_t *`, in/out array, `valuesCount` long
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
+ * @remarks [NVIDIA group `nvmlFieldValueQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t, valuesCount: number, values: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(values) && hostByteLength(values)! >= 40) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('nvmlDeviceGetFieldValues', 'values', values, 40, 1);
   return (nvmlDeviceGetFieldValues$ ??= binder.native('nvmlDeviceGetFieldValues'))(device, valuesCount, values);
@@ -87,7 +87,7 @@ let nvmlDeviceGetGpcClkMinMaxVfOffset$: NativeFunction | undefined;
  * @param minOffset `int *`, out: a typed array of one element
  * @param maxOffset `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t, minOffset: T.Pointer, maxOffset: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minOffset) && hostByteLength(minOffset)! >= 4 && (((minOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minOffset === 'number' && minOffset >= 0 && Number.isSafeInteger(minOffset)) && minOffset !== null) rawCovers('nvmlDeviceGetGpcClkMinMaxVfOffset', 'minOffset', minOffset, 4, 4);
   if (!(ArrayBuffer.isView(maxOffset) && hostByteLength(maxOffset)! >= 4 && (((maxOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxOffset === 'number' && maxOffset >= 0 && Number.isSafeInteger(maxOffset)) && maxOffset !== null) rawCovers('nvmlDeviceGetGpcClkMinMaxVfOffset', 'maxOffset', maxOffset, 4, 4);
@@ -98,7 +98,7 @@ let nvmlDeviceGetGpcClkVfOffset$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param offset `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t, offset: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(offset) && hostByteLength(offset)! >= 4 && (((offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof offset === 'number' && offset >= 0 && Number.isSafeInteger(offset)) && offset !== null) rawCovers('nvmlDeviceGetGpcClkVfOffset', 'offset', offset, 4, 4);
   return (nvmlDeviceGetGpcClkVfOffset$ ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, offset);

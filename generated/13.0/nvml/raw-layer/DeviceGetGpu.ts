@@ -11,7 +11,7 @@ let nvmlDeviceGetGpuFabricInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpuFabricInfo `nvmlGpuFabricInfo_t *`, out: bytes of a `nvmlGpuFabricInfo_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t, gpuFabricInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuFabricInfo) && hostByteLength(gpuFabricInfo)! >= 28) && !(typeof gpuFabricInfo === 'number' && gpuFabricInfo >= 0 && Number.isSafeInteger(gpuFabricInfo)) && gpuFabricInfo !== null) rawCovers('nvmlDeviceGetGpuFabricInfo', 'gpuFabricInfo', gpuFabricInfo, 28, 1);
@@ -22,7 +22,7 @@ let nvmlDeviceGetGpuFabricInfoV$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpuFabricInfo `nvmlGpuFabricInfoV_t *`, in/out: bytes of a `nvmlGpuFabricInfo_v3_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t, gpuFabricInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuFabricInfo) && hostByteLength(gpuFabricInfo)! >= 40) && !(typeof gpuFabricInfo === 'number' && gpuFabricInfo >= 0 && Number.isSafeInteger(gpuFabricInfo)) && gpuFabricInfo !== null) rawCovers('nvmlDeviceGetGpuFabricInfoV', 'gpuFabricInfo', gpuFabricInfo, 40, 1);
   return (nvmlDeviceGetGpuFabricInfoV$ ??= binder.native('nvmlDeviceGetGpuFabricInfoV'))(device, gpuFabricInfo);
@@ -33,7 +33,7 @@ let nvmlDeviceGetGpuInstanceById$: NativeFunction | undefined;
  * @param id `unsigned int`
  * @param gpuInstance `nvmlGpuInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t, id: number, gpuInstance: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuInstance) && hostByteLength(gpuInstance)! >= 8 && (((gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof gpuInstance === 'number' && gpuInstance >= 0 && Number.isSafeInteger(gpuInstance)) && gpuInstance !== null) rawCovers('nvmlDeviceGetGpuInstanceById', 'gpuInstance', gpuInstance, 8, 8);
   return (nvmlDeviceGetGpuInstanceById$ ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, gpuInstance);
@@ -43,7 +43,7 @@ let nvmlDeviceGetGpuInstanceId$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param id `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t, id: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(id) && hostByteLength(id)! >= 4 && (((id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof id === 'number' && id >= 0 && Number.isSafeInteger(id)) && id !== null) rawCovers('nvmlDeviceGetGpuInstanceId', 'id', id, 4, 4);
   return (nvmlDeviceGetGpuInstanceId$ ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, id);
@@ -55,7 +55,7 @@ let nvmlDeviceGetGpuInstancePossiblePlacements$: NativeFunction | undefined;
  * @param placements `nvmlGpuInstancePlacement_t *`, out: an array of `*count` elements (capacity/count pair)
  * @param count `unsigned int *`, in/out: capacity of `placements` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_t, profileId: number, placements: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(placements) && hostByteLength(placements)! >= 8) && !(typeof placements === 'number' && placements >= 0 && Number.isSafeInteger(placements)) && placements !== null) rawCovers('nvmlDeviceGetGpuInstancePossiblePlacements', 'placements', placements, 8, 1);
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetGpuInstancePossiblePlacements', 'count', count, 4, 4);
@@ -67,7 +67,7 @@ let nvmlDeviceGetGpuInstanceProfileInfo$: NativeFunction | undefined;
  * @param profile `unsigned int`
  * @param info `nvmlGpuInstanceProfileInfo_t *`, out: bytes of a `nvmlGpuInstanceProfileInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t, profile: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 48) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceGetGpuInstanceProfileInfo', 'info', info, 48, 1);
   return (nvmlDeviceGetGpuInstanceProfileInfo$ ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfo'))(device, profile, info);
@@ -78,7 +78,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoByIdV$: NativeFunction | undefined;
  * @param profileId `unsigned int`
  * @param info `nvmlGpuInstanceProfileInfo_v2_t *`, in/out: bytes of a `nvmlGpuInstanceProfileInfo_v2_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfoByIdV(device: T.nvmlDevice_t, profileId: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 152) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'info', info, 152, 1);
   return (nvmlDeviceGetGpuInstanceProfileInfoByIdV$ ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfoByIdV'))(device, profileId, info);
@@ -89,7 +89,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoV$: NativeFunction | undefined;
  * @param profile `unsigned int`
  * @param info `nvmlGpuInstanceProfileInfo_v2_t *`, in/out: bytes of a `nvmlGpuInstanceProfileInfo_v2_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t, profile: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 152) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceGetGpuInstanceProfileInfoV', 'info', info, 152, 1);
   return (nvmlDeviceGetGpuInstanceProfileInfoV$ ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfoV'))(device, profile, info);
@@ -100,7 +100,7 @@ let nvmlDeviceGetGpuInstanceRemainingCapacity$: NativeFunction | undefined;
  * @param profileId `unsigned int`
  * @param count `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t, profileId: number, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetGpuInstanceRemainingCapacity', 'count', count, 4, 4);
   return (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, count);
@@ -112,7 +112,7 @@ let nvmlDeviceGetGpuInstances$: NativeFunction | undefined;
  * @param gpuInstances `nvmlGpuInstance_t *`, out: an array of `*count` elements (capacity/count pair)
  * @param count `unsigned int *`, in/out: capacity of `gpuInstances` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t, profileId: number, gpuInstances: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpuInstances) && hostByteLength(gpuInstances)! >= 8 && (((gpuInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gpuInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof gpuInstances === 'number' && gpuInstances >= 0 && Number.isSafeInteger(gpuInstances)) && gpuInstances !== null) rawCovers('nvmlDeviceGetGpuInstances', 'gpuInstances', gpuInstances, 8, 8);
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetGpuInstances', 'count', count, 4, 4);
@@ -123,7 +123,7 @@ let nvmlDeviceGetGpuMaxPcieLinkGeneration$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param maxLinkGenDevice `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuMaxPcieLinkGeneration(device: T.nvmlDevice_t, maxLinkGenDevice: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(maxLinkGenDevice) && hostByteLength(maxLinkGenDevice)! >= 4 && (((maxLinkGenDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxLinkGenDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxLinkGenDevice === 'number' && maxLinkGenDevice >= 0 && Number.isSafeInteger(maxLinkGenDevice)) && maxLinkGenDevice !== null) rawCovers('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'maxLinkGenDevice', maxLinkGenDevice, 4, 4);
   return (nvmlDeviceGetGpuMaxPcieLinkGeneration$ ??= binder.native('nvmlDeviceGetGpuMaxPcieLinkGeneration'))(device, maxLinkGenDevice);
@@ -134,7 +134,7 @@ let nvmlDeviceGetGpuOperationMode$: NativeFunction | undefined;
  * @param current `nvmlGpuOperationMode_t *`, out: a typed array of one element
  * @param pending `nvmlGpuOperationMode_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t, current: T.Pointer, pending: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(current) && hostByteLength(current)! >= 4 && (((current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof current === 'number' && current >= 0 && Number.isSafeInteger(current)) && current !== null) rawCovers('nvmlDeviceGetGpuOperationMode', 'current', current, 4, 4);
   if (!(ArrayBuffer.isView(pending) && hostByteLength(pending)! >= 4 && (((pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pending === 'number' && pending >= 0 && Number.isSafeInteger(pending)) && pending !== null) rawCovers('nvmlDeviceGetGpuOperationMode', 'pending', pending, 4, 4);

@@ -11,7 +11,7 @@ let nvmlDeviceGetHostVgpuMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pHostVgpuMode `nvmlHostVgpuMode_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t, pHostVgpuMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pHostVgpuMode) && hostByteLength(pHostVgpuMode)! >= 4 && (((pHostVgpuMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pHostVgpuMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pHostVgpuMode === 'number' && pHostVgpuMode >= 0 && Number.isSafeInteger(pHostVgpuMode)) && pHostVgpuMode !== null) rawCovers('nvmlDeviceGetHostVgpuMode', 'pHostVgpuMode', pHostVgpuMode, 4, 4);
   return (nvmlDeviceGetHostVgpuMode$ ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, pHostVgpuMode);
@@ -21,7 +21,7 @@ let nvmlDeviceGetHostname_v1$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param hostname `nvmlHostname_v1_t *`, out: bytes of a `nvmlHostname_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHostname_v1(device: T.nvmlDevice_t, hostname: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(hostname) && hostByteLength(hostname)! >= 64) && !(typeof hostname === 'number' && hostname >= 0 && Number.isSafeInteger(hostname)) && hostname !== null) rawCovers('nvmlDeviceGetHostname_v1', 'hostname', hostname, 64, 1);
   return (nvmlDeviceGetHostname_v1$ ??= binder.native('nvmlDeviceGetHostname_v1'))(device, hostname);
@@ -31,7 +31,7 @@ let nvmlDeviceGetIndex$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param index `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetIndex(device: T.nvmlDevice_t, index: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(index) && hostByteLength(index)! >= 4 && (((index as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (index as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof index === 'number' && index >= 0 && Number.isSafeInteger(index)) && index !== null) rawCovers('nvmlDeviceGetIndex', 'index', index, 4, 4);
   return (nvmlDeviceGetIndex$ ??= binder.native('nvmlDeviceGetIndex'))(device, index);
@@ -41,7 +41,7 @@ let nvmlDeviceGetInforomConfigurationChecksum$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param checksum `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t, checksum: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(checksum) && hostByteLength(checksum)! >= 4 && (((checksum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (checksum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof checksum === 'number' && checksum >= 0 && Number.isSafeInteger(checksum)) && checksum !== null) rawCovers('nvmlDeviceGetInforomConfigurationChecksum', 'checksum', checksum, 4, 4);
   return (nvmlDeviceGetInforomConfigurationChecksum$ ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, checksum);
@@ -52,7 +52,7 @@ let nvmlDeviceGetInforomImageVersion$: NativeFunction | undefined;
  * @param version `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t, version: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlDeviceGetInforomImageVersion', 'version', version, 0, 1);
   return (nvmlDeviceGetInforomImageVersion$ ??= binder.native('nvmlDeviceGetInforomImageVersion'))(device, version, length);
@@ -64,7 +64,7 @@ let nvmlDeviceGetInforomVersion$: NativeFunction | undefined;
  * @param version `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t, object: T.nvmlInforomObject_t, version: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlDeviceGetInforomVersion', 'version', version, 0, 1);
   return (nvmlDeviceGetInforomVersion$ ??= binder.native('nvmlDeviceGetInforomVersion'))(device, object, version, length);
@@ -74,7 +74,7 @@ let nvmlDeviceGetIrqNum$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param irqNum `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t, irqNum: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(irqNum) && hostByteLength(irqNum)! >= 4 && (((irqNum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (irqNum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof irqNum === 'number' && irqNum >= 0 && Number.isSafeInteger(irqNum)) && irqNum !== null) rawCovers('nvmlDeviceGetIrqNum', 'irqNum', irqNum, 4, 4);
   return (nvmlDeviceGetIrqNum$ ??= binder.native('nvmlDeviceGetIrqNum'))(device, irqNum);
@@ -85,7 +85,7 @@ let nvmlDeviceGetJpgUtilization$: NativeFunction | undefined;
  * @param utilization `unsigned int *`, out: a typed array of one element
  * @param samplingPeriodUs `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetJpgUtilization(device: T.nvmlDevice_t, utilization: T.Pointer, samplingPeriodUs: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(utilization) && hostByteLength(utilization)! >= 4 && (((utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof utilization === 'number' && utilization >= 0 && Number.isSafeInteger(utilization)) && utilization !== null) rawCovers('nvmlDeviceGetJpgUtilization', 'utilization', utilization, 4, 4);
   if (!(ArrayBuffer.isView(samplingPeriodUs) && hostByteLength(samplingPeriodUs)! >= 4 && (((samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof samplingPeriodUs === 'number' && samplingPeriodUs >= 0 && Number.isSafeInteger(samplingPeriodUs)) && samplingPeriodUs !== null) rawCovers('nvmlDeviceGetJpgUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);

@@ -12,7 +12,7 @@ let nvmlDeviceGetLastBBXFlushTime$: NativeFunction | undefined;
  * @param timestamp `unsigned long long *`, out: a typed array of one element
  * @param durationUs `unsigned long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetLastBBXFlushTime(device: T.nvmlDevice_t, timestamp: T.Pointer, durationUs: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(timestamp) && hostByteLength(timestamp)! >= 8 && (((timestamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (timestamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof timestamp === 'number' && timestamp >= 0 && Number.isSafeInteger(timestamp)) && timestamp !== null) rawCovers('nvmlDeviceGetLastBBXFlushTime', 'timestamp', timestamp, 8, 8);
   if (!(ArrayBuffer.isView(durationUs) && hostByteLength(durationUs)! >= 8 && (((durationUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (durationUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof durationUs === 'number' && durationUs >= 0 && Number.isSafeInteger(durationUs)) && durationUs !== null) rawCovers('nvmlDeviceGetLastBBXFlushTime', 'durationUs', durationUs, 8, 8);
@@ -24,7 +24,7 @@ let nvmlDeviceGetMPSComputeRunningProcesses$: NativeFunction | undefined;
  * @param infoCount `unsigned int *`, in/out: capacity of `infos` in, count out
  * @param infos `nvmlProcessInfo_t *`, out: an array of `*infoCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t, infoCount: T.Pointer, infos: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(infoCount) && hostByteLength(infoCount)! >= 4 && (((infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof infoCount === 'number' && infoCount >= 0 && Number.isSafeInteger(infoCount)) && infoCount !== null) rawCovers('nvmlDeviceGetMPSComputeRunningProcesses', 'infoCount', infoCount, 4, 4);
   if (!(ArrayBuffer.isView(infos) && hostByteLength(infos)! >= 24) && !(typeof infos === 'number' && infos >= 0 && Number.isSafeInteger(infos)) && infos !== null) rawCovers('nvmlDeviceGetMPSComputeRunningProcesses', 'infos', infos, 24, 1);
@@ -35,7 +35,7 @@ let nvmlDeviceGetMarginTemperature$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param marginTempInfo `nvmlMarginTemperature_t *`, in/out: bytes of a `nvmlMarginTemperature_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMarginTemperature(device: T.nvmlDevice_t, marginTempInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(marginTempInfo) && hostByteLength(marginTempInfo)! >= 8) && !(typeof marginTempInfo === 'number' && marginTempInfo >= 0 && Number.isSafeInteger(marginTempInfo)) && marginTempInfo !== null) rawCovers('nvmlDeviceGetMarginTemperature', 'marginTempInfo', marginTempInfo, 8, 1);
   return (nvmlDeviceGetMarginTemperature$ ??= binder.native('nvmlDeviceGetMarginTemperature'))(device, marginTempInfo);
@@ -46,7 +46,7 @@ let nvmlDeviceGetMaxClockInfo$: NativeFunction | undefined;
  * @param type `nvmlClockType_t`
  * @param clock `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t, type: T.nvmlClockType_t, clock: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clock) && hostByteLength(clock)! >= 4 && (((clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clock === 'number' && clock >= 0 && Number.isSafeInteger(clock)) && clock !== null) rawCovers('nvmlDeviceGetMaxClockInfo', 'clock', clock, 4, 4);
   return (nvmlDeviceGetMaxClockInfo$ ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, clock);
@@ -57,7 +57,7 @@ let nvmlDeviceGetMaxCustomerBoostClock$: NativeFunction | undefined;
  * @param clockType `nvmlClockType_t`
  * @param clockMHz `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t, clockMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(clockMHz) && hostByteLength(clockMHz)! >= 4 && (((clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof clockMHz === 'number' && clockMHz >= 0 && Number.isSafeInteger(clockMHz)) && clockMHz !== null) rawCovers('nvmlDeviceGetMaxCustomerBoostClock', 'clockMHz', clockMHz, 4, 4);
   return (nvmlDeviceGetMaxCustomerBoostClock$ ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, clockMHz);
@@ -67,7 +67,7 @@ let nvmlDeviceGetMaxMigDeviceCount$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param count `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlDeviceGetMaxMigDeviceCount', 'count', count, 4, 4);
   return (nvmlDeviceGetMaxMigDeviceCount$ ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, count);
@@ -77,7 +77,7 @@ let nvmlDeviceGetMaxPcieLinkGeneration$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param maxLinkGen `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t, maxLinkGen: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(maxLinkGen) && hostByteLength(maxLinkGen)! >= 4 && (((maxLinkGen as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxLinkGen as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxLinkGen === 'number' && maxLinkGen >= 0 && Number.isSafeInteger(maxLinkGen)) && maxLinkGen !== null) rawCovers('nvmlDeviceGetMaxPcieLinkGeneration', 'maxLinkGen', maxLinkGen, 4, 4);
   return (nvmlDeviceGetMaxPcieLinkGeneration$ ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, maxLinkGen);
@@ -87,7 +87,7 @@ let nvmlDeviceGetMaxPcieLinkWidth$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param maxLinkWidth `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t, maxLinkWidth: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(maxLinkWidth) && hostByteLength(maxLinkWidth)! >= 4 && (((maxLinkWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxLinkWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxLinkWidth === 'number' && maxLinkWidth >= 0 && Number.isSafeInteger(maxLinkWidth)) && maxLinkWidth !== null) rawCovers('nvmlDeviceGetMaxPcieLinkWidth', 'maxLinkWidth', maxLinkWidth, 4, 4);
   return (nvmlDeviceGetMaxPcieLinkWidth$ ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, maxLinkWidth);

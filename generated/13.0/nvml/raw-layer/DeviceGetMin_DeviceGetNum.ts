@@ -14,7 +14,7 @@ let nvmlDeviceGetMinMaxClockOfPState$: NativeFunction | undefined;
  * @param minClockMHz `unsigned int *`, out: a typed array of one element
  * @param maxClockMHz `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t, minClockMHz: T.Pointer, maxClockMHz: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minClockMHz) && hostByteLength(minClockMHz)! >= 4 && (((minClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minClockMHz === 'number' && minClockMHz >= 0 && Number.isSafeInteger(minClockMHz)) && minClockMHz !== null) rawCovers('nvmlDeviceGetMinMaxClockOfPState', 'minClockMHz', minClockMHz, 4, 4);
   if (!(ArrayBuffer.isView(maxClockMHz) && hostByteLength(maxClockMHz)! >= 4 && (((maxClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxClockMHz === 'number' && maxClockMHz >= 0 && Number.isSafeInteger(maxClockMHz)) && maxClockMHz !== null) rawCovers('nvmlDeviceGetMinMaxClockOfPState', 'maxClockMHz', maxClockMHz, 4, 4);
@@ -26,7 +26,7 @@ let nvmlDeviceGetMinMaxFanSpeed$: NativeFunction | undefined;
  * @param minSpeed `unsigned int *`, out: a typed array of one element
  * @param maxSpeed `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t, minSpeed: T.Pointer, maxSpeed: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minSpeed) && hostByteLength(minSpeed)! >= 4 && (((minSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minSpeed === 'number' && minSpeed >= 0 && Number.isSafeInteger(minSpeed)) && minSpeed !== null) rawCovers('nvmlDeviceGetMinMaxFanSpeed', 'minSpeed', minSpeed, 4, 4);
   if (!(ArrayBuffer.isView(maxSpeed) && hostByteLength(maxSpeed)! >= 4 && (((maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof maxSpeed === 'number' && maxSpeed >= 0 && Number.isSafeInteger(maxSpeed)) && maxSpeed !== null) rawCovers('nvmlDeviceGetMinMaxFanSpeed', 'maxSpeed', maxSpeed, 4, 4);
@@ -37,7 +37,7 @@ let nvmlDeviceGetMinorNumber$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param minorNumber `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t, minorNumber: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(minorNumber) && hostByteLength(minorNumber)! >= 4 && (((minorNumber as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (minorNumber as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof minorNumber === 'number' && minorNumber >= 0 && Number.isSafeInteger(minorNumber)) && minorNumber !== null) rawCovers('nvmlDeviceGetMinorNumber', 'minorNumber', minorNumber, 4, 4);
   return (nvmlDeviceGetMinorNumber$ ??= binder.native('nvmlDeviceGetMinorNumber'))(device, minorNumber);
@@ -47,7 +47,7 @@ let nvmlDeviceGetModuleId$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param moduleId `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t, moduleId: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(moduleId) && hostByteLength(moduleId)! >= 4 && (((moduleId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (moduleId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof moduleId === 'number' && moduleId >= 0 && Number.isSafeInteger(moduleId)) && moduleId !== null) rawCovers('nvmlDeviceGetModuleId', 'moduleId', moduleId, 4, 4);
   return (nvmlDeviceGetModuleId$ ??= binder.native('nvmlDeviceGetModuleId'))(device, moduleId);
@@ -57,7 +57,7 @@ let nvmlDeviceGetMultiGpuBoard$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param multiGpuBool `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t, multiGpuBool: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(multiGpuBool) && hostByteLength(multiGpuBool)! >= 4 && (((multiGpuBool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (multiGpuBool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof multiGpuBool === 'number' && multiGpuBool >= 0 && Number.isSafeInteger(multiGpuBool)) && multiGpuBool !== null) rawCovers('nvmlDeviceGetMultiGpuBoard', 'multiGpuBool', multiGpuBool, 4, 4);
   return (nvmlDeviceGetMultiGpuBoard$ ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, multiGpuBool);
@@ -68,7 +68,7 @@ let nvmlDeviceGetName$: NativeFunction | undefined;
  * @param name `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetName(device: T.nvmlDevice_t, name: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(name) && !(typeof name === 'number' && name >= 0 && Number.isSafeInteger(name)) && name !== null) rawCovers('nvmlDeviceGetName', 'name', name, 0, 1);
   return (nvmlDeviceGetName$ ??= binder.native('nvmlDeviceGetName'))(device, name, length);
@@ -78,7 +78,7 @@ let nvmlDeviceGetNumFans$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param numFans `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t, numFans: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(numFans) && hostByteLength(numFans)! >= 4 && (((numFans as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numFans as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numFans === 'number' && numFans >= 0 && Number.isSafeInteger(numFans)) && numFans !== null) rawCovers('nvmlDeviceGetNumFans', 'numFans', numFans, 4, 4);
   return (nvmlDeviceGetNumFans$ ??= binder.native('nvmlDeviceGetNumFans'))(device, numFans);
@@ -88,7 +88,7 @@ let nvmlDeviceGetNumGpuCores$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param numCores `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t, numCores: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(numCores) && hostByteLength(numCores)! >= 4 && (((numCores as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (numCores as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof numCores === 'number' && numCores >= 0 && Number.isSafeInteger(numCores)) && numCores !== null) rawCovers('nvmlDeviceGetNumGpuCores', 'numCores', numCores, 4, 4);
   return (nvmlDeviceGetNumGpuCores$ ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, numCores);

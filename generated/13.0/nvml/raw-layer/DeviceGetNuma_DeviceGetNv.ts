@@ -11,7 +11,7 @@ let nvmlDeviceGetNumaNodeId$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param node `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlAffinity` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t, node: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(node) && hostByteLength(node)! >= 4 && (((node as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (node as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof node === 'number' && node >= 0 && Number.isSafeInteger(node)) && node !== null) rawCovers('nvmlDeviceGetNumaNodeId', 'node', node, 4, 4);
   return (nvmlDeviceGetNumaNodeId$ ??= binder.native('nvmlDeviceGetNumaNodeId'))(device, node);
@@ -23,7 +23,7 @@ let nvmlDeviceGetNvLinkCapability$: NativeFunction | undefined;
  * @param capability `nvmlNvLinkCapability_t`
  * @param capResult `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t, link: number, capability: T.nvmlNvLinkCapability_t, capResult: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(capResult) && hostByteLength(capResult)! >= 4 && (((capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof capResult === 'number' && capResult >= 0 && Number.isSafeInteger(capResult)) && capResult !== null) rawCovers('nvmlDeviceGetNvLinkCapability', 'capResult', capResult, 4, 4);
   return (nvmlDeviceGetNvLinkCapability$ ??= binder.native('nvmlDeviceGetNvLinkCapability'))(device, link, capability, capResult);
@@ -35,7 +35,7 @@ let nvmlDeviceGetNvLinkErrorCounter$: NativeFunction | undefined;
  * @param counter `nvmlNvLinkErrorCounter_t`
  * @param counterValue `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t, link: number, counter: T.nvmlNvLinkErrorCounter_t, counterValue: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(counterValue) && hostByteLength(counterValue)! >= 8 && (((counterValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (counterValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof counterValue === 'number' && counterValue >= 0 && Number.isSafeInteger(counterValue)) && counterValue !== null) rawCovers('nvmlDeviceGetNvLinkErrorCounter', 'counterValue', counterValue, 8, 8);
   return (nvmlDeviceGetNvLinkErrorCounter$ ??= binder.native('nvmlDeviceGetNvLinkErrorCounter'))(device, link, counter, counterValue);
@@ -45,7 +45,7 @@ let nvmlDeviceGetNvLinkInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param info `nvmlNvLinkInfo_t *`, in/out: bytes of a `nvmlNvLinkInfo_v2_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkInfo(device: T.nvmlDevice_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 1612) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceGetNvLinkInfo', 'info', info, 1612, 1);
   return (nvmlDeviceGetNvLinkInfo$ ??= binder.native('nvmlDeviceGetNvLinkInfo'))(device, info);
@@ -56,7 +56,7 @@ let nvmlDeviceGetNvLinkRemoteDeviceType$: NativeFunction | undefined;
  * @param link `unsigned int`
  * @param pNvLinkDeviceType `nvmlIntNvLinkDeviceType_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t, link: number, pNvLinkDeviceType: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pNvLinkDeviceType) && hostByteLength(pNvLinkDeviceType)! >= 4 && (((pNvLinkDeviceType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pNvLinkDeviceType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pNvLinkDeviceType === 'number' && pNvLinkDeviceType >= 0 && Number.isSafeInteger(pNvLinkDeviceType)) && pNvLinkDeviceType !== null) rawCovers('nvmlDeviceGetNvLinkRemoteDeviceType', 'pNvLinkDeviceType', pNvLinkDeviceType, 4, 4);
   return (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, pNvLinkDeviceType);
@@ -67,7 +67,7 @@ let nvmlDeviceGetNvLinkRemotePciInfo$: NativeFunction | undefined;
  * @param link `unsigned int`
  * @param pci `nvmlPciInfo_t *`, out: bytes of a `nvmlPciInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t, link: number, pci: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pci) && hostByteLength(pci)! >= 68) && !(typeof pci === 'number' && pci >= 0 && Number.isSafeInteger(pci)) && pci !== null) rawCovers('nvmlDeviceGetNvLinkRemotePciInfo', 'pci', pci, 68, 1);
   return (nvmlDeviceGetNvLinkRemotePciInfo$ ??= binder.native('nvmlDeviceGetNvLinkRemotePciInfo'))(device, link, pci);
@@ -78,7 +78,7 @@ let nvmlDeviceGetNvLinkState$: NativeFunction | undefined;
  * @param link `unsigned int`
  * @param isActive `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t, link: number, isActive: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isActive) && hostByteLength(isActive)! >= 4 && (((isActive as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isActive as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isActive === 'number' && isActive >= 0 && Number.isSafeInteger(isActive)) && isActive !== null) rawCovers('nvmlDeviceGetNvLinkState', 'isActive', isActive, 4, 4);
   return (nvmlDeviceGetNvLinkState$ ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, isActive);
@@ -90,7 +90,7 @@ let nvmlDeviceGetNvLinkUtilizationControl$: NativeFunction | undefined;
  * @param counter `unsigned int`
  * @param control `nvmlNvLinkUtilizationControl_t *`, out: bytes of a `nvmlNvLinkUtilizationControl_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t, link: number, counter: number, control: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(control) && hostByteLength(control)! >= 8) && !(typeof control === 'number' && control >= 0 && Number.isSafeInteger(control)) && control !== null) rawCovers('nvmlDeviceGetNvLinkUtilizationControl', 'control', control, 8, 1);
@@ -104,7 +104,7 @@ let nvmlDeviceGetNvLinkUtilizationCounter$: NativeFunction | undefined;
  * @param rxcounter `unsigned long long *`, out: a typed array of one element
  * @param txcounter `unsigned long long *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t, link: number, counter: number, rxcounter: T.Pointer, txcounter: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(rxcounter) && hostByteLength(rxcounter)! >= 8 && (((rxcounter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (rxcounter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof rxcounter === 'number' && rxcounter >= 0 && Number.isSafeInteger(rxcounter)) && rxcounter !== null) rawCovers('nvmlDeviceGetNvLinkUtilizationCounter', 'rxcounter', rxcounter, 8, 8);
@@ -117,7 +117,7 @@ let nvmlDeviceGetNvLinkVersion$: NativeFunction | undefined;
  * @param link `unsigned int`
  * @param version `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t, link: number, version: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(version) && hostByteLength(version)! >= 4 && (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlDeviceGetNvLinkVersion', 'version', version, 4, 4);
   return (nvmlDeviceGetNvLinkVersion$ ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, version);

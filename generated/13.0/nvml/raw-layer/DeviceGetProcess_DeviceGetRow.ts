@@ -13,7 +13,7 @@ let nvmlDeviceGetProcessUtilization$: NativeFunction | undefined;
  * @param processSamplesCount `unsigned int *`, in/out: capacity of `utilization` in, count out
  * @param lastSeenTimeStamp `unsigned long long`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t, utilization: T.Pointer, processSamplesCount: T.Pointer, lastSeenTimeStamp: T.Int64): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(utilization) && hostByteLength(utilization)! >= 32) && !(typeof utilization === 'number' && utilization >= 0 && Number.isSafeInteger(utilization)) && utilization !== null) rawCovers('nvmlDeviceGetProcessUtilization', 'utilization', utilization, 32, 1);
   if (!(ArrayBuffer.isView(processSamplesCount) && hostByteLength(processSamplesCount)! >= 4 && (((processSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (processSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof processSamplesCount === 'number' && processSamplesCount >= 0 && Number.isSafeInteger(processSamplesCount)) && processSamplesCount !== null) rawCovers('nvmlDeviceGetProcessUtilization', 'processSamplesCount', processSamplesCount, 4, 4);
@@ -24,7 +24,7 @@ let nvmlDeviceGetProcessesUtilizationInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param procesesUtilInfo `nvmlProcessesUtilizationInfo_t *`, in/out: bytes of a `nvmlProcessesUtilizationInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetProcessesUtilizationInfo(device: T.nvmlDevice_t, procesesUtilInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(procesesUtilInfo) && hostByteLength(procesesUtilInfo)! >= 24) && !(typeof procesesUtilInfo === 'number' && procesesUtilInfo >= 0 && Number.isSafeInteger(procesesUtilInfo)) && procesesUtilInfo !== null) rawCovers('nvmlDeviceGetProcessesUtilizationInfo', 'procesesUtilInfo', procesesUtilInfo, 24, 1);
   return (nvmlDeviceGetProcessesUtilizationInfo$ ??= binder.native('nvmlDeviceGetProcessesUtilizationInfo'))(device, procesesUtilInfo);
@@ -37,7 +37,7 @@ let nvmlDeviceGetRemappedRows$: NativeFunction | undefined;
  * @param isPending `unsigned int *`, out: a typed array of one element
  * @param failureOccurred `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t, corrRows: T.Pointer, uncRows: T.Pointer, isPending: T.Pointer, failureOccurred: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(corrRows) && hostByteLength(corrRows)! >= 4 && (((corrRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (corrRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof corrRows === 'number' && corrRows >= 0 && Number.isSafeInteger(corrRows)) && corrRows !== null) rawCovers('nvmlDeviceGetRemappedRows', 'corrRows', corrRows, 4, 4);
   if (!(ArrayBuffer.isView(uncRows) && hostByteLength(uncRows)! >= 4 && (((uncRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (uncRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof uncRows === 'number' && uncRows >= 0 && Number.isSafeInteger(uncRows)) && uncRows !== null) rawCovers('nvmlDeviceGetRemappedRows', 'uncRows', uncRows, 4, 4);
@@ -50,7 +50,7 @@ let nvmlDeviceGetRepairStatus$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param repairStatus `nvmlRepairStatus_t *`, in/out: bytes of a `nvmlRepairStatus_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlAffinity` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetRepairStatus(device: T.nvmlDevice_t, repairStatus: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(repairStatus) && hostByteLength(repairStatus)! >= 12) && !(typeof repairStatus === 'number' && repairStatus >= 0 && Number.isSafeInteger(repairStatus)) && repairStatus !== null) rawCovers('nvmlDeviceGetRepairStatus', 'repairStatus', repairStatus, 12, 1);
   return (nvmlDeviceGetRepairStatus$ ??= binder.native('nvmlDeviceGetRepairStatus'))(device, repairStatus);
@@ -62,7 +62,7 @@ let nvmlDeviceGetRetiredPages$: NativeFunction | undefined;
  * @param pageCount `unsigned int *`, in/out: capacity of `addresses` in, count out
  * @param addresses `unsigned long long *`, out: an array of `*pageCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t, cause: T.nvmlPageRetirementCause_t, pageCount: T.Pointer, addresses: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pageCount) && hostByteLength(pageCount)! >= 4 && (((pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pageCount === 'number' && pageCount >= 0 && Number.isSafeInteger(pageCount)) && pageCount !== null) rawCovers('nvmlDeviceGetRetiredPages', 'pageCount', pageCount, 4, 4);
   if (!(ArrayBuffer.isView(addresses) && hostByteLength(addresses)! >= 8 && (((addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof addresses === 'number' && addresses >= 0 && Number.isSafeInteger(addresses)) && addresses !== null) rawCovers('nvmlDeviceGetRetiredPages', 'addresses', addresses, 8, 8);
@@ -73,7 +73,7 @@ let nvmlDeviceGetRetiredPagesPendingStatus$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param isPending `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t, isPending: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isPending) && hostByteLength(isPending)! >= 4 && (((isPending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isPending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isPending === 'number' && isPending >= 0 && Number.isSafeInteger(isPending)) && isPending !== null) rawCovers('nvmlDeviceGetRetiredPagesPendingStatus', 'isPending', isPending, 4, 4);
   return (nvmlDeviceGetRetiredPagesPendingStatus$ ??= binder.native('nvmlDeviceGetRetiredPagesPendingStatus'))(device, isPending);
@@ -86,7 +86,7 @@ let nvmlDeviceGetRetiredPages_v2$: NativeFunction | undefined;
  * @param addresses `unsigned long long *`, out: an array of `*pageCount` elements (capacity/count pair)
  * @param timestamps `unsigned long long *`, out: an array of `*pageCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t, cause: T.nvmlPageRetirementCause_t, pageCount: T.Pointer, addresses: T.Pointer, timestamps: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pageCount) && hostByteLength(pageCount)! >= 4 && (((pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pageCount === 'number' && pageCount >= 0 && Number.isSafeInteger(pageCount)) && pageCount !== null) rawCovers('nvmlDeviceGetRetiredPages_v2', 'pageCount', pageCount, 4, 4);
   if (!(ArrayBuffer.isView(addresses) && hostByteLength(addresses)! >= 8 && (((addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof addresses === 'number' && addresses >= 0 && Number.isSafeInteger(addresses)) && addresses !== null) rawCovers('nvmlDeviceGetRetiredPages_v2', 'addresses', addresses, 8, 8);
@@ -98,7 +98,7 @@ let nvmlDeviceGetRowRemapperHistogram$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param values `nvmlRowRemapperHistogramValues_t *`, out: bytes of a `nvmlRowRemapperHistogramValues_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t, values: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(values) && hostByteLength(values)! >= 20) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('nvmlDeviceGetRowRemapperHistogram', 'values', values, 20, 1);
   return (nvmlDeviceGetRowRemapperHistogram$ ??= binder.native('nvmlDeviceGetRowRemapperHistogram'))(device, values);

@@ -12,7 +12,7 @@ let nvmlDeviceGetViolationStatus$: NativeFunction | undefined;
  * @param perfPolicyType `nvmlPerfPolicyType_t`
  * @param violTime `nvmlViolationTime_t *`, out: bytes of a `nvmlViolationTime_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t, perfPolicyType: T.nvmlPerfPolicyType_t, violTime: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(violTime) && hostByteLength(violTime)! >= 16) && !(typeof violTime === 'number' && violTime >= 0 && Number.isSafeInteger(violTime)) && violTime !== null) rawCovers('nvmlDeviceGetViolationStatus', 'violTime', violTime, 16, 1);
@@ -23,7 +23,7 @@ let nvmlDeviceGetVirtualizationMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pVirtualMode `nvmlGpuVirtualizationMode_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t, pVirtualMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pVirtualMode) && hostByteLength(pVirtualMode)! >= 4 && (((pVirtualMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (pVirtualMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof pVirtualMode === 'number' && pVirtualMode >= 0 && Number.isSafeInteger(pVirtualMode)) && pVirtualMode !== null) rawCovers('nvmlDeviceGetVirtualizationMode', 'pVirtualMode', pVirtualMode, 4, 4);
   return (nvmlDeviceGetVirtualizationMode$ ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, pVirtualMode);
@@ -33,7 +33,7 @@ let nvmlDeviceIsMigDeviceHandle$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param isMigDevice `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t, isMigDevice: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isMigDevice) && hostByteLength(isMigDevice)! >= 4 && (((isMigDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isMigDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isMigDevice === 'number' && isMigDevice >= 0 && Number.isSafeInteger(isMigDevice)) && isMigDevice !== null) rawCovers('nvmlDeviceIsMigDeviceHandle', 'isMigDevice', isMigDevice, 4, 4);
   return (nvmlDeviceIsMigDeviceHandle$ ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, isMigDevice);
@@ -43,7 +43,7 @@ let nvmlDeviceModifyDrainState$: NativeFunction | undefined;
  * @param pciInfo `nvmlPciInfo_t *`
  * @param newState `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks [NVIDIA group `nvmlZPI` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceModifyDrainState(pciInfo: T.Pointer, newState: T.nvmlEnableState_t): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pciInfo) && hostByteLength(pciInfo)! >= 68) && !(typeof pciInfo === 'number' && pciInfo >= 0 && Number.isSafeInteger(pciInfo)) && pciInfo !== null) rawCovers('nvmlDeviceModifyDrainState', 'pciInfo', pciInfo, 68, 1);
   return (nvmlDeviceModifyDrainState$ ??= binder.native('nvmlDeviceModifyDrainState'))(pciInfo, newState);
@@ -54,7 +54,7 @@ let nvmlDeviceOnSameBoard$: NativeFunction | undefined;
  * @param device2 `nvmlDevice_t`
  * @param onSameBoard `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t, onSameBoard: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(onSameBoard) && hostByteLength(onSameBoard)! >= 4 && (((onSameBoard as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (onSameBoard as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof onSameBoard === 'number' && onSameBoard >= 0 && Number.isSafeInteger(onSameBoard)) && onSameBoard !== null) rawCovers('nvmlDeviceOnSameBoard', 'onSameBoard', onSameBoard, 4, 4);
   return (nvmlDeviceOnSameBoard$ ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, onSameBoard);
@@ -64,7 +64,7 @@ let nvmlDevicePowerSmoothingActivatePresetProfile$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param profile `nvmlPowerSmoothingProfile_t *`, in/out: bytes of a `nvmlPowerSmoothingProfile_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingActivatePresetProfile(device: T.nvmlDevice_t, profile: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(profile) && hostByteLength(profile)! >= 24) && !(typeof profile === 'number' && profile >= 0 && Number.isSafeInteger(profile)) && profile !== null) rawCovers('nvmlDevicePowerSmoothingActivatePresetProfile', 'profile', profile, 24, 1);
   return (nvmlDevicePowerSmoothingActivatePresetProfile$ ??= binder.native('nvmlDevicePowerSmoothingActivatePresetProfile'))(device, profile);
@@ -74,7 +74,7 @@ let nvmlDevicePowerSmoothingSetState$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param state `nvmlPowerSmoothingState_t *`, in/out: bytes of a `nvmlPowerSmoothingState_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingSetState(device: T.nvmlDevice_t, state: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(state) && hostByteLength(state)! >= 8) && !(typeof state === 'number' && state >= 0 && Number.isSafeInteger(state)) && state !== null) rawCovers('nvmlDevicePowerSmoothingSetState', 'state', state, 8, 1);
   return (nvmlDevicePowerSmoothingSetState$ ??= binder.native('nvmlDevicePowerSmoothingSetState'))(device, state);
@@ -84,7 +84,7 @@ let nvmlDevicePowerSmoothingUpdatePresetProfileParam$: NativeFunction | undefine
  * @param device `nvmlDevice_t`
  * @param profile `nvmlPowerSmoothingProfile_t *`, in/out: bytes of a `nvmlPowerSmoothingProfile_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingUpdatePresetProfileParam(device: T.nvmlDevice_t, profile: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(profile) && hostByteLength(profile)! >= 24) && !(typeof profile === 'number' && profile >= 0 && Number.isSafeInteger(profile)) && profile !== null) rawCovers('nvmlDevicePowerSmoothingUpdatePresetProfileParam', 'profile', profile, 24, 1);
   return (nvmlDevicePowerSmoothingUpdatePresetProfileParam$ ??= binder.native('nvmlDevicePowerSmoothingUpdatePresetProfileParam'))(device, profile);

@@ -11,7 +11,7 @@ let nvmlDeviceQueryDrainState$: NativeFunction | undefined;
  * @param pciInfo `nvmlPciInfo_t *`
  * @param currentState `nvmlEnableState_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks [NVIDIA group `nvmlZPI` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceQueryDrainState(pciInfo: T.Pointer, currentState: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pciInfo) && hostByteLength(pciInfo)! >= 68) && !(typeof pciInfo === 'number' && pciInfo >= 0 && Number.isSafeInteger(pciInfo)) && pciInfo !== null) rawCovers('nvmlDeviceQueryDrainState', 'pciInfo', pciInfo, 68, 1);
   if (!(ArrayBuffer.isView(currentState) && hostByteLength(currentState)! >= 4 && (((currentState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (currentState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof currentState === 'number' && currentState >= 0 && Number.isSafeInteger(currentState)) && currentState !== null) rawCovers('nvmlDeviceQueryDrainState', 'currentState', currentState, 4, 4);
@@ -22,7 +22,7 @@ let nvmlDeviceReadWritePRM_v1$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param buffer `nvmlPRMTLV_v1_t *`, in/out: bytes of a `nvmlPRMTLV_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlGPUPRMAccess`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGPUPRMAccess.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlGPUPRMAccess` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGPUPRMAccess.html). */
 export function nvmlDeviceReadWritePRM_v1(device: T.nvmlDevice_t, buffer: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(buffer) && hostByteLength(buffer)! >= 504) && !(typeof buffer === 'number' && buffer >= 0 && Number.isSafeInteger(buffer)) && buffer !== null) rawCovers('nvmlDeviceReadWritePRM_v1', 'buffer', buffer, 504, 1);
   return (nvmlDeviceReadWritePRM_v1$ ??= binder.native('nvmlDeviceReadWritePRM_v1'))(device, buffer);
@@ -33,7 +33,7 @@ let nvmlDeviceRegisterEvents$: NativeFunction | undefined;
  * @param eventTypes `unsigned long long`
  * @param set `nvmlEventSet_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t, eventTypes: T.Int64, set: T.nvmlEventSet_t): T.nvmlReturn_t {
   return (nvmlDeviceRegisterEvents$ ??= binder.native('nvmlDeviceRegisterEvents'))(device, eventTypes, set);
 }
@@ -43,7 +43,7 @@ let nvmlDeviceRemoveGpu$: NativeFunction | undefined;
  * @param gpuState `nvmlDetachGpuState_t`
  * @param linkState `nvmlPcieLinkState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks [NVIDIA group `nvmlZPI` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceRemoveGpu(pciInfo: T.Pointer, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pciInfo) && hostByteLength(pciInfo)! >= 68) && !(typeof pciInfo === 'number' && pciInfo >= 0 && Number.isSafeInteger(pciInfo)) && pciInfo !== null) rawCovers('nvmlDeviceRemoveGpu', 'pciInfo', pciInfo, 68, 1);
   return (nvmlDeviceRemoveGpu$ ??= binder.native('nvmlDeviceRemoveGpu'))(pciInfo, gpuState, linkState);
@@ -52,7 +52,7 @@ let nvmlDeviceResetApplicationsClocks$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceResetApplicationsClocks$ ??= binder.native('nvmlDeviceResetApplicationsClocks'))(device);
@@ -61,7 +61,7 @@ let nvmlDeviceResetGpuLockedClocks$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceResetGpuLockedClocks$ ??= binder.native('nvmlDeviceResetGpuLockedClocks'))(device);
 }
@@ -69,7 +69,7 @@ let nvmlDeviceResetMemoryLockedClocks$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceResetMemoryLockedClocks$ ??= binder.native('nvmlDeviceResetMemoryLockedClocks'))(device);
 }
@@ -78,7 +78,7 @@ let nvmlDeviceResetNvLinkErrorCounters$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param link `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t, link: number): T.nvmlReturn_t {
   return (nvmlDeviceResetNvLinkErrorCounters$ ??= binder.native('nvmlDeviceResetNvLinkErrorCounters'))(device, link);
 }
@@ -88,7 +88,7 @@ let nvmlDeviceResetNvLinkUtilizationCounter$: NativeFunction | undefined;
  * @param link `unsigned int`
  * @param counter `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t, link: number, counter: number): T.nvmlReturn_t {
   return (nvmlDeviceResetNvLinkUtilizationCounter$ ??= binder.native('nvmlDeviceResetNvLinkUtilizationCounter'))(device, link, counter);

@@ -12,7 +12,7 @@ let nvmlDeviceSetAPIRestriction$: NativeFunction | undefined;
  * @param apiType `nvmlRestrictedAPI_t`
  * @param isRestricted `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetAPIRestriction$ ??= binder.native('nvmlDeviceSetAPIRestriction'))(device, apiType, isRestricted);
 }
@@ -21,7 +21,7 @@ let nvmlDeviceSetAccountingMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
+ * @remarks [NVIDIA group `nvmlAccountingStats` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t, mode: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetAccountingMode$ ??= binder.native('nvmlDeviceSetAccountingMode'))(device, mode);
 }
@@ -31,7 +31,7 @@ let nvmlDeviceSetApplicationsClocks$: NativeFunction | undefined;
  * @param memClockMHz `unsigned int`
  * @param graphicsClockMHz `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t, memClockMHz: number, graphicsClockMHz: number): T.nvmlReturn_t {
   return (nvmlDeviceSetApplicationsClocks$ ??= binder.native('nvmlDeviceSetApplicationsClocks'))(device, memClockMHz, graphicsClockMHz);
@@ -41,7 +41,7 @@ let nvmlDeviceSetAutoBoostedClocksEnabled$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param enabled `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t, enabled: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetAutoBoostedClocksEnabled$ ??= binder.native('nvmlDeviceSetAutoBoostedClocksEnabled'))(device, enabled);
 }
@@ -50,7 +50,7 @@ let nvmlDeviceSetClockOffsets$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param info `nvmlClockOffset_t *`, in/out: bytes of a `nvmlClockOffset_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetClockOffsets(device: T.nvmlDevice_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 24) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceSetClockOffsets', 'info', info, 24, 1);
   return (nvmlDeviceSetClockOffsets$ ??= binder.native('nvmlDeviceSetClockOffsets'))(device, info);
@@ -60,7 +60,7 @@ let nvmlDeviceSetComputeMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlComputeMode_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t, mode: T.nvmlComputeMode_t): T.nvmlReturn_t {
   return (nvmlDeviceSetComputeMode$ ??= binder.native('nvmlDeviceSetComputeMode'))(device, mode);
 }
@@ -69,7 +69,7 @@ let nvmlDeviceSetConfComputeUnprotectedMemSize$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param sizeKiB `unsigned long long`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetConfComputeUnprotectedMemSize(device: T.nvmlDevice_t, sizeKiB: T.Int64): T.nvmlReturn_t {
   return (nvmlDeviceSetConfComputeUnprotectedMemSize$ ??= binder.native('nvmlDeviceSetConfComputeUnprotectedMemSize'))(device, sizeKiB);
 }
@@ -77,7 +77,7 @@ let nvmlDeviceSetCpuAffinity$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 13.0
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks [NVIDIA group `nvmlAffinity` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceSetCpuAffinity$ ??= binder.native('nvmlDeviceSetCpuAffinity'))(device);
 }
@@ -87,7 +87,7 @@ let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$: NativeFunction | undefined;
  * @param enabled `nvmlEnableState_t`
  * @param flags `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t, enabled: T.nvmlEnableState_t, flags: number): T.nvmlReturn_t {
   return (nvmlDeviceSetDefaultAutoBoostedClocksEnabled$ ??= binder.native('nvmlDeviceSetDefaultAutoBoostedClocksEnabled'))(device, enabled, flags);
 }
@@ -96,7 +96,7 @@ let nvmlDeviceSetDefaultFanSpeed_v2$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param fan `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t, fan: number): T.nvmlReturn_t {
   return (nvmlDeviceSetDefaultFanSpeed_v2$ ??= binder.native('nvmlDeviceSetDefaultFanSpeed_v2'))(device, fan);
 }
@@ -105,7 +105,7 @@ let nvmlDeviceSetDramEncryptionMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param dramEncryption `const nvmlDramEncryptionInfo_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetDramEncryptionMode(device: T.nvmlDevice_t, dramEncryption: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(dramEncryption) && !(typeof dramEncryption === 'number' && dramEncryption >= 0 && Number.isSafeInteger(dramEncryption)) && dramEncryption !== null) rawCovers('nvmlDeviceSetDramEncryptionMode', 'dramEncryption', dramEncryption, 0, 1);
   return (nvmlDeviceSetDramEncryptionMode$ ??= binder.native('nvmlDeviceSetDramEncryptionMode'))(device, dramEncryption);
@@ -116,7 +116,7 @@ let nvmlDeviceSetDriverModel$: NativeFunction | undefined;
  * @param driverModel `nvmlDriverModel_t`
  * @param flags `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t, driverModel: T.nvmlDriverModel_t, flags: number): T.nvmlReturn_t {
   return (nvmlDeviceSetDriverModel$ ??= binder.native('nvmlDeviceSetDriverModel'))(device, driverModel, flags);
 }
@@ -125,7 +125,7 @@ let nvmlDeviceSetEccMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param ecc `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t, ecc: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetEccMode$ ??= binder.native('nvmlDeviceSetEccMode'))(device, ecc);
 }
@@ -135,7 +135,7 @@ let nvmlDeviceSetFanControlPolicy$: NativeFunction | undefined;
  * @param fan `unsigned int`
  * @param policy `nvmlFanControlPolicy_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetFanControlPolicy(device: T.nvmlDevice_t, fan: number, policy: number): T.nvmlReturn_t {
   return (nvmlDeviceSetFanControlPolicy$ ??= binder.native('nvmlDeviceSetFanControlPolicy'))(device, fan, policy);
 }
@@ -145,7 +145,7 @@ let nvmlDeviceSetFanSpeed_v2$: NativeFunction | undefined;
  * @param fan `unsigned int`
  * @param speed `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t, fan: number, speed: number): T.nvmlReturn_t {
   return (nvmlDeviceSetFanSpeed_v2$ ??= binder.native('nvmlDeviceSetFanSpeed_v2'))(device, fan, speed);
 }
@@ -154,7 +154,7 @@ let nvmlDeviceSetGpcClkVfOffset$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param offset `int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t, offset: number): T.nvmlReturn_t {
   return (nvmlDeviceSetGpcClkVfOffset$ ??= binder.native('nvmlDeviceSetGpcClkVfOffset'))(device, offset);
@@ -165,7 +165,7 @@ let nvmlDeviceSetGpuLockedClocks$: NativeFunction | undefined;
  * @param minGpuClockMHz `unsigned int`
  * @param maxGpuClockMHz `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t, minGpuClockMHz: number, maxGpuClockMHz: number): T.nvmlReturn_t {
   return (nvmlDeviceSetGpuLockedClocks$ ??= binder.native('nvmlDeviceSetGpuLockedClocks'))(device, minGpuClockMHz, maxGpuClockMHz);
 }
@@ -174,7 +174,7 @@ let nvmlDeviceSetGpuOperationMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlGpuOperationMode_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t, mode: T.nvmlGpuOperationMode_t): T.nvmlReturn_t {
   return (nvmlDeviceSetGpuOperationMode$ ??= binder.native('nvmlDeviceSetGpuOperationMode'))(device, mode);
 }
@@ -183,7 +183,7 @@ let nvmlDeviceSetHostname_v1$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param hostname `nvmlHostname_v1_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetHostname_v1(device: T.nvmlDevice_t, hostname: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(hostname) && hostByteLength(hostname)! >= 64) && !(typeof hostname === 'number' && hostname >= 0 && Number.isSafeInteger(hostname)) && hostname !== null) rawCovers('nvmlDeviceSetHostname_v1', 'hostname', hostname, 64, 1);
   return (nvmlDeviceSetHostname_v1$ ??= binder.native('nvmlDeviceSetHostname_v1'))(device, hostname);
@@ -193,7 +193,7 @@ let nvmlDeviceSetMemClkVfOffset$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param offset `int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t, offset: number): T.nvmlReturn_t {
   return (nvmlDeviceSetMemClkVfOffset$ ??= binder.native('nvmlDeviceSetMemClkVfOffset'))(device, offset);
@@ -204,7 +204,7 @@ let nvmlDeviceSetMemoryLockedClocks$: NativeFunction | undefined;
  * @param minMemClockMHz `unsigned int`
  * @param maxMemClockMHz `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t, minMemClockMHz: number, maxMemClockMHz: number): T.nvmlReturn_t {
   return (nvmlDeviceSetMemoryLockedClocks$ ??= binder.native('nvmlDeviceSetMemoryLockedClocks'))(device, minMemClockMHz, maxMemClockMHz);
 }
@@ -214,7 +214,7 @@ let nvmlDeviceSetMigMode$: NativeFunction | undefined;
  * @param mode `unsigned int`
  * @param activationStatus `nvmlReturn_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t, mode: number, activationStatus: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(activationStatus) && hostByteLength(activationStatus)! >= 4 && (((activationStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (activationStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof activationStatus === 'number' && activationStatus >= 0 && Number.isSafeInteger(activationStatus)) && activationStatus !== null) rawCovers('nvmlDeviceSetMigMode', 'activationStatus', activationStatus, 4, 4);
   return (nvmlDeviceSetMigMode$ ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, activationStatus);
@@ -224,7 +224,7 @@ let nvmlDeviceSetNvLinkDeviceLowPowerThreshold$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param info `nvmlNvLinkPowerThres_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device: T.nvmlDevice_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 4) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'info', info, 4, 1);
   return (nvmlDeviceSetNvLinkDeviceLowPowerThreshold$ ??= binder.native('nvmlDeviceSetNvLinkDeviceLowPowerThreshold'))(device, info);
@@ -237,7 +237,7 @@ let nvmlDeviceSetNvLinkUtilizationControl$: NativeFunction | undefined;
  * @param control `nvmlNvLinkUtilizationControl_t *`
  * @param reset `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t, link: number, counter: number, control: T.Pointer, reset: number): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(control) && hostByteLength(control)! >= 8) && !(typeof control === 'number' && control >= 0 && Number.isSafeInteger(control)) && control !== null) rawCovers('nvmlDeviceSetNvLinkUtilizationControl', 'control', control, 8, 1);
@@ -248,7 +248,7 @@ let nvmlDeviceSetNvlinkBwMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param setBwMode `nvmlNvlinkSetBwMode_t *`, in/out: bytes of a `nvmlNvlinkSetBwMode_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceSetNvlinkBwMode(device: T.nvmlDevice_t, setBwMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(setBwMode) && hostByteLength(setBwMode)! >= 12) && !(typeof setBwMode === 'number' && setBwMode >= 0 && Number.isSafeInteger(setBwMode)) && setBwMode !== null) rawCovers('nvmlDeviceSetNvlinkBwMode', 'setBwMode', setBwMode, 12, 1);
   return (nvmlDeviceSetNvlinkBwMode$ ??= binder.native('nvmlDeviceSetNvlinkBwMode'))(device, setBwMode);
@@ -258,7 +258,7 @@ let nvmlDeviceSetPersistenceMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param mode `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t, mode: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetPersistenceMode$ ??= binder.native('nvmlDeviceSetPersistenceMode'))(device, mode);
 }
@@ -267,7 +267,7 @@ let nvmlDeviceSetPowerManagementLimit$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param limit `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t, limit: number): T.nvmlReturn_t {
   return (nvmlDeviceSetPowerManagementLimit$ ??= binder.native('nvmlDeviceSetPowerManagementLimit'))(device, limit);
 }
@@ -276,7 +276,7 @@ let nvmlDeviceSetPowerManagementLimit_v2$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param powerValue `nvmlPowerValue_v2_t *`, in/out: bytes of a `nvmlPowerValue_v2_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetPowerManagementLimit_v2(device: T.nvmlDevice_t, powerValue: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(powerValue) && hostByteLength(powerValue)! >= 12) && !(typeof powerValue === 'number' && powerValue >= 0 && Number.isSafeInteger(powerValue)) && powerValue !== null) rawCovers('nvmlDeviceSetPowerManagementLimit_v2', 'powerValue', powerValue, 12, 1);
   return (nvmlDeviceSetPowerManagementLimit_v2$ ??= binder.native('nvmlDeviceSetPowerManagementLimit_v2'))(device, powerValue);
@@ -286,7 +286,7 @@ let nvmlDeviceSetPowerMizerMode_v1$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param powerMizerMode `nvmlDevicePowerMizerModes_v1_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetPowerMizerMode_v1(device: T.nvmlDevice_t, powerMizerMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(powerMizerMode) && hostByteLength(powerMizerMode)! >= 12) && !(typeof powerMizerMode === 'number' && powerMizerMode >= 0 && Number.isSafeInteger(powerMizerMode)) && powerMizerMode !== null) rawCovers('nvmlDeviceSetPowerMizerMode_v1', 'powerMizerMode', powerMizerMode, 12, 1);
   return (nvmlDeviceSetPowerMizerMode_v1$ ??= binder.native('nvmlDeviceSetPowerMizerMode_v1'))(device, powerMizerMode);
@@ -297,7 +297,7 @@ let nvmlDeviceSetTemperatureThreshold$: NativeFunction | undefined;
  * @param thresholdType `nvmlTemperatureThresholds_t`
  * @param temp `int *`, in/out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t, thresholdType: T.nvmlTemperatureThresholds_t, temp: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(temp) && hostByteLength(temp)! >= 4 && (((temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof temp === 'number' && temp >= 0 && Number.isSafeInteger(temp)) && temp !== null) rawCovers('nvmlDeviceSetTemperatureThreshold', 'temp', temp, 4, 4);
   return (nvmlDeviceSetTemperatureThreshold$ ??= binder.native('nvmlDeviceSetTemperatureThreshold'))(device, thresholdType, temp);
@@ -308,7 +308,7 @@ let nvmlDeviceSetVgpuCapabilities$: NativeFunction | undefined;
  * @param capability `nvmlDeviceVgpuCapability_t`
  * @param state `nvmlEnableState_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceSetVgpuCapabilities(device: T.nvmlDevice_t, capability: T.nvmlDeviceVgpuCapability_t, state: T.nvmlEnableState_t): T.nvmlReturn_t {
   return (nvmlDeviceSetVgpuCapabilities$ ??= binder.native('nvmlDeviceSetVgpuCapabilities'))(device, capability, state);
 }
@@ -317,7 +317,7 @@ let nvmlDeviceSetVgpuHeterogeneousMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pHeterogeneousMode `const nvmlVgpuHeterogeneousMode_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceSetVgpuHeterogeneousMode(device: T.nvmlDevice_t, pHeterogeneousMode: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(pHeterogeneousMode) && !(typeof pHeterogeneousMode === 'number' && pHeterogeneousMode >= 0 && Number.isSafeInteger(pHeterogeneousMode)) && pHeterogeneousMode !== null) rawCovers('nvmlDeviceSetVgpuHeterogeneousMode', 'pHeterogeneousMode', pHeterogeneousMode, 0, 1);
   return (nvmlDeviceSetVgpuHeterogeneousMode$ ??= binder.native('nvmlDeviceSetVgpuHeterogeneousMode'))(device, pHeterogeneousMode);
@@ -327,7 +327,7 @@ let nvmlDeviceSetVgpuSchedulerState$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param pSchedulerState `nvmlVgpuSchedulerSetState_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpuMigration` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlDeviceSetVgpuSchedulerState(device: T.nvmlDevice_t, pSchedulerState: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pSchedulerState) && hostByteLength(pSchedulerState)! >= 16) && !(typeof pSchedulerState === 'number' && pSchedulerState >= 0 && Number.isSafeInteger(pSchedulerState)) && pSchedulerState !== null) rawCovers('nvmlDeviceSetVgpuSchedulerState', 'pSchedulerState', pSchedulerState, 16, 1);
   return (nvmlDeviceSetVgpuSchedulerState$ ??= binder.native('nvmlDeviceSetVgpuSchedulerState'))(device, pSchedulerState);
@@ -337,7 +337,7 @@ let nvmlDeviceSetVirtualizationMode$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param virtualMode `nvmlGpuVirtualizationMode_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t, virtualMode: T.nvmlGpuVirtualizationMode_t): T.nvmlReturn_t {
   return (nvmlDeviceSetVirtualizationMode$ ??= binder.native('nvmlDeviceSetVirtualizationMode'))(device, virtualMode);
 }

@@ -10,7 +10,7 @@ let nvmlDeviceValidateInforom$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 13.0
  * @param device `nvmlDevice_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t): T.nvmlReturn_t {
   return (nvmlDeviceValidateInforom$ ??= binder.native('nvmlDeviceValidateInforom'))(device);
 }
@@ -19,7 +19,7 @@ let nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$: NativeFunction | unde
  * @param device `nvmlDevice_t`
  * @param requestedProfiles `nvmlWorkloadPowerProfileRequestedProfiles_t *`, in/out: bytes of a `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(device: T.nvmlDevice_t, requestedProfiles: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(requestedProfiles) && hostByteLength(requestedProfiles)! >= 36) && !(typeof requestedProfiles === 'number' && requestedProfiles >= 0 && Number.isSafeInteger(requestedProfiles)) && requestedProfiles !== null) rawCovers('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles', 'requestedProfiles', requestedProfiles, 36, 1);
   return (nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$ ??= binder.native('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles'))(device, requestedProfiles);
@@ -29,7 +29,7 @@ let nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$: NativeFunction | undefine
  * @param device `nvmlDevice_t`
  * @param currentProfiles `nvmlWorkloadPowerProfileCurrentProfiles_t *`, in/out: bytes of a `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device: T.nvmlDevice_t, currentProfiles: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(currentProfiles) && hostByteLength(currentProfiles)! >= 100) && !(typeof currentProfiles === 'number' && currentProfiles >= 0 && Number.isSafeInteger(currentProfiles)) && currentProfiles !== null) rawCovers('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles', 'currentProfiles', currentProfiles, 100, 1);
   return (nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$ ??= binder.native('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles'))(device, currentProfiles);
@@ -39,7 +39,7 @@ let nvmlDeviceWorkloadPowerProfileGetProfilesInfo$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param profilesInfo `nvmlWorkloadPowerProfileProfilesInfo_t *`, in/out: bytes of a `nvmlWorkloadPowerProfileProfilesInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device: T.nvmlDevice_t, profilesInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(profilesInfo) && hostByteLength(profilesInfo)! >= 11256) && !(typeof profilesInfo === 'number' && profilesInfo >= 0 && Number.isSafeInteger(profilesInfo)) && profilesInfo !== null) rawCovers('nvmlDeviceWorkloadPowerProfileGetProfilesInfo', 'profilesInfo', profilesInfo, 11256, 1);
   return (nvmlDeviceWorkloadPowerProfileGetProfilesInfo$ ??= binder.native('nvmlDeviceWorkloadPowerProfileGetProfilesInfo'))(device, profilesInfo);
@@ -49,7 +49,7 @@ let nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$: NativeFunction | undefi
  * @param device `nvmlDevice_t`
  * @param requestedProfiles `nvmlWorkloadPowerProfileRequestedProfiles_t *`, in/out: bytes of a `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(device: T.nvmlDevice_t, requestedProfiles: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(requestedProfiles) && hostByteLength(requestedProfiles)! >= 36) && !(typeof requestedProfiles === 'number' && requestedProfiles >= 0 && Number.isSafeInteger(requestedProfiles)) && requestedProfiles !== null) rawCovers('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles', 'requestedProfiles', requestedProfiles, 36, 1);
   return (nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$ ??= binder.native('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles'))(device, requestedProfiles);
@@ -58,7 +58,7 @@ let nvmlErrorString$: NativeFunction | undefined;
 /** `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 13.0
  * @param result `nvmlReturn_t`
  * @returns `const char *`, as C returns it.
- * @remarks [NVIDIA group `nvmlErrorReporting`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlErrorReporting.html). */
+ * @remarks [NVIDIA group `nvmlErrorReporting` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlErrorReporting.html). */
 export function nvmlErrorString(result: T.nvmlReturn_t): string | null {
   return (nvmlErrorString$ ??= binder.native('nvmlErrorString'))(result);
 }
@@ -66,7 +66,7 @@ let nvmlEventSetCreate$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 13.0
  * @param set `nvmlEventSet_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetCreate(set: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(set) && hostByteLength(set)! >= 8 && (((set as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (set as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof set === 'number' && set >= 0 && Number.isSafeInteger(set)) && set !== null) rawCovers('nvmlEventSetCreate', 'set', set, 8, 8);
   return (nvmlEventSetCreate$ ??= binder.native('nvmlEventSetCreate'))(set);
@@ -75,7 +75,7 @@ let nvmlEventSetFree$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 13.0
  * @param set `nvmlEventSet_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t): T.nvmlReturn_t {
   return (nvmlEventSetFree$ ??= binder.native('nvmlEventSetFree'))(set);
 }
@@ -85,7 +85,7 @@ let nvmlEventSetWait$: NativeFunction | undefined;
  * @param data `nvmlEventData_t *`, out: bytes of a `nvmlEventData_st`
  * @param timeoutms `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetWait(set: T.nvmlEventSet_t, data: T.Pointer, timeoutms: number): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(data) && hostByteLength(data)! >= 32) && !(typeof data === 'number' && data >= 0 && Number.isSafeInteger(data)) && data !== null) rawCovers('nvmlEventSetWait', 'data', data, 32, 1);
   return (nvmlEventSetWait$ ??= binder.native('nvmlEventSetWait'))(set, data, timeoutms);

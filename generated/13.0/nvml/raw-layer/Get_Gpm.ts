@@ -10,7 +10,7 @@ let nvmlGetExcludedDeviceCount$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 13.0
  * @param deviceCount `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
+ * @remarks [NVIDIA group `nvmlExcludedGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceCount(deviceCount: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(deviceCount) && hostByteLength(deviceCount)! >= 4 && (((deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof deviceCount === 'number' && deviceCount >= 0 && Number.isSafeInteger(deviceCount)) && deviceCount !== null) rawCovers('nvmlGetExcludedDeviceCount', 'deviceCount', deviceCount, 4, 4);
   return (nvmlGetExcludedDeviceCount$ ??= binder.native('nvmlGetExcludedDeviceCount'))(deviceCount);
@@ -20,7 +20,7 @@ let nvmlGetExcludedDeviceInfoByIndex$: NativeFunction | undefined;
  * @param index `unsigned int`
  * @param info `nvmlExcludedDeviceInfo_t *`, out: bytes of a `nvmlExcludedDeviceInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
+ * @remarks [NVIDIA group `nvmlExcludedGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceInfoByIndex(index: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 148) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlGetExcludedDeviceInfoByIndex', 'info', info, 148, 1);
   return (nvmlGetExcludedDeviceInfoByIndex$ ??= binder.native('nvmlGetExcludedDeviceInfoByIndex'))(index, info);
@@ -31,7 +31,7 @@ let nvmlGetVgpuCompatibility$: NativeFunction | undefined;
  * @param pgpuMetadata `nvmlVgpuPgpuMetadata_t *`
  * @param compatibilityInfo `nvmlVgpuPgpuCompatibility_t *`, out: bytes of a `nvmlVgpuPgpuCompatibility_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
+ * @remarks [NVIDIA group `nvmlVgpuMigration` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlGetVgpuCompatibility(vgpuMetadata: T.Pointer, pgpuMetadata: T.Pointer, compatibilityInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuMetadata) && hostByteLength(vgpuMetadata)! >= 212) && !(typeof vgpuMetadata === 'number' && vgpuMetadata >= 0 && Number.isSafeInteger(vgpuMetadata)) && vgpuMetadata !== null) rawCovers('nvmlGetVgpuCompatibility', 'vgpuMetadata', vgpuMetadata, 212, 1);
   if (!(ArrayBuffer.isView(pgpuMetadata) && hostByteLength(pgpuMetadata)! >= 128) && !(typeof pgpuMetadata === 'number' && pgpuMetadata >= 0 && Number.isSafeInteger(pgpuMetadata)) && pgpuMetadata !== null) rawCovers('nvmlGetVgpuCompatibility', 'pgpuMetadata', pgpuMetadata, 128, 1);
@@ -43,7 +43,7 @@ let nvmlGetVgpuDriverCapabilities$: NativeFunction | undefined;
  * @param capability `nvmlVgpuDriverCapability_t`
  * @param capResult `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t, capResult: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(capResult) && hostByteLength(capResult)! >= 4 && (((capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof capResult === 'number' && capResult >= 0 && Number.isSafeInteger(capResult)) && capResult !== null) rawCovers('nvmlGetVgpuDriverCapabilities', 'capResult', capResult, 4, 4);
   return (nvmlGetVgpuDriverCapabilities$ ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, capResult);
@@ -53,7 +53,7 @@ let nvmlGetVgpuVersion$: NativeFunction | undefined;
  * @param supported `nvmlVgpuVersion_t *`, out: bytes of a `nvmlVgpuVersion_st`
  * @param current `nvmlVgpuVersion_t *`, out: bytes of a `nvmlVgpuVersion_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
+ * @remarks [NVIDIA group `nvmlVgpuMigration` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlGetVgpuVersion(supported: T.Pointer, current: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(supported) && hostByteLength(supported)! >= 8) && !(typeof supported === 'number' && supported >= 0 && Number.isSafeInteger(supported)) && supported !== null) rawCovers('nvmlGetVgpuVersion', 'supported', supported, 8, 1);
   if (!(ArrayBuffer.isView(current) && hostByteLength(current)! >= 8) && !(typeof current === 'number' && current >= 0 && Number.isSafeInteger(current)) && current !== null) rawCovers('nvmlGetVgpuVersion', 'current', current, 8, 1);
@@ -63,7 +63,7 @@ let nvmlGpmMetricsGet$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 13.0
  * @param metricsGet `nvmlGpmMetricsGet_t *`, in/out: bytes of a `nvmlGpmMetricsGet_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmMetricsGet(metricsGet: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(metricsGet) && hostByteLength(metricsGet)! >= 8424) && !(typeof metricsGet === 'number' && metricsGet >= 0 && Number.isSafeInteger(metricsGet)) && metricsGet !== null) rawCovers('nvmlGpmMetricsGet', 'metricsGet', metricsGet, 8424, 1);
   return (nvmlGpmMetricsGet$ ??= binder.native('nvmlGpmMetricsGet'))(metricsGet);
@@ -74,7 +74,7 @@ let nvmlGpmMigSampleGet$: NativeFunction | undefined;
  * @param gpuInstanceId `unsigned int`
  * @param gpmSample `nvmlGpmSample_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t, gpuInstanceId: number, gpmSample: T.nvmlGpmSample_t): T.nvmlReturn_t {
   return (nvmlGpmMigSampleGet$ ??= binder.native('nvmlGpmMigSampleGet'))(device, gpuInstanceId, gpmSample);
 }
@@ -83,7 +83,7 @@ let nvmlGpmQueryDeviceSupport$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpmSupport `nvmlGpmSupport_t *`, in/out: bytes of a `nvmlGpmSupport_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t, gpmSupport: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpmSupport) && hostByteLength(gpmSupport)! >= 8) && !(typeof gpmSupport === 'number' && gpmSupport >= 0 && Number.isSafeInteger(gpmSupport)) && gpmSupport !== null) rawCovers('nvmlGpmQueryDeviceSupport', 'gpmSupport', gpmSupport, 8, 1);
   return (nvmlGpmQueryDeviceSupport$ ??= binder.native('nvmlGpmQueryDeviceSupport'))(device, gpmSupport);
@@ -93,7 +93,7 @@ let nvmlGpmQueryIfStreamingEnabled$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param state `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t, state: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(state) && hostByteLength(state)! >= 4 && (((state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof state === 'number' && state >= 0 && Number.isSafeInteger(state)) && state !== null) rawCovers('nvmlGpmQueryIfStreamingEnabled', 'state', state, 4, 4);
   return (nvmlGpmQueryIfStreamingEnabled$ ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, state);
@@ -102,7 +102,7 @@ let nvmlGpmSampleAlloc$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 13.0
  * @param gpmSample `nvmlGpmSample_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleAlloc(gpmSample: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(gpmSample) && hostByteLength(gpmSample)! >= 8 && (((gpmSample as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (gpmSample as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof gpmSample === 'number' && gpmSample >= 0 && Number.isSafeInteger(gpmSample)) && gpmSample !== null) rawCovers('nvmlGpmSampleAlloc', 'gpmSample', gpmSample, 8, 8);
   return (nvmlGpmSampleAlloc$ ??= binder.native('nvmlGpmSampleAlloc'))(gpmSample);
@@ -111,7 +111,7 @@ let nvmlGpmSampleFree$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0
  * @param gpmSample `nvmlGpmSample_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t): T.nvmlReturn_t {
   return (nvmlGpmSampleFree$ ??= binder.native('nvmlGpmSampleFree'))(gpmSample);
 }
@@ -120,7 +120,7 @@ let nvmlGpmSampleGet$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param gpmSample `nvmlGpmSample_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleGet(device: T.nvmlDevice_t, gpmSample: T.nvmlGpmSample_t): T.nvmlReturn_t {
   return (nvmlGpmSampleGet$ ??= binder.native('nvmlGpmSampleGet'))(device, gpmSample);
 }
@@ -129,7 +129,7 @@ let nvmlGpmSetStreamingEnabled$: NativeFunction | undefined;
  * @param device `nvmlDevice_t`
  * @param state `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSetStreamingEnabled(device: T.nvmlDevice_t, state: number): T.nvmlReturn_t {
   return (nvmlGpmSetStreamingEnabled$ ??= binder.native('nvmlGpmSetStreamingEnabled'))(device, state);
 }

@@ -12,7 +12,7 @@ let nvmlGpuInstanceCreateComputeInstance$: NativeFunction | undefined;
  * @param profileId `unsigned int`
  * @param computeInstance `nvmlComputeInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t, profileId: number, computeInstance: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(computeInstance) && hostByteLength(computeInstance)! >= 8 && (((computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof computeInstance === 'number' && computeInstance >= 0 && Number.isSafeInteger(computeInstance)) && computeInstance !== null) rawCovers('nvmlGpuInstanceCreateComputeInstance', 'computeInstance', computeInstance, 8, 8);
   return (nvmlGpuInstanceCreateComputeInstance$ ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, computeInstance);
@@ -24,7 +24,7 @@ let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: NativeFunction | undefin
  * @param placement `const nvmlComputeInstancePlacement_t *`
  * @param computeInstance `nvmlComputeInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T.nvmlGpuInstance_t, profileId: number, placement: T.Pointer, computeInstance: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(placement) && !(typeof placement === 'number' && placement >= 0 && Number.isSafeInteger(placement)) && placement !== null) rawCovers('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'placement', placement, 0, 1);
   if (!(ArrayBuffer.isView(computeInstance) && hostByteLength(computeInstance)! >= 8 && (((computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof computeInstance === 'number' && computeInstance >= 0 && Number.isSafeInteger(computeInstance)) && computeInstance !== null) rawCovers('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'computeInstance', computeInstance, 8, 8);
@@ -34,7 +34,7 @@ let nvmlGpuInstanceDestroy$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 13.0
  * @param gpuInstance `nvmlGpuInstance_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t): T.nvmlReturn_t {
   return (nvmlGpuInstanceDestroy$ ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
 }
@@ -43,7 +43,7 @@ let nvmlGpuInstanceGetActiveVgpus$: NativeFunction | undefined;
  * @param gpuInstance `nvmlGpuInstance_t`
  * @param pVgpuInstanceInfo `nvmlActiveVgpuInstanceInfo_t *`, in/out: bytes of a `nvmlActiveVgpuInstanceInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetActiveVgpus(gpuInstance: T.nvmlGpuInstance_t, pVgpuInstanceInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pVgpuInstanceInfo) && hostByteLength(pVgpuInstanceInfo)! >= 16) && !(typeof pVgpuInstanceInfo === 'number' && pVgpuInstanceInfo >= 0 && Number.isSafeInteger(pVgpuInstanceInfo)) && pVgpuInstanceInfo !== null) rawCovers('nvmlGpuInstanceGetActiveVgpus', 'pVgpuInstanceInfo', pVgpuInstanceInfo, 16, 1);
   return (nvmlGpuInstanceGetActiveVgpus$ ??= binder.native('nvmlGpuInstanceGetActiveVgpus'))(gpuInstance, pVgpuInstanceInfo);
@@ -54,7 +54,7 @@ let nvmlGpuInstanceGetComputeInstanceById$: NativeFunction | undefined;
  * @param id `unsigned int`
  * @param computeInstance `nvmlComputeInstance_t *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t, id: number, computeInstance: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(computeInstance) && hostByteLength(computeInstance)! >= 8 && (((computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof computeInstance === 'number' && computeInstance >= 0 && Number.isSafeInteger(computeInstance)) && computeInstance !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceById', 'computeInstance', computeInstance, 8, 8);
   return (nvmlGpuInstanceGetComputeInstanceById$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, computeInstance);
@@ -66,7 +66,7 @@ let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: NativeFunction | undef
  * @param placements `nvmlComputeInstancePlacement_t *`, out: an array of `*count` elements (capacity/count pair)
  * @param count `unsigned int *`, in/out: capacity of `placements` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance: T.nvmlGpuInstance_t, profileId: number, placements: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(placements) && hostByteLength(placements)! >= 8) && !(typeof placements === 'number' && placements >= 0 && Number.isSafeInteger(placements)) && placements !== null) rawCovers('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'placements', placements, 8, 1);
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'count', count, 4, 4);
@@ -79,7 +79,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfo$: NativeFunction | undefined;
  * @param engProfile `unsigned int`
  * @param info `nvmlComputeInstanceProfileInfo_t *`, out: bytes of a `nvmlComputeInstanceProfileInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t, profile: number, engProfile: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 36) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'info', info, 36, 1);
   return (nvmlGpuInstanceGetComputeInstanceProfileInfo$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceProfileInfo'))(gpuInstance, profile, engProfile, info);
@@ -91,7 +91,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfoV$: NativeFunction | undefined;
  * @param engProfile `unsigned int`
  * @param info `nvmlComputeInstanceProfileInfo_v2_t *`, in/out: bytes of a `nvmlComputeInstanceProfileInfo_v2_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t, profile: number, engProfile: number, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 136) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'info', info, 136, 1);
   return (nvmlGpuInstanceGetComputeInstanceProfileInfoV$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceProfileInfoV'))(gpuInstance, profile, engProfile, info);
@@ -102,7 +102,7 @@ let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: NativeFunction | undefi
  * @param profileId `unsigned int`
  * @param count `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t, profileId: number, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'count', count, 4, 4);
   return (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, count);
@@ -114,7 +114,7 @@ let nvmlGpuInstanceGetComputeInstances$: NativeFunction | undefined;
  * @param computeInstances `nvmlComputeInstance_t *`, out: an array of `*count` elements (capacity/count pair)
  * @param count `unsigned int *`, in/out: capacity of `computeInstances` in, count out
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t, profileId: number, computeInstances: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(computeInstances) && hostByteLength(computeInstances)! >= 8 && (((computeInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (computeInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof computeInstances === 'number' && computeInstances >= 0 && Number.isSafeInteger(computeInstances)) && computeInstances !== null) rawCovers('nvmlGpuInstanceGetComputeInstances', 'computeInstances', computeInstances, 8, 8);
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlGpuInstanceGetComputeInstances', 'count', count, 4, 4);
@@ -125,7 +125,7 @@ let nvmlGpuInstanceGetCreatableVgpus$: NativeFunction | undefined;
  * @param gpuInstance `nvmlGpuInstance_t`
  * @param pVgpus `nvmlVgpuTypeIdInfo_t *`, in/out: bytes of a `nvmlVgpuTypeIdInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetCreatableVgpus(gpuInstance: T.nvmlGpuInstance_t, pVgpus: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pVgpus) && hostByteLength(pVgpus)! >= 16) && !(typeof pVgpus === 'number' && pVgpus >= 0 && Number.isSafeInteger(pVgpus)) && pVgpus !== null) rawCovers('nvmlGpuInstanceGetCreatableVgpus', 'pVgpus', pVgpus, 16, 1);
   return (nvmlGpuInstanceGetCreatableVgpus$ ??= binder.native('nvmlGpuInstanceGetCreatableVgpus'))(gpuInstance, pVgpus);
@@ -135,7 +135,7 @@ let nvmlGpuInstanceGetInfo$: NativeFunction | undefined;
  * @param gpuInstance `nvmlGpuInstance_t`
  * @param info `nvmlGpuInstanceInfo_t *`, out: bytes of a `nvmlGpuInstanceInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t, info: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(info) && hostByteLength(info)! >= 24) && !(typeof info === 'number' && info >= 0 && Number.isSafeInteger(info)) && info !== null) rawCovers('nvmlGpuInstanceGetInfo', 'info', info, 24, 1);
   return (nvmlGpuInstanceGetInfo$ ??= binder.native('nvmlGpuInstanceGetInfo'))(gpuInstance, info);
@@ -145,7 +145,7 @@ let nvmlGpuInstanceGetVgpuHeterogeneousMode$: NativeFunction | undefined;
  * @param gpuInstance `nvmlGpuInstance_t`
  * @param pHeterogeneousMode `nvmlVgpuHeterogeneousMode_t *`, in/out: bytes of a `nvmlVgpuHeterogeneousMode_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t, pHeterogeneousMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pHeterogeneousMode) && hostByteLength(pHeterogeneousMode)! >= 8) && !(typeof pHeterogeneousMode === 'number' && pHeterogeneousMode >= 0 && Number.isSafeInteger(pHeterogeneousMode)) && pHeterogeneousMode !== null) rawCovers('nvmlGpuInstanceGetVgpuHeterogeneousMode', 'pHeterogeneousMode', pHeterogeneousMode, 8, 1);
   return (nvmlGpuInstanceGetVgpuHeterogeneousMode$ ??= binder.native('nvmlGpuInstanceGetVgpuHeterogeneousMode'))(gpuInstance, pHeterogeneousMode);
@@ -155,7 +155,7 @@ let nvmlGpuInstanceGetVgpuSchedulerLog$: NativeFunction | undefined;
  * @param gpuInstance `nvmlGpuInstance_t`
  * @param pSchedulerLogInfo `nvmlVgpuSchedulerLogInfo_t *`, in/out: bytes of a `nvmlVgpuSchedulerLogInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance: T.nvmlGpuInstance_t, pSchedulerLogInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pSchedulerLogInfo) && hostByteLength(pSchedulerLogInfo)! >= 9632) && !(typeof pSchedulerLogInfo === 'number' && pSchedulerLogInfo >= 0 && Number.isSafeInteger(pSchedulerLogInfo)) && pSchedulerLogInfo !== null) rawCovers('nvmlGpuInstanceGetVgpuSchedulerLog', 'pSchedulerLogInfo', pSchedulerLogInfo, 9632, 1);
   return (nvmlGpuInstanceGetVgpuSchedulerLog$ ??= binder.native('nvmlGpuInstanceGetVgpuSchedulerLog'))(gpuInstance, pSchedulerLogInfo);
@@ -165,7 +165,7 @@ let nvmlGpuInstanceGetVgpuSchedulerState$: NativeFunction | undefined;
  * @param gpuInstance `nvmlGpuInstance_t`
  * @param pSchedulerStateInfo `nvmlVgpuSchedulerStateInfo_t *`, in/out: bytes of a `nvmlVgpuSchedulerStateInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t, pSchedulerStateInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pSchedulerStateInfo) && hostByteLength(pSchedulerStateInfo)! >= 24) && !(typeof pSchedulerStateInfo === 'number' && pSchedulerStateInfo >= 0 && Number.isSafeInteger(pSchedulerStateInfo)) && pSchedulerStateInfo !== null) rawCovers('nvmlGpuInstanceGetVgpuSchedulerState', 'pSchedulerStateInfo', pSchedulerStateInfo, 24, 1);
   return (nvmlGpuInstanceGetVgpuSchedulerState$ ??= binder.native('nvmlGpuInstanceGetVgpuSchedulerState'))(gpuInstance, pSchedulerStateInfo);
@@ -175,7 +175,7 @@ let nvmlGpuInstanceGetVgpuTypeCreatablePlacements$: NativeFunction | undefined;
  * @param gpuInstance `nvmlGpuInstance_t`
  * @param pCreatablePlacementInfo `nvmlVgpuCreatablePlacementInfo_t *`, in/out: bytes of a `nvmlVgpuCreatablePlacementInfo_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuTypeCreatablePlacements(gpuInstance: T.nvmlGpuInstance_t, pCreatablePlacementInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pCreatablePlacementInfo) && hostByteLength(pCreatablePlacementInfo)! >= 32) && !(typeof pCreatablePlacementInfo === 'number' && pCreatablePlacementInfo >= 0 && Number.isSafeInteger(pCreatablePlacementInfo)) && pCreatablePlacementInfo !== null) rawCovers('nvmlGpuInstanceGetVgpuTypeCreatablePlacements', 'pCreatablePlacementInfo', pCreatablePlacementInfo, 32, 1);
   return (nvmlGpuInstanceGetVgpuTypeCreatablePlacements$ ??= binder.native('nvmlGpuInstanceGetVgpuTypeCreatablePlacements'))(gpuInstance, pCreatablePlacementInfo);
@@ -185,7 +185,7 @@ let nvmlGpuInstanceSetVgpuHeterogeneousMode$: NativeFunction | undefined;
  * @param gpuInstance `nvmlGpuInstance_t`
  * @param pHeterogeneousMode `const nvmlVgpuHeterogeneousMode_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t, pHeterogeneousMode: T.Pointer): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(pHeterogeneousMode) && !(typeof pHeterogeneousMode === 'number' && pHeterogeneousMode >= 0 && Number.isSafeInteger(pHeterogeneousMode)) && pHeterogeneousMode !== null) rawCovers('nvmlGpuInstanceSetVgpuHeterogeneousMode', 'pHeterogeneousMode', pHeterogeneousMode, 0, 1);
   return (nvmlGpuInstanceSetVgpuHeterogeneousMode$ ??= binder.native('nvmlGpuInstanceSetVgpuHeterogeneousMode'))(gpuInstance, pHeterogeneousMode);
@@ -195,7 +195,7 @@ let nvmlGpuInstanceSetVgpuSchedulerState$: NativeFunction | undefined;
  * @param gpuInstance `nvmlGpuInstance_t`
  * @param pScheduler `nvmlVgpuSchedulerState_t *`, in/out: bytes of a `nvmlVgpuSchedulerState_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t, pScheduler: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pScheduler) && hostByteLength(pScheduler)! >= 24) && !(typeof pScheduler === 'number' && pScheduler >= 0 && Number.isSafeInteger(pScheduler)) && pScheduler !== null) rawCovers('nvmlGpuInstanceSetVgpuSchedulerState', 'pScheduler', pScheduler, 24, 1);
   return (nvmlGpuInstanceSetVgpuSchedulerState$ ??= binder.native('nvmlGpuInstanceSetVgpuSchedulerState'))(gpuInstance, pScheduler);

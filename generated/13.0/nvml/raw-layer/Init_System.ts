@@ -9,7 +9,7 @@ void [callbackArg, checkRecord, cstringArg, hostByteLength, rawCovers];
 let nvmlInit$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 13.0
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks [NVIDIA group `nvmlInitializationAndCleanup` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInit(): T.nvmlReturn_t {
   return (nvmlInit$ ??= binder.native('nvmlInit'))();
 }
@@ -17,7 +17,7 @@ let nvmlInitWithFlags$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 13.0
  * @param flags `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks [NVIDIA group `nvmlInitializationAndCleanup` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlInitWithFlags(flags: number): T.nvmlReturn_t {
   return (nvmlInitWithFlags$ ??= binder.native('nvmlInitWithFlags'))(flags);
 }
@@ -25,7 +25,7 @@ let nvmlSetVgpuVersion$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 13.0
  * @param vgpuVersion `nvmlVgpuVersion_t *`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
+ * @remarks [NVIDIA group `nvmlVgpuMigration` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlSetVgpuVersion(vgpuVersion: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(vgpuVersion) && hostByteLength(vgpuVersion)! >= 8) && !(typeof vgpuVersion === 'number' && vgpuVersion >= 0 && Number.isSafeInteger(vgpuVersion)) && vgpuVersion !== null) rawCovers('nvmlSetVgpuVersion', 'vgpuVersion', vgpuVersion, 8, 1);
   return (nvmlSetVgpuVersion$ ??= binder.native('nvmlSetVgpuVersion'))(vgpuVersion);
@@ -33,7 +33,7 @@ export function nvmlSetVgpuVersion(vgpuVersion: T.Pointer): T.nvmlReturn_t {
 let nvmlShutdown$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 13.0
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlInitializationAndCleanup`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
+ * @remarks [NVIDIA group `nvmlInitializationAndCleanup` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html). */
 export function nvmlShutdown(): T.nvmlReturn_t {
   return (nvmlShutdown$ ??= binder.native('nvmlShutdown'))();
 }
@@ -41,7 +41,7 @@ let nvmlSystemEventSetCreate$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemEventSetCreate(nvmlSystemEventSetCreateRequest_t *request)` · nvml.h · CUDA 13.0
  * @param request `nvmlSystemEventSetCreateRequest_t *`, in/out: bytes of a `nvmlSystemEventSetCreateRequest_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlSystemEventSetCreate(request: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(request) && hostByteLength(request)! >= 16) && !(typeof request === 'number' && request >= 0 && Number.isSafeInteger(request)) && request !== null) rawCovers('nvmlSystemEventSetCreate', 'request', request, 16, 1);
   return (nvmlSystemEventSetCreate$ ??= binder.native('nvmlSystemEventSetCreate'))(request);
@@ -50,7 +50,7 @@ let nvmlSystemEventSetFree$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemEventSetFree(nvmlSystemEventSetFreeRequest_t *request)` · nvml.h · CUDA 13.0
  * @param request `nvmlSystemEventSetFreeRequest_t *`, in/out: bytes of a `nvmlSystemEventSetFreeRequest_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlSystemEventSetFree(request: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(request) && hostByteLength(request)! >= 16) && !(typeof request === 'number' && request >= 0 && Number.isSafeInteger(request)) && request !== null) rawCovers('nvmlSystemEventSetFree', 'request', request, 16, 1);
   return (nvmlSystemEventSetFree$ ??= binder.native('nvmlSystemEventSetFree'))(request);
@@ -59,7 +59,7 @@ let nvmlSystemEventSetWait$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemEventSetWait(nvmlSystemEventSetWaitRequest_t *request)` · nvml.h · CUDA 13.0
  * @param request `nvmlSystemEventSetWaitRequest_t *`, in/out: bytes of a `nvmlSystemEventSetWaitRequest_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlSystemEventSetWait(request: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(request) && hostByteLength(request)! >= 32) && !(typeof request === 'number' && request >= 0 && Number.isSafeInteger(request)) && request !== null) rawCovers('nvmlSystemEventSetWait', 'request', request, 32, 1);
   return (nvmlSystemEventSetWait$ ??= binder.native('nvmlSystemEventSetWait'))(request);
@@ -68,7 +68,7 @@ let nvmlSystemGetConfComputeCapabilities$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 13.0
  * @param capabilities `nvmlConfComputeSystemCaps_t *`, out: bytes of a `nvmlConfComputeSystemCaps_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeCapabilities(capabilities: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(capabilities) && hostByteLength(capabilities)! >= 8) && !(typeof capabilities === 'number' && capabilities >= 0 && Number.isSafeInteger(capabilities)) && capabilities !== null) rawCovers('nvmlSystemGetConfComputeCapabilities', 'capabilities', capabilities, 8, 1);
   return (nvmlSystemGetConfComputeCapabilities$ ??= binder.native('nvmlSystemGetConfComputeCapabilities'))(capabilities);
@@ -77,7 +77,7 @@ let nvmlSystemGetConfComputeGpusReadyState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 13.0
  * @param isAcceptingWork `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(isAcceptingWork) && hostByteLength(isAcceptingWork)! >= 4 && (((isAcceptingWork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (isAcceptingWork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof isAcceptingWork === 'number' && isAcceptingWork >= 0 && Number.isSafeInteger(isAcceptingWork)) && isAcceptingWork !== null) rawCovers('nvmlSystemGetConfComputeGpusReadyState', 'isAcceptingWork', isAcceptingWork, 4, 4);
   return (nvmlSystemGetConfComputeGpusReadyState$ ??= binder.native('nvmlSystemGetConfComputeGpusReadyState'))(isAcceptingWork);
@@ -86,7 +86,7 @@ let nvmlSystemGetConfComputeKeyRotationThresholdInfo$: NativeFunction | undefine
 /** `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0
  * @param pKeyRotationThrInfo `nvmlConfComputeGetKeyRotationThresholdInfo_t *`, in/out: bytes of a `nvmlConfComputeGetKeyRotationThresholdInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pKeyRotationThrInfo) && hostByteLength(pKeyRotationThrInfo)! >= 16) && !(typeof pKeyRotationThrInfo === 'number' && pKeyRotationThrInfo >= 0 && Number.isSafeInteger(pKeyRotationThrInfo)) && pKeyRotationThrInfo !== null) rawCovers('nvmlSystemGetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', pKeyRotationThrInfo, 16, 1);
   return (nvmlSystemGetConfComputeKeyRotationThresholdInfo$ ??= binder.native('nvmlSystemGetConfComputeKeyRotationThresholdInfo'))(pKeyRotationThrInfo);
@@ -95,7 +95,7 @@ let nvmlSystemGetConfComputeSettings$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)` · nvml.h · CUDA 13.0
  * @param settings `nvmlSystemConfComputeSettings_t *`, in/out: bytes of a `nvmlSystemConfComputeSettings_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeSettings(settings: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(settings) && hostByteLength(settings)! >= 20) && !(typeof settings === 'number' && settings >= 0 && Number.isSafeInteger(settings)) && settings !== null) rawCovers('nvmlSystemGetConfComputeSettings', 'settings', settings, 20, 1);
   return (nvmlSystemGetConfComputeSettings$ ??= binder.native('nvmlSystemGetConfComputeSettings'))(settings);
@@ -104,7 +104,7 @@ let nvmlSystemGetConfComputeState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)` · nvml.h · CUDA 13.0
  * @param state `nvmlConfComputeSystemState_t *`, out: bytes of a `nvmlConfComputeSystemState_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeState(state: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(state) && hostByteLength(state)! >= 12) && !(typeof state === 'number' && state >= 0 && Number.isSafeInteger(state)) && state !== null) rawCovers('nvmlSystemGetConfComputeState', 'state', state, 12, 1);
   return (nvmlSystemGetConfComputeState$ ??= binder.native('nvmlSystemGetConfComputeState'))(state);
@@ -113,7 +113,7 @@ let nvmlSystemGetCudaDriverVersion$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 13.0
  * @param cudaDriverVersion `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks [NVIDIA group `nvmlSystemQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion(cudaDriverVersion: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(cudaDriverVersion) && hostByteLength(cudaDriverVersion)! >= 4 && (((cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cudaDriverVersion === 'number' && cudaDriverVersion >= 0 && Number.isSafeInteger(cudaDriverVersion)) && cudaDriverVersion !== null) rawCovers('nvmlSystemGetCudaDriverVersion', 'cudaDriverVersion', cudaDriverVersion, 4, 4);
   return (nvmlSystemGetCudaDriverVersion$ ??= binder.native('nvmlSystemGetCudaDriverVersion'))(cudaDriverVersion);
@@ -122,7 +122,7 @@ let nvmlSystemGetCudaDriverVersion_v2$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 13.0
  * @param cudaDriverVersion `int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks [NVIDIA group `nvmlSystemQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(cudaDriverVersion) && hostByteLength(cudaDriverVersion)! >= 4 && (((cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cudaDriverVersion === 'number' && cudaDriverVersion >= 0 && Number.isSafeInteger(cudaDriverVersion)) && cudaDriverVersion !== null) rawCovers('nvmlSystemGetCudaDriverVersion_v2', 'cudaDriverVersion', cudaDriverVersion, 4, 4);
   return (nvmlSystemGetCudaDriverVersion_v2$ ??= binder.native('nvmlSystemGetCudaDriverVersion_v2'))(cudaDriverVersion);
@@ -132,7 +132,7 @@ let nvmlSystemGetDriverBranch$: NativeFunction | undefined;
  * @param branchInfo `nvmlSystemDriverBranchInfo_t *`, in/out: bytes of a `nvmlSystemDriverBranchInfo_v1_t`
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks Added after CUDA 12.5; present in CUDA 12.6. [NVIDIA group `nvmlSystemQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetDriverBranch(branchInfo: T.Pointer, length: number): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(branchInfo) && hostByteLength(branchInfo)! >= 84) && !(typeof branchInfo === 'number' && branchInfo >= 0 && Number.isSafeInteger(branchInfo)) && branchInfo !== null) rawCovers('nvmlSystemGetDriverBranch', 'branchInfo', branchInfo, 84, 1);
   return (nvmlSystemGetDriverBranch$ ??= binder.native('nvmlSystemGetDriverBranch'))(branchInfo, length);
@@ -142,7 +142,7 @@ let nvmlSystemGetDriverVersion$: NativeFunction | undefined;
  * @param version `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks [NVIDIA group `nvmlSystemQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetDriverVersion(version: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlSystemGetDriverVersion', 'version', version, 0, 1);
   return (nvmlSystemGetDriverVersion$ ??= binder.native('nvmlSystemGetDriverVersion'))(version, length);
@@ -152,7 +152,7 @@ let nvmlSystemGetHicVersion$: NativeFunction | undefined;
  * @param hwbcCount `unsigned int *`, in/out: capacity of `hwbcEntries` in, count out
  * @param hwbcEntries `nvmlHwbcEntry_t *`, out: an array of `*hwbcCount` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks [NVIDIA group `nvmlSystemQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetHicVersion(hwbcCount: T.Pointer, hwbcEntries: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(hwbcCount) && hostByteLength(hwbcCount)! >= 4 && (((hwbcCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (hwbcCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof hwbcCount === 'number' && hwbcCount >= 0 && Number.isSafeInteger(hwbcCount)) && hwbcCount !== null) rawCovers('nvmlSystemGetHicVersion', 'hwbcCount', hwbcCount, 4, 4);
   if (!(ArrayBuffer.isView(hwbcEntries) && hostByteLength(hwbcEntries)! >= 36) && !(typeof hwbcEntries === 'number' && hwbcEntries >= 0 && Number.isSafeInteger(hwbcEntries)) && hwbcEntries !== null) rawCovers('nvmlSystemGetHicVersion', 'hwbcEntries', hwbcEntries, 36, 1);
@@ -163,7 +163,7 @@ let nvmlSystemGetNVMLVersion$: NativeFunction | undefined;
  * @param version `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks [NVIDIA group `nvmlSystemQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetNVMLVersion(version: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(version) && !(typeof version === 'number' && version >= 0 && Number.isSafeInteger(version)) && version !== null) rawCovers('nvmlSystemGetNVMLVersion', 'version', version, 0, 1);
   return (nvmlSystemGetNVMLVersion$ ??= binder.native('nvmlSystemGetNVMLVersion'))(version, length);
@@ -172,7 +172,7 @@ let nvmlSystemGetNvlinkBwMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 13.0
  * @param nvlinkBwMode `unsigned int *`, out: a typed array of one element
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlSystemGetNvlinkBwMode(nvlinkBwMode: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(nvlinkBwMode) && hostByteLength(nvlinkBwMode)! >= 4 && (((nvlinkBwMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (nvlinkBwMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof nvlinkBwMode === 'number' && nvlinkBwMode >= 0 && Number.isSafeInteger(nvlinkBwMode)) && nvlinkBwMode !== null) rawCovers('nvmlSystemGetNvlinkBwMode', 'nvlinkBwMode', nvlinkBwMode, 4, 4);
   return (nvmlSystemGetNvlinkBwMode$ ??= binder.native('nvmlSystemGetNvlinkBwMode'))(nvlinkBwMode);
@@ -183,7 +183,7 @@ let nvmlSystemGetProcessName$: NativeFunction | undefined;
  * @param name `char *`, out: a char buffer of `length` bytes
  * @param length `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks [NVIDIA group `nvmlSystemQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetProcessName(pid: number, name: T.Pointer, length: number): T.nvmlReturn_t {
   if (!ArrayBuffer.isView(name) && !(typeof name === 'number' && name >= 0 && Number.isSafeInteger(name)) && name !== null) rawCovers('nvmlSystemGetProcessName', 'name', name, 0, 1);
   return (nvmlSystemGetProcessName$ ??= binder.native('nvmlSystemGetProcessName'))(pid, name, length);
@@ -194,7 +194,7 @@ let nvmlSystemGetTopologyGpuSet$: NativeFunction | undefined;
  * @param count `unsigned int *`, in/out: capacity of `deviceArray` in, count out
  * @param deviceArray `nvmlDevice_t *`, out: an array of `*count` elements (capacity/count pair)
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
+ * @remarks [NVIDIA group `nvmlSystemQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number, count: T.Pointer, deviceArray: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(count) && hostByteLength(count)! >= 4 && (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof count === 'number' && count >= 0 && Number.isSafeInteger(count)) && count !== null) rawCovers('nvmlSystemGetTopologyGpuSet', 'count', count, 4, 4);
   if (!(ArrayBuffer.isView(deviceArray) && hostByteLength(deviceArray)! >= 8 && (((deviceArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (deviceArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof deviceArray === 'number' && deviceArray >= 0 && Number.isSafeInteger(deviceArray)) && deviceArray !== null) rawCovers('nvmlSystemGetTopologyGpuSet', 'deviceArray', deviceArray, 8, 8);
@@ -204,7 +204,7 @@ let nvmlSystemRegisterEvents$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t *request)` · nvml.h · CUDA 13.0
  * @param request `nvmlSystemRegisterEventRequest_t *`, in/out: bytes of a `nvmlSystemRegisterEventRequest_v1_t`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlSystemRegisterEvents(request: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(request) && hostByteLength(request)! >= 24) && !(typeof request === 'number' && request >= 0 && Number.isSafeInteger(request)) && request !== null) rawCovers('nvmlSystemRegisterEvents', 'request', request, 24, 1);
   return (nvmlSystemRegisterEvents$ ??= binder.native('nvmlSystemRegisterEvents'))(request);
@@ -213,7 +213,7 @@ let nvmlSystemSetConfComputeGpusReadyState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 13.0
  * @param isAcceptingWork `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork: number): T.nvmlReturn_t {
   return (nvmlSystemSetConfComputeGpusReadyState$ ??= binder.native('nvmlSystemSetConfComputeGpusReadyState'))(isAcceptingWork);
 }
@@ -221,7 +221,7 @@ let nvmlSystemSetConfComputeKeyRotationThresholdInfo$: NativeFunction | undefine
 /** `nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0
  * @param pKeyRotationThrInfo `nvmlConfComputeSetKeyRotationThresholdInfo_t *`, in/out: bytes of a `nvmlConfComputeSetKeyRotationThresholdInfo_st`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo: T.Pointer): T.nvmlReturn_t {
   if (!(ArrayBuffer.isView(pKeyRotationThrInfo) && hostByteLength(pKeyRotationThrInfo)! >= 16) && !(typeof pKeyRotationThrInfo === 'number' && pKeyRotationThrInfo >= 0 && Number.isSafeInteger(pKeyRotationThrInfo)) && pKeyRotationThrInfo !== null) rawCovers('nvmlSystemSetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', pKeyRotationThrInfo, 16, 1);
   return (nvmlSystemSetConfComputeKeyRotationThresholdInfo$ ??= binder.native('nvmlSystemSetConfComputeKeyRotationThresholdInfo'))(pKeyRotationThrInfo);
@@ -230,7 +230,7 @@ let nvmlSystemSetNvlinkBwMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)` · nvml.h · CUDA 13.0
  * @param nvlinkBwMode `unsigned int`
  * @returns the `nvmlReturn_t` status, as C returns it.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlSystemSetNvlinkBwMode(nvlinkBwMode: number): T.nvmlReturn_t {
   return (nvmlSystemSetNvlinkBwMode$ ??= binder.native('nvmlSystemSetNvlinkBwMode'))(nvlinkBwMode);
 }

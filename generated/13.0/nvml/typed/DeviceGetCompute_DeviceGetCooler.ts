@@ -12,7 +12,7 @@ let nvmlDeviceGetComputeInstanceId$: typeof nvmlDeviceGetComputeInstanceId | und
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `id`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetComputeInstanceId$ ??= bind$nvmlDeviceGetComputeInstanceId())(device);
 }
@@ -33,7 +33,7 @@ let nvmlDeviceGetComputeMode$: typeof nvmlDeviceGetComputeMode | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlComputeMode_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t | null): T.nvmlComputeMode_t {
   return (nvmlDeviceGetComputeMode$ ??= bind$nvmlDeviceGetComputeMode())(device);
 }
@@ -54,7 +54,7 @@ let nvmlDeviceGetComputeRunningProcesses$: typeof nvmlDeviceGetComputeRunningPro
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_v2_st`: its length asked first through `infoCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
   return (nvmlDeviceGetComputeRunningProcesses$ ??= bind$nvmlDeviceGetComputeRunningProcesses())(device);
 }
@@ -84,7 +84,7 @@ let nvmlDeviceGetConfComputeGpuAttestationReport$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param gpuAtstReport in/out `nvmlConfComputeGpuAttestationReport_st`: fields given here in, the record the call fills returned.
  * @returns the value of `gpuAtstReport`: in/out `nvmlConfComputeGpuAttestationReport_st`: fields given here in, the record the call fills returned.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeGpuAttestationReport(device: T.nvmlDevice_t | null, gpuAtstReport?: Partial<T.nvmlConfComputeGpuAttestationReport_st> | Uint8Array): T.nvmlConfComputeGpuAttestationReport_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetConfComputeGpuAttestationReport', 'device', device, true) as typeof device;
   const gpuAtstReport$ = new Uint8Array(records.nvmlConfComputeGpuAttestationReport_st().size);
@@ -97,7 +97,7 @@ let nvmlDeviceGetConfComputeGpuCertificate$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `gpuCert`: out `nvmlConfComputeGpuCertificate_st`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeGpuCertificate(device: T.nvmlDevice_t | null): T.nvmlConfComputeGpuCertificate_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetConfComputeGpuCertificate', 'device', device, true) as typeof device;
   const gpuCert$ = new Uint8Array(9224);
@@ -109,7 +109,7 @@ let nvmlDeviceGetConfComputeMemSizeInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `memInfo`: out `nvmlConfComputeMemSizeInfo_st`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeMemSizeInfo(device: T.nvmlDevice_t | null): T.nvmlConfComputeMemSizeInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetConfComputeMemSizeInfo', 'device', device, true) as typeof device;
   const memInfo$ = new Uint8Array(16);
@@ -121,7 +121,7 @@ let nvmlDeviceGetConfComputeProtectedMemoryUsage$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `memory`: out `nvmlMemory_st`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeProtectedMemoryUsage(device: T.nvmlDevice_t | null): T.nvmlMemory_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetConfComputeProtectedMemoryUsage', 'device', device, true) as typeof device;
   const memory$ = new Uint8Array(24);
@@ -134,7 +134,7 @@ let nvmlDeviceGetCoolerInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param coolerInfo in/out `nvmlCoolerInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `coolerInfo`: in/out `nvmlCoolerInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCoolerInfo(device: T.nvmlDevice_t | null, coolerInfo?: Partial<T.nvmlCoolerInfo_v1_t> | Uint8Array): T.nvmlCoolerInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCoolerInfo', 'device', device, true) as typeof device;
   const coolerInfo$ = new Uint8Array(records.nvmlCoolerInfo_v1_t().size);

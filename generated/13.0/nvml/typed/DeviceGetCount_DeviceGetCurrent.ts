@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let nvmlDeviceGetCount$: typeof nvmlDeviceGetCount | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `deviceCount`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCount(): number {
   return (nvmlDeviceGetCount$ ??= bind$nvmlDeviceGetCount())();
 }
@@ -32,7 +32,7 @@ let nvmlDeviceGetCpuAffinity$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param cpuSetSize in `unsigned int`: length of `cpuSet`.
  * @returns the value of `cpuSet`: out array of `u64`, `cpuSetSize` long.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks [NVIDIA group `nvmlAffinity` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetCpuAffinity(device: T.nvmlDevice_t | null, cpuSetSize: number): BigUint64Array {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCpuAffinity', 'device', device, true) as typeof device;
   if (typeof cpuSetSize !== 'number' || (cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinity', 'cpuSetSize', 'u32', cpuSetSize);
@@ -47,7 +47,7 @@ let nvmlDeviceGetCpuAffinityWithinScope$c: NativeFunction | undefined;
  * @param cpuSetSize in `unsigned int`: length of `cpuSet`.
  * @param scope in `nvmlAffinityScope_t`.
  * @returns the value of `cpuSet`: out array of `u64`, `cpuSetSize` long.
- * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks [NVIDIA group `nvmlAffinity` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t | null, cpuSetSize: number, scope: number): BigUint64Array {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCpuAffinityWithinScope', 'device', device, true) as typeof device;
   if (typeof cpuSetSize !== 'number' || (cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSetSize', 'u32', cpuSetSize);
@@ -61,7 +61,7 @@ let nvmlDeviceGetCreatableVgpus$: typeof nvmlDeviceGetCreatableVgpus | undefined
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetCreatableVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   return (nvmlDeviceGetCreatableVgpus$ ??= bind$nvmlDeviceGetCreatableVgpus())(device);
 }
@@ -90,7 +90,7 @@ let nvmlDeviceGetCudaComputeCapability$: typeof nvmlDeviceGetCudaComputeCapabili
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCudaComputeCapability(device: T.nvmlDevice_t | null): { major: number; minor: number } {
   return (nvmlDeviceGetCudaComputeCapability$ ??= bind$nvmlDeviceGetCudaComputeCapability())(device);
 }
@@ -112,7 +112,7 @@ let nvmlDeviceGetCurrPcieLinkGeneration$: typeof nvmlDeviceGetCurrPcieLinkGenera
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `currLinkGen`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetCurrPcieLinkGeneration$ ??= bind$nvmlDeviceGetCurrPcieLinkGeneration())(device);
 }
@@ -133,7 +133,7 @@ let nvmlDeviceGetCurrPcieLinkWidth$: typeof nvmlDeviceGetCurrPcieLinkWidth | und
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `currLinkWidth`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrPcieLinkWidth(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetCurrPcieLinkWidth$ ??= bind$nvmlDeviceGetCurrPcieLinkWidth())(device);
 }
@@ -155,7 +155,7 @@ let nvmlDeviceGetCurrentClockFreqs$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param currentClockFreqs in/out `nvmlDeviceCurrentClockFreqs_v1_t`: fields given here in, the record the call fills returned (version 0x1000804 set for you).
  * @returns the value of `currentClockFreqs`: in/out `nvmlDeviceCurrentClockFreqs_v1_t`: fields given here in, the record the call fills returned (version 0x1000804 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrentClockFreqs(device: T.nvmlDevice_t | null, currentClockFreqs?: Partial<T.nvmlDeviceCurrentClockFreqs_v1_t> | Uint8Array): T.nvmlDeviceCurrentClockFreqs_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCurrentClockFreqs', 'device', device, true) as typeof device;
   const currentClockFreqs$ = new Uint8Array(records.nvmlDeviceCurrentClockFreqs_v1_t().size);
@@ -169,7 +169,7 @@ let nvmlDeviceGetCurrentClocksEventReasons$: typeof nvmlDeviceGetCurrentClocksEv
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksEventReasons`: out `unsigned long long *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrentClocksEventReasons(device: T.nvmlDevice_t | null): bigint {
   return (nvmlDeviceGetCurrentClocksEventReasons$ ??= bind$nvmlDeviceGetCurrentClocksEventReasons())(device);
 }
@@ -190,7 +190,7 @@ let nvmlDeviceGetCurrentClocksThrottleReasons$: typeof nvmlDeviceGetCurrentClock
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksThrottleReasons`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetCurrentClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
   return (nvmlDeviceGetCurrentClocksThrottleReasons$ ??= bind$nvmlDeviceGetCurrentClocksThrottleReasons())(device);

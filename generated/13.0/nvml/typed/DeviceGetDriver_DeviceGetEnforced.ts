@@ -12,7 +12,7 @@ let nvmlDeviceGetDriverModel$: typeof nvmlDeviceGetDriverModel | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ current, pending }`: `current`: out `nvmlDriverModel_t *`; `pending`: out `nvmlDriverModel_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDriverModel(device: T.nvmlDevice_t | null): { current: T.nvmlDriverModel_t; pending: T.nvmlDriverModel_t } {
   return (nvmlDeviceGetDriverModel$ ??= bind$nvmlDeviceGetDriverModel())(device);
 }
@@ -34,7 +34,7 @@ let nvmlDeviceGetDynamicPstatesInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pDynamicPstatesInfo`: out `nvmlGpuDynamicPstatesInfo_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDynamicPstatesInfo(device: T.nvmlDevice_t | null): T.nvmlGpuDynamicPstatesInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetDynamicPstatesInfo', 'device', device, true) as typeof device;
   const pDynamicPstatesInfo$ = new Uint8Array(132);
@@ -46,7 +46,7 @@ let nvmlDeviceGetEccMode$: typeof nvmlDeviceGetEccMode | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ current, pending }`: `current`: out `nvmlEnableState_t *`; `pending`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEccMode(device: T.nvmlDevice_t | null): { current: T.nvmlEnableState_t; pending: T.nvmlEnableState_t } {
   return (nvmlDeviceGetEccMode$ ??= bind$nvmlDeviceGetEccMode())(device);
 }
@@ -69,7 +69,7 @@ let nvmlDeviceGetEncoderCapacity$: typeof nvmlDeviceGetEncoderCapacity | undefin
  * @param device in `nvmlDevice_t`.
  * @param encoderQueryType in `nvmlEncoderType_t`.
  * @returns the value of `encoderCapacity`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderCapacity(device: T.nvmlDevice_t | null, encoderQueryType: T.nvmlEncoderType_t): number {
   return (nvmlDeviceGetEncoderCapacity$ ??= bind$nvmlDeviceGetEncoderCapacity())(device, encoderQueryType);
 }
@@ -91,7 +91,7 @@ let nvmlDeviceGetEncoderSessions$: typeof nvmlDeviceGetEncoderSessions | undefin
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `sessionInfos`: out array of `struct nvmlEncoderSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderSessions(device: T.nvmlDevice_t | null): T.nvmlEncoderSessionInfo_st[] {
   return (nvmlDeviceGetEncoderSessions$ ??= bind$nvmlDeviceGetEncoderSessions())(device);
 }
@@ -120,7 +120,7 @@ let nvmlDeviceGetEncoderStats$: typeof nvmlDeviceGetEncoderStats | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ sessionCount, averageFps, averageLatency }`: `sessionCount`: out `unsigned int *`; `averageFps`: out `unsigned int *`; `averageLatency`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderStats(device: T.nvmlDevice_t | null): { sessionCount: number; averageFps: number; averageLatency: number } {
   return (nvmlDeviceGetEncoderStats$ ??= bind$nvmlDeviceGetEncoderStats())(device);
 }
@@ -143,7 +143,7 @@ let nvmlDeviceGetEncoderUtilization$: typeof nvmlDeviceGetEncoderUtilization | u
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   return (nvmlDeviceGetEncoderUtilization$ ??= bind$nvmlDeviceGetEncoderUtilization())(device);
 }
@@ -165,7 +165,7 @@ let nvmlDeviceGetEnforcedPowerLimit$: typeof nvmlDeviceGetEnforcedPowerLimit | u
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `limit`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEnforcedPowerLimit(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetEnforcedPowerLimit$ ??= bind$nvmlDeviceGetEnforcedPowerLimit())(device);
 }

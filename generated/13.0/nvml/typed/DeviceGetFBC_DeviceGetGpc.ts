@@ -12,7 +12,7 @@ let nvmlDeviceGetFBCSessions$: typeof nvmlDeviceGetFBCSessions | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlFBCSessionInfo_st[] {
   return (nvmlDeviceGetFBCSessions$ ??= bind$nvmlDeviceGetFBCSessions())(device);
 }
@@ -41,7 +41,7 @@ let nvmlDeviceGetFBCStats$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `fbcStats`: out `nvmlFBCStats_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t | null): T.nvmlFBCStats_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFBCStats', 'device', device, true) as typeof device;
   const fbcStats$ = new Uint8Array(12);
@@ -54,7 +54,7 @@ let nvmlDeviceGetFanControlPolicy_v2$: typeof nvmlDeviceGetFanControlPolicy_v2 |
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `policy`: out `nvmlFanControlPolicy_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t | null, fan: number): number {
   return (nvmlDeviceGetFanControlPolicy_v2$ ??= bind$nvmlDeviceGetFanControlPolicy_v2())(device, fan);
 }
@@ -76,7 +76,7 @@ let nvmlDeviceGetFanSpeed$: typeof nvmlDeviceGetFanSpeed | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `speed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetFanSpeed$ ??= bind$nvmlDeviceGetFanSpeed())(device);
 }
@@ -98,7 +98,7 @@ let nvmlDeviceGetFanSpeedRPM$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param fanSpeed in/out `nvmlFanSpeedInfo_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
  * @returns the value of `fanSpeed`: in/out `nvmlFanSpeedInfo_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeedRPM(device: T.nvmlDevice_t | null, fanSpeed?: Partial<T.nvmlFanSpeedInfo_v1_t> | Uint8Array): T.nvmlFanSpeedInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFanSpeedRPM', 'device', device, true) as typeof device;
   const fanSpeed$ = new Uint8Array(records.nvmlFanSpeedInfo_v1_t().size);
@@ -113,7 +113,7 @@ let nvmlDeviceGetFanSpeed_v2$: typeof nvmlDeviceGetFanSpeed_v2 | undefined;
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `speed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): number {
   return (nvmlDeviceGetFanSpeed_v2$ ??= bind$nvmlDeviceGetFanSpeed_v2())(device, fan);
 }
@@ -137,7 +137,7 @@ let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
  * @param valuesCount in `int`: length of `values`.
  * @param values in/out array of `struct nvmlFieldValue_st`; at least `valuesCount` long.
  * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
- * @remarks [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
+ * @remarks [NVIDIA group `nvmlFieldValueQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
   if (typeof valuesCount !== 'number' || (valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceGetFieldValues', 'valuesCount', 'i32', valuesCount);
@@ -151,7 +151,7 @@ let nvmlDeviceGetGpcClkMinMaxVfOffset$: typeof nvmlDeviceGetGpcClkMinMaxVfOffset
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minOffset, maxOffset }`: `minOffset`: out `int *`; `maxOffset`: out `int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   return (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= bind$nvmlDeviceGetGpcClkMinMaxVfOffset())(device);
 }
@@ -173,7 +173,7 @@ let nvmlDeviceGetGpcClkVfOffset$: typeof nvmlDeviceGetGpcClkVfOffset | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `offset`: out `int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetGpcClkVfOffset$ ??= bind$nvmlDeviceGetGpcClkVfOffset())(device);
 }

@@ -12,7 +12,7 @@ let nvmlDeviceGetGpuFabricInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `gpuFabricInfo`: out `nvmlGpuFabricInfo_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t | null): T.nvmlGpuFabricInfo_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuFabricInfo', 'device', device, true) as typeof device;
@@ -26,7 +26,7 @@ let nvmlDeviceGetGpuFabricInfoV$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param gpuFabricInfo in/out `nvmlGpuFabricInfo_v3_t`: fields given here in, the record the call fills returned (version 0x3000028 set for you).
  * @returns the value of `gpuFabricInfo`: in/out `nvmlGpuFabricInfo_v3_t`: fields given here in, the record the call fills returned (version 0x3000028 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t | null, gpuFabricInfo?: Partial<T.nvmlGpuFabricInfo_v3_t> | Uint8Array): T.nvmlGpuFabricInfo_v3_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuFabricInfoV', 'device', device, true) as typeof device;
   const gpuFabricInfo$ = new Uint8Array(records.nvmlGpuFabricInfo_v3_t().size);
@@ -41,7 +41,7 @@ let nvmlDeviceGetGpuInstanceById$: typeof nvmlDeviceGetGpuInstanceById | undefin
  * @param device in `nvmlDevice_t`.
  * @param id in `unsigned int`.
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t | null, id: number): T.nvmlGpuInstance_t {
   return (nvmlDeviceGetGpuInstanceById$ ??= bind$nvmlDeviceGetGpuInstanceById())(device, id);
 }
@@ -68,7 +68,7 @@ let nvmlDeviceGetGpuInstanceId$: typeof nvmlDeviceGetGpuInstanceId | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `id`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetGpuInstanceId$ ??= bind$nvmlDeviceGetGpuInstanceId())(device);
 }
@@ -90,7 +90,7 @@ let nvmlDeviceGetGpuInstancePossiblePlacements$: typeof nvmlDeviceGetGpuInstance
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `placements`: out array of `struct nvmlGpuInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstancePlacement_st[] {
   return (nvmlDeviceGetGpuInstancePossiblePlacements$ ??= bind$nvmlDeviceGetGpuInstancePossiblePlacements())(device, profileId);
 }
@@ -121,7 +121,7 @@ let nvmlDeviceGetGpuInstanceProfileInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param profile in `unsigned int`.
  * @returns the value of `info`: out `nvmlGpuInstanceProfileInfo_st`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t | null, profile: number): T.nvmlGpuInstanceProfileInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfo', 'profile', 'u32', profile);
@@ -136,7 +136,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoByIdV$c: NativeFunction | undefined;
  * @param profileId in `unsigned int`.
  * @param info in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
  * @returns the value of `info`: in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfoByIdV(device: T.nvmlDevice_t | null, profileId: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'device', device, true) as typeof device;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'profileId', 'u32', profileId);
@@ -153,7 +153,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoV$c: NativeFunction | undefined;
  * @param profile in `unsigned int`.
  * @param info in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
  * @returns the value of `info`: in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | null, profile: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfoV', 'profile', 'u32', profile);
@@ -169,7 +169,7 @@ let nvmlDeviceGetGpuInstanceRemainingCapacity$: typeof nvmlDeviceGetGpuInstanceR
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t | null, profileId: number): number {
   return (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= bind$nvmlDeviceGetGpuInstanceRemainingCapacity())(device, profileId);
 }
@@ -192,7 +192,7 @@ let nvmlDeviceGetGpuInstances$: typeof nvmlDeviceGetGpuInstances | undefined;
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `gpuInstances`: out array of `nvmlGpuInstance_t`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t[] {
   return (nvmlDeviceGetGpuInstances$ ??= bind$nvmlDeviceGetGpuInstances())(device, profileId);
 }
@@ -222,7 +222,7 @@ let nvmlDeviceGetGpuMaxPcieLinkGeneration$: typeof nvmlDeviceGetGpuMaxPcieLinkGe
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkGenDevice`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetGpuMaxPcieLinkGeneration$ ??= bind$nvmlDeviceGetGpuMaxPcieLinkGeneration())(device);
 }
@@ -243,7 +243,7 @@ let nvmlDeviceGetGpuOperationMode$: typeof nvmlDeviceGetGpuOperationMode | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ current, pending }`: `current`: out `nvmlGpuOperationMode_t *`; `pending`: out `nvmlGpuOperationMode_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t | null): { current: T.nvmlGpuOperationMode_t; pending: T.nvmlGpuOperationMode_t } {
   return (nvmlDeviceGetGpuOperationMode$ ??= bind$nvmlDeviceGetGpuOperationMode())(device);
 }

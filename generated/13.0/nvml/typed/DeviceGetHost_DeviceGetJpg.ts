@@ -12,7 +12,7 @@ let nvmlDeviceGetHostVgpuMode$: typeof nvmlDeviceGetHostVgpuMode | undefined;
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pHostVgpuMode`: out `nvmlHostVgpuMode_t *`.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t | null): T.nvmlHostVgpuMode_t {
   return (nvmlDeviceGetHostVgpuMode$ ??= bind$nvmlDeviceGetHostVgpuMode())(device);
 }
@@ -33,7 +33,7 @@ let nvmlDeviceGetHostname_v1$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `hostname`: out `nvmlHostname_v1_t`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHostname_v1(device: T.nvmlDevice_t | null): T.nvmlHostname_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetHostname_v1', 'device', device, true) as typeof device;
   const hostname$ = new Uint8Array(64);
@@ -45,7 +45,7 @@ let nvmlDeviceGetIndex$: typeof nvmlDeviceGetIndex | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `index`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetIndex(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetIndex$ ??= bind$nvmlDeviceGetIndex())(device);
 }
@@ -66,7 +66,7 @@ let nvmlDeviceGetInforomConfigurationChecksum$: typeof nvmlDeviceGetInforomConfi
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `checksum`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetInforomConfigurationChecksum$ ??= bind$nvmlDeviceGetInforomConfigurationChecksum())(device);
 }
@@ -88,7 +88,7 @@ let nvmlDeviceGetInforomImageVersion$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomImageVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetInforomImageVersion', 'length', 'u32', length);
@@ -103,7 +103,7 @@ let nvmlDeviceGetInforomVersion$c: NativeFunction | undefined;
  * @param object in `nvmlInforomObject_t`.
  * @param length in `unsigned int`: capacity of `version` in bytes.
  * @returns the value of `version`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t | null, object: T.nvmlInforomObject_t, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomVersion', 'device', device, true) as typeof device;
   if (typeof object !== 'number' || (object | 0) !== object) throw intError('nvmlDeviceGetInforomVersion', 'object', 'i32', object);
@@ -117,7 +117,7 @@ let nvmlDeviceGetIrqNum$: typeof nvmlDeviceGetIrqNum | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `irqNum`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetIrqNum$ ??= bind$nvmlDeviceGetIrqNum())(device);
 }
@@ -138,7 +138,7 @@ let nvmlDeviceGetJpgUtilization$: typeof nvmlDeviceGetJpgUtilization | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetJpgUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   return (nvmlDeviceGetJpgUtilization$ ??= bind$nvmlDeviceGetJpgUtilization())(device);
 }

@@ -12,7 +12,7 @@ let nvmlDeviceGetLastBBXFlushTime$: typeof nvmlDeviceGetLastBBXFlushTime | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ timestamp, durationUs }`: `timestamp`: out `unsigned long long *`; `durationUs`: out `unsigned long *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetLastBBXFlushTime(device: T.nvmlDevice_t | null): { timestamp: bigint; durationUs: bigint } {
   return (nvmlDeviceGetLastBBXFlushTime$ ??= bind$nvmlDeviceGetLastBBXFlushTime())(device);
 }
@@ -34,7 +34,7 @@ let nvmlDeviceGetMPSComputeRunningProcesses$: typeof nvmlDeviceGetMPSComputeRunn
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_v2_st`: its length asked first through `infoCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
   return (nvmlDeviceGetMPSComputeRunningProcesses$ ??= bind$nvmlDeviceGetMPSComputeRunningProcesses())(device);
 }
@@ -64,7 +64,7 @@ let nvmlDeviceGetMarginTemperature$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param marginTempInfo in/out `nvmlMarginTemperature_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @returns the value of `marginTempInfo`: in/out `nvmlMarginTemperature_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMarginTemperature(device: T.nvmlDevice_t | null, marginTempInfo?: Partial<T.nvmlMarginTemperature_v1_t> | Uint8Array): T.nvmlMarginTemperature_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMarginTemperature', 'device', device, true) as typeof device;
   const marginTempInfo$ = new Uint8Array(records.nvmlMarginTemperature_v1_t().size);
@@ -79,7 +79,7 @@ let nvmlDeviceGetMaxClockInfo$: typeof nvmlDeviceGetMaxClockInfo | undefined;
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlClockType_t`.
  * @returns the value of `clock`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
   return (nvmlDeviceGetMaxClockInfo$ ??= bind$nvmlDeviceGetMaxClockInfo())(device, type);
 }
@@ -102,7 +102,7 @@ let nvmlDeviceGetMaxCustomerBoostClock$: typeof nvmlDeviceGetMaxCustomerBoostClo
  * @param device in `nvmlDevice_t`.
  * @param clockType in `nvmlClockType_t`.
  * @returns the value of `clockMHz`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   return (nvmlDeviceGetMaxCustomerBoostClock$ ??= bind$nvmlDeviceGetMaxCustomerBoostClock())(device, clockType);
 }
@@ -124,7 +124,7 @@ let nvmlDeviceGetMaxMigDeviceCount$: typeof nvmlDeviceGetMaxMigDeviceCount | und
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMaxMigDeviceCount$ ??= bind$nvmlDeviceGetMaxMigDeviceCount())(device);
 }
@@ -145,7 +145,7 @@ let nvmlDeviceGetMaxPcieLinkGeneration$: typeof nvmlDeviceGetMaxPcieLinkGenerati
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkGen`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMaxPcieLinkGeneration$ ??= bind$nvmlDeviceGetMaxPcieLinkGeneration())(device);
 }
@@ -166,7 +166,7 @@ let nvmlDeviceGetMaxPcieLinkWidth$: typeof nvmlDeviceGetMaxPcieLinkWidth | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkWidth`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMaxPcieLinkWidth$ ??= bind$nvmlDeviceGetMaxPcieLinkWidth())(device);
 }

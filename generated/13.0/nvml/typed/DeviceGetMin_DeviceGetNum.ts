@@ -14,7 +14,7 @@ let nvmlDeviceGetMinMaxClockOfPState$: typeof nvmlDeviceGetMinMaxClockOfPState |
  * @param type in `nvmlClockType_t`.
  * @param pstate in `nvmlPstates_t`.
  * @returns `{ minClockMHz, maxClockMHz }`: `minClockMHz`: out `unsigned int *`; `maxClockMHz`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t): { minClockMHz: number; maxClockMHz: number } {
   return (nvmlDeviceGetMinMaxClockOfPState$ ??= bind$nvmlDeviceGetMinMaxClockOfPState())(device, type, pstate);
 }
@@ -38,7 +38,7 @@ let nvmlDeviceGetMinMaxFanSpeed$: typeof nvmlDeviceGetMinMaxFanSpeed | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minSpeed, maxSpeed }`: `minSpeed`: out `unsigned int *`; `maxSpeed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { minSpeed: number; maxSpeed: number } {
   return (nvmlDeviceGetMinMaxFanSpeed$ ??= bind$nvmlDeviceGetMinMaxFanSpeed())(device);
 }
@@ -60,7 +60,7 @@ let nvmlDeviceGetMinorNumber$: typeof nvmlDeviceGetMinorNumber | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `minorNumber`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMinorNumber$ ??= bind$nvmlDeviceGetMinorNumber())(device);
 }
@@ -81,7 +81,7 @@ let nvmlDeviceGetModuleId$: typeof nvmlDeviceGetModuleId | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `moduleId`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetModuleId$ ??= bind$nvmlDeviceGetModuleId())(device);
 }
@@ -102,7 +102,7 @@ let nvmlDeviceGetMultiGpuBoard$: typeof nvmlDeviceGetMultiGpuBoard | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `multiGpuBool`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetMultiGpuBoard$ ??= bind$nvmlDeviceGetMultiGpuBoard())(device);
 }
@@ -124,7 +124,7 @@ let nvmlDeviceGetName$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param length in `unsigned int`: capacity of `name` in bytes.
  * @returns the value of `name`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetName', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetName', 'length', 'u32', length);
@@ -137,7 +137,7 @@ let nvmlDeviceGetNumFans$: typeof nvmlDeviceGetNumFans | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `numFans`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetNumFans$ ??= bind$nvmlDeviceGetNumFans())(device);
 }
@@ -158,7 +158,7 @@ let nvmlDeviceGetNumGpuCores$: typeof nvmlDeviceGetNumGpuCores | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `numCores`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetNumGpuCores$ ??= bind$nvmlDeviceGetNumGpuCores())(device);
 }

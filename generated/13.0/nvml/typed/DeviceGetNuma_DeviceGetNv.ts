@@ -12,7 +12,7 @@ let nvmlDeviceGetNumaNodeId$: typeof nvmlDeviceGetNumaNodeId | undefined;
 /** API group `nvmlAffinity`. `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `node`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlAffinity` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetNumaNodeId$ ??= bind$nvmlDeviceGetNumaNodeId())(device);
 }
@@ -35,7 +35,7 @@ let nvmlDeviceGetNvLinkCapability$: typeof nvmlDeviceGetNvLinkCapability | undef
  * @param link in `unsigned int`.
  * @param capability in `nvmlNvLinkCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, link: number, capability: T.nvmlNvLinkCapability_t): number {
   return (nvmlDeviceGetNvLinkCapability$ ??= bind$nvmlDeviceGetNvLinkCapability())(device, link, capability);
 }
@@ -60,7 +60,7 @@ let nvmlDeviceGetNvLinkErrorCounter$: typeof nvmlDeviceGetNvLinkErrorCounter | u
  * @param link in `unsigned int`.
  * @param counter in `nvmlNvLinkErrorCounter_t`.
  * @returns the value of `counterValue`: out `unsigned long long *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, link: number, counter: T.nvmlNvLinkErrorCounter_t): bigint {
   return (nvmlDeviceGetNvLinkErrorCounter$ ??= bind$nvmlDeviceGetNvLinkErrorCounter())(device, link, counter);
 }
@@ -84,7 +84,7 @@ let nvmlDeviceGetNvLinkInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param info in/out `nvmlNvLinkInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200064c set for you).
  * @returns the value of `info`: in/out `nvmlNvLinkInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200064c set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkInfo(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlNvLinkInfo_v2_t> | Uint8Array): T.nvmlNvLinkInfo_v2_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkInfo', 'device', device, true) as typeof device;
   const info$ = new Uint8Array(records.nvmlNvLinkInfo_v2_t().size);
@@ -99,7 +99,7 @@ let nvmlDeviceGetNvLinkRemoteDeviceType$: typeof nvmlDeviceGetNvLinkRemoteDevice
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `pNvLinkDeviceType`: out `nvmlIntNvLinkDeviceType_t *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | null, link: number): T.nvmlIntNvLinkDeviceType_t {
   return (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= bind$nvmlDeviceGetNvLinkRemoteDeviceType())(device, link);
 }
@@ -122,7 +122,7 @@ let nvmlDeviceGetNvLinkRemotePciInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `pci`: out `nvmlPciInfo_st`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, link: number): T.nvmlPciInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkRemotePciInfo', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemotePciInfo', 'link', 'u32', link);
@@ -136,7 +136,7 @@ let nvmlDeviceGetNvLinkState$: typeof nvmlDeviceGetNvLinkState | undefined;
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `isActive`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: number): T.nvmlEnableState_t {
   return (nvmlDeviceGetNvLinkState$ ??= bind$nvmlDeviceGetNvLinkState())(device, link);
 }
@@ -160,7 +160,7 @@ let nvmlDeviceGetNvLinkUtilizationControl$c: NativeFunction | undefined;
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
  * @returns the value of `control`: out `nvmlNvLinkUtilizationControl_st`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number): T.nvmlNvLinkUtilizationControl_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkUtilizationControl', 'device', device, true) as typeof device;
@@ -177,7 +177,7 @@ let nvmlDeviceGetNvLinkUtilizationCounter$: typeof nvmlDeviceGetNvLinkUtilizatio
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
  * @returns `{ rxcounter, txcounter }`: `rxcounter`: out `unsigned long long *`; `txcounter`: out `unsigned long long *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): { rxcounter: bigint; txcounter: bigint } {
   return (nvmlDeviceGetNvLinkUtilizationCounter$ ??= bind$nvmlDeviceGetNvLinkUtilizationCounter())(device, link, counter);
@@ -203,7 +203,7 @@ let nvmlDeviceGetNvLinkVersion$: typeof nvmlDeviceGetNvLinkVersion | undefined;
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `version`: out `unsigned int *`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t | null, link: number): number {
   return (nvmlDeviceGetNvLinkVersion$ ??= bind$nvmlDeviceGetNvLinkVersion())(device, link);
 }

@@ -13,7 +13,7 @@ let nvmlDeviceGetNvlinkBwMode$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param getBwMode in/out `nvmlNvlinkGetBwMode_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
  * @returns the value of `getBwMode`: in/out `nvmlNvlinkGetBwMode_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvlinkBwMode(device: T.nvmlDevice_t | null, getBwMode?: Partial<T.nvmlNvlinkGetBwMode_v1_t> | Uint8Array): T.nvmlNvlinkGetBwMode_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvlinkBwMode', 'device', device, true) as typeof device;
   const getBwMode$ = new Uint8Array(records.nvmlNvlinkGetBwMode_v1_t().size);
@@ -28,7 +28,7 @@ let nvmlDeviceGetNvlinkSupportedBwModes$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param supportedBwMode in/out `nvmlNvlinkSupportedBwModes_v1_t`: fields given here in, the record the call fills returned (version 0x100001c set for you).
  * @returns the value of `supportedBwMode`: in/out `nvmlNvlinkSupportedBwModes_v1_t`: fields given here in, the record the call fills returned (version 0x100001c set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvlinkSupportedBwModes(device: T.nvmlDevice_t | null, supportedBwMode?: Partial<T.nvmlNvlinkSupportedBwModes_v1_t> | Uint8Array): T.nvmlNvlinkSupportedBwModes_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvlinkSupportedBwModes', 'device', device, true) as typeof device;
   const supportedBwMode$ = new Uint8Array(records.nvmlNvlinkSupportedBwModes_v1_t().size);
@@ -42,7 +42,7 @@ let nvmlDeviceGetOfaUtilization$: typeof nvmlDeviceGetOfaUtilization | undefined
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetOfaUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   return (nvmlDeviceGetOfaUtilization$ ??= bind$nvmlDeviceGetOfaUtilization())(device);
 }
@@ -66,7 +66,7 @@ let nvmlDeviceGetP2PStatus$: typeof nvmlDeviceGetP2PStatus | undefined;
  * @param device2 in `nvmlDevice_t`.
  * @param p2pIndex in `nvmlGpuP2PCapsIndex_t`.
  * @returns the value of `p2pStatus`: out `nvmlGpuP2PStatus_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null, p2pIndex: T.nvmlGpuP2PCapsIndex_t): T.nvmlGpuP2PStatus_t {
   return (nvmlDeviceGetP2PStatus$ ??= bind$nvmlDeviceGetP2PStatus())(device1, device2, p2pIndex);
 }
@@ -89,7 +89,7 @@ let nvmlDeviceGetPciInfo$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pci`: out `nvmlPciInfo_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t | null): T.nvmlPciInfo_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPciInfo', 'device', device, true) as typeof device;
   const pci$ = new Uint8Array(68);
@@ -102,7 +102,7 @@ let nvmlDeviceGetPciInfoExt$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param pci in/out `nvmlPciInfoExt_v1_t`: fields given here in, the record the call fills returned (version 0x1000040 set for you).
  * @returns the value of `pci`: in/out `nvmlPciInfoExt_v1_t`: fields given here in, the record the call fills returned (version 0x1000040 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPciInfoExt(device: T.nvmlDevice_t | null, pci?: Partial<T.nvmlPciInfoExt_v1_t> | Uint8Array): T.nvmlPciInfoExt_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPciInfoExt', 'device', device, true) as typeof device;
   const pci$ = new Uint8Array(records.nvmlPciInfoExt_v1_t().size);
@@ -116,7 +116,7 @@ let nvmlDeviceGetPcieLinkMaxSpeed$: typeof nvmlDeviceGetPcieLinkMaxSpeed | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxSpeed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPcieLinkMaxSpeed$ ??= bind$nvmlDeviceGetPcieLinkMaxSpeed())(device);
 }
@@ -137,7 +137,7 @@ let nvmlDeviceGetPcieReplayCounter$: typeof nvmlDeviceGetPcieReplayCounter | und
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `value`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPcieReplayCounter$ ??= bind$nvmlDeviceGetPcieReplayCounter())(device);
 }
@@ -158,7 +158,7 @@ let nvmlDeviceGetPcieSpeed$: typeof nvmlDeviceGetPcieSpeed | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pcieSpeed`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPcieSpeed$ ??= bind$nvmlDeviceGetPcieSpeed())(device);
 }
@@ -180,7 +180,7 @@ let nvmlDeviceGetPcieThroughput$: typeof nvmlDeviceGetPcieThroughput | undefined
  * @param device in `nvmlDevice_t`.
  * @param counter in `nvmlPcieUtilCounter_t`.
  * @returns the value of `value`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t | null, counter: T.nvmlPcieUtilCounter_t): number {
   return (nvmlDeviceGetPcieThroughput$ ??= bind$nvmlDeviceGetPcieThroughput())(device, counter);
 }

@@ -13,7 +13,7 @@ let nvmlDeviceGetPdi$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param pdi in/out `nvmlPdi_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pdi`: in/out `nvmlPdi_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPdi(device: T.nvmlDevice_t | null, pdi?: Partial<T.nvmlPdi_v1_t> | Uint8Array): T.nvmlPdi_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPdi', 'device', device, true) as typeof device;
   const pdi$ = new Uint8Array(records.nvmlPdi_v1_t().size);
@@ -28,7 +28,7 @@ let nvmlDeviceGetPerformanceModes$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param perfModes in/out `nvmlDevicePerfModes_v1_t`: fields given here in, the record the call fills returned (version 0x1000804 set for you).
  * @returns the value of `perfModes`: in/out `nvmlDevicePerfModes_v1_t`: fields given here in, the record the call fills returned (version 0x1000804 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPerformanceModes(device: T.nvmlDevice_t | null, perfModes?: Partial<T.nvmlDevicePerfModes_v1_t> | Uint8Array): T.nvmlDevicePerfModes_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPerformanceModes', 'device', device, true) as typeof device;
   const perfModes$ = new Uint8Array(records.nvmlDevicePerfModes_v1_t().size);
@@ -42,7 +42,7 @@ let nvmlDeviceGetPerformanceState$: typeof nvmlDeviceGetPerformanceState | undef
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   return (nvmlDeviceGetPerformanceState$ ??= bind$nvmlDeviceGetPerformanceState())(device);
 }
@@ -63,7 +63,7 @@ let nvmlDeviceGetPersistenceMode$: typeof nvmlDeviceGetPersistenceMode | undefin
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   return (nvmlDeviceGetPersistenceMode$ ??= bind$nvmlDeviceGetPersistenceMode())(device);
 }
@@ -84,7 +84,7 @@ let nvmlDeviceGetPgpuMetadataString$: typeof nvmlDeviceGetPgpuMetadataString | u
 /** API group `nvmlVgpuMigration`. `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pgpuMetadata`: out text (`char *`, length `bufferSize`).
- * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
+ * @remarks [NVIDIA group `nvmlVgpuMigration` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t | null): string {
   return (nvmlDeviceGetPgpuMetadataString$ ??= bind$nvmlDeviceGetPgpuMetadataString())(device);
 }
@@ -107,7 +107,7 @@ let nvmlDeviceGetPlatformInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param platformInfo in/out `nvmlPlatformInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200002c set for you).
  * @returns the value of `platformInfo`: in/out `nvmlPlatformInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200002c set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPlatformInfo(device: T.nvmlDevice_t | null, platformInfo?: Partial<T.nvmlPlatformInfo_v2_t> | Uint8Array): T.nvmlPlatformInfo_v2_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPlatformInfo', 'device', device, true) as typeof device;
   const platformInfo$ = new Uint8Array(records.nvmlPlatformInfo_v2_t().size);
@@ -121,7 +121,7 @@ let nvmlDeviceGetPowerManagementDefaultLimit$: typeof nvmlDeviceGetPowerManageme
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `defaultLimit`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPowerManagementDefaultLimit$ ??= bind$nvmlDeviceGetPowerManagementDefaultLimit())(device);
 }
@@ -142,7 +142,7 @@ let nvmlDeviceGetPowerManagementLimit$: typeof nvmlDeviceGetPowerManagementLimit
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `limit`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPowerManagementLimit$ ??= bind$nvmlDeviceGetPowerManagementLimit())(device);
 }
@@ -163,7 +163,7 @@ let nvmlDeviceGetPowerManagementLimitConstraints$: typeof nvmlDeviceGetPowerMana
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minLimit, maxLimit }`: `minLimit`: out `unsigned int *`; `maxLimit`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevice_t | null): { minLimit: number; maxLimit: number } {
   return (nvmlDeviceGetPowerManagementLimitConstraints$ ??= bind$nvmlDeviceGetPowerManagementLimitConstraints())(device);
 }
@@ -185,7 +185,7 @@ let nvmlDeviceGetPowerManagementMode$: typeof nvmlDeviceGetPowerManagementMode |
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   return (nvmlDeviceGetPowerManagementMode$ ??= bind$nvmlDeviceGetPowerManagementMode())(device);
@@ -207,7 +207,7 @@ let nvmlDeviceGetPowerMizerMode_v1$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `powerMizerMode`: out `nvmlDevicePowerMizerModes_v1_t`.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerMizerMode_v1(device: T.nvmlDevice_t | null): T.nvmlDevicePowerMizerModes_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerMizerMode_v1', 'device', device, true) as typeof device;
   const powerMizerMode$ = new Uint8Array(12);
@@ -219,7 +219,7 @@ let nvmlDeviceGetPowerSource$: typeof nvmlDeviceGetPowerSource | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `powerSource`: out `nvmlPowerSource_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPowerSource$ ??= bind$nvmlDeviceGetPowerSource())(device);
 }
@@ -240,7 +240,7 @@ let nvmlDeviceGetPowerState$: typeof nvmlDeviceGetPowerState | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   return (nvmlDeviceGetPowerState$ ??= bind$nvmlDeviceGetPowerState())(device);
@@ -262,7 +262,7 @@ let nvmlDeviceGetPowerUsage$: typeof nvmlDeviceGetPowerUsage | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `power`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerUsage(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceGetPowerUsage$ ??= bind$nvmlDeviceGetPowerUsage())(device);
 }

@@ -13,7 +13,7 @@ let nvmlDeviceGetRunningProcessDetailList$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param plist in/out `nvmlProcessDetailList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `plist`: in/out `nvmlProcessDetailList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRunningProcessDetailList(device: T.nvmlDevice_t | null, plist?: Partial<T.nvmlProcessDetailList_v1_t> | Uint8Array): T.nvmlProcessDetailList_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRunningProcessDetailList', 'device', device, true) as typeof device;
   const plist$ = new Uint8Array(records.nvmlProcessDetailList_v1_t().size);
@@ -29,7 +29,7 @@ let nvmlDeviceGetSamples$: typeof nvmlDeviceGetSamples | undefined;
  * @param type in `nvmlSamplingType_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns `{ sampleValType, samples }`: `sampleValType`: out `nvmlValueType_t *`; `samples`: out array of `struct nvmlSample_st`: its length asked first through `sampleCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSamples(device: T.nvmlDevice_t | null, type: T.nvmlSamplingType_t, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; samples: T.nvmlSample_st[] } {
   return (nvmlDeviceGetSamples$ ??= bind$nvmlDeviceGetSamples())(device, type, lastSeenTimeStamp);
 }
@@ -62,7 +62,7 @@ let nvmlDeviceGetSerial$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param length in `unsigned int`: capacity of `serial` in bytes.
  * @returns the value of `serial`: out text (`char *`, length `length`).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSerial(device: T.nvmlDevice_t | null, length: number): string {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSerial', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetSerial', 'length', 'u32', length);
@@ -76,7 +76,7 @@ let nvmlDeviceGetSramEccErrorStatus$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param status_ in/out `nvmlEccSramErrorStatus_v1_t`: fields given here in, the record the call fills returned (version 0x1000068 set for you).
  * @returns the value of `status`: in/out `nvmlEccSramErrorStatus_v1_t`: fields given here in, the record the call fills returned (version 0x1000068 set for you).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSramEccErrorStatus(device: T.nvmlDevice_t | null, status_?: Partial<T.nvmlEccSramErrorStatus_v1_t> | Uint8Array): T.nvmlEccSramErrorStatus_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSramEccErrorStatus', 'device', device, true) as typeof device;
   const status_$ = new Uint8Array(records.nvmlEccSramErrorStatus_v1_t().size);
@@ -91,7 +91,7 @@ let nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts$c: NativeFunction | undefin
  * @param device in `nvmlDevice_t`.
  * @param errorCounts in/out `nvmlEccSramUniqueUncorrectedErrorCounts_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `errorCounts`: in/out `nvmlEccSramUniqueUncorrectedErrorCounts_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference](https://docs.nvidia.com/deploy/nvml-api/index.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA reference (current version)](https://docs.nvidia.com/deploy/nvml-api/index.html). */
 export function nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device: T.nvmlDevice_t | null, errorCounts?: Partial<T.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t> | Uint8Array): T.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts', 'device', device, true) as typeof device;
   const errorCounts$ = new Uint8Array(records.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t().size);
@@ -105,7 +105,7 @@ let nvmlDeviceGetSupportedClocksEventReasons$: typeof nvmlDeviceGetSupportedCloc
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `supportedClocksEventReasons`: out `unsigned long long *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedClocksEventReasons(device: T.nvmlDevice_t | null): bigint {
   return (nvmlDeviceGetSupportedClocksEventReasons$ ??= bind$nvmlDeviceGetSupportedClocksEventReasons())(device);
 }
@@ -126,7 +126,7 @@ let nvmlDeviceGetSupportedClocksThrottleReasons$: typeof nvmlDeviceGetSupportedC
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `supportedClocksThrottleReasons`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
   return (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= bind$nvmlDeviceGetSupportedClocksThrottleReasons())(device);
@@ -148,7 +148,7 @@ let nvmlDeviceGetSupportedEventTypes$: typeof nvmlDeviceGetSupportedEventTypes |
 /** API group `nvmlEvents`. `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `eventTypes`: out `unsigned long long *`.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t | null): bigint {
   return (nvmlDeviceGetSupportedEventTypes$ ??= bind$nvmlDeviceGetSupportedEventTypes())(device);
 }
@@ -170,7 +170,7 @@ let nvmlDeviceGetSupportedGraphicsClocks$: typeof nvmlDeviceGetSupportedGraphics
  * @param device in `nvmlDevice_t`.
  * @param memoryClockMHz in `unsigned int`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | null, memoryClockMHz: number): Uint32Array {
   return (nvmlDeviceGetSupportedGraphicsClocks$ ??= bind$nvmlDeviceGetSupportedGraphicsClocks())(device, memoryClockMHz);
 }
@@ -200,7 +200,7 @@ let nvmlDeviceGetSupportedMemoryClocks$: typeof nvmlDeviceGetSupportedMemoryCloc
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t | null): Uint32Array {
   return (nvmlDeviceGetSupportedMemoryClocks$ ??= bind$nvmlDeviceGetSupportedMemoryClocks())(device);
 }
@@ -230,7 +230,7 @@ let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param pstates in/out `nvmlPstates_t *`: address or host buffer covering `size` bytes.
  * @param size in `unsigned int`: size of `pstates` in bytes.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t | null, pstates: T.Pointer, size: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
@@ -243,7 +243,7 @@ let nvmlDeviceGetSupportedVgpus$: typeof nvmlDeviceGetSupportedVgpus | undefined
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   return (nvmlDeviceGetSupportedVgpus$ ??= bind$nvmlDeviceGetSupportedVgpus())(device);
 }

@@ -13,7 +13,7 @@ let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param perfPolicyType in `nvmlPerfPolicyType_t`.
  * @returns the value of `violTime`: out `nvmlViolationTime_st`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
@@ -27,7 +27,7 @@ let nvmlDeviceGetVirtualizationMode$: typeof nvmlDeviceGetVirtualizationMode | u
 /** API group `nvmlVirtualGpuQueries`. `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pVirtualMode`: out `nvmlGpuVirtualizationMode_t *`.
- * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
+ * @remarks [NVIDIA group `nvmlVirtualGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
   return (nvmlDeviceGetVirtualizationMode$ ??= bind$nvmlDeviceGetVirtualizationMode())(device);
 }
@@ -48,7 +48,7 @@ let nvmlDeviceIsMigDeviceHandle$: typeof nvmlDeviceIsMigDeviceHandle | undefined
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `isMigDevice`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
   return (nvmlDeviceIsMigDeviceHandle$ ??= bind$nvmlDeviceIsMigDeviceHandle())(device);
 }
@@ -69,7 +69,7 @@ let nvmlDeviceModifyDrainState$c: NativeFunction | undefined;
 /** API group `nvmlZPI`. `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @param newState in `nvmlEnableState_t`.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks [NVIDIA group `nvmlZPI` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array, newState: T.nvmlEnableState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceModifyDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   if (typeof newState !== 'number' || (newState | 0) !== newState) throw intError('nvmlDeviceModifyDrainState', 'newState', 'i32', newState);
@@ -81,7 +81,7 @@ let nvmlDeviceOnSameBoard$: typeof nvmlDeviceOnSameBoard | undefined;
  * @param device1 in `nvmlDevice_t`.
  * @param device2 in `nvmlDevice_t`.
  * @returns the value of `onSameBoard`: out `int *`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): number {
   return (nvmlDeviceOnSameBoard$ ??= bind$nvmlDeviceOnSameBoard())(device1, device2);
 }
@@ -104,7 +104,7 @@ let nvmlDevicePowerSmoothingActivatePresetProfile$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param profile in/out `nvmlPowerSmoothingProfile_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `profile`: in/out `nvmlPowerSmoothingProfile_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingActivatePresetProfile(device: T.nvmlDevice_t | null, profile?: Partial<T.nvmlPowerSmoothingProfile_v1_t> | Uint8Array): T.nvmlPowerSmoothingProfile_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDevicePowerSmoothingActivatePresetProfile', 'device', device, true) as typeof device;
   const profile$ = new Uint8Array(records.nvmlPowerSmoothingProfile_v1_t().size);
@@ -119,7 +119,7 @@ let nvmlDevicePowerSmoothingSetState$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param state in/out `nvmlPowerSmoothingState_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @returns the value of `state`: in/out `nvmlPowerSmoothingState_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingSetState(device: T.nvmlDevice_t | null, state?: Partial<T.nvmlPowerSmoothingState_v1_t> | Uint8Array): T.nvmlPowerSmoothingState_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDevicePowerSmoothingSetState', 'device', device, true) as typeof device;
   const state$ = new Uint8Array(records.nvmlPowerSmoothingState_v1_t().size);
@@ -134,7 +134,7 @@ let nvmlDevicePowerSmoothingUpdatePresetProfileParam$c: NativeFunction | undefin
  * @param device in `nvmlDevice_t`.
  * @param profile in/out `nvmlPowerSmoothingProfile_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `profile`: in/out `nvmlPowerSmoothingProfile_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingUpdatePresetProfileParam(device: T.nvmlDevice_t | null, profile?: Partial<T.nvmlPowerSmoothingProfile_v1_t> | Uint8Array): T.nvmlPowerSmoothingProfile_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDevicePowerSmoothingUpdatePresetProfileParam', 'device', device, true) as typeof device;
   const profile$ = new Uint8Array(records.nvmlPowerSmoothingProfile_v1_t().size);

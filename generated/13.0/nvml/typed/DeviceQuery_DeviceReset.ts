@@ -12,7 +12,7 @@ let nvmlDeviceQueryDrainState$: typeof nvmlDeviceQueryDrainState | undefined;
 /** API group `nvmlZPI`. `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @returns the value of `currentState`: out `nvmlEnableState_t *`.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks [NVIDIA group `nvmlZPI` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceQueryDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array): T.nvmlEnableState_t {
   return (nvmlDeviceQueryDrainState$ ??= bind$nvmlDeviceQueryDrainState())(pciInfo);
 }
@@ -34,7 +34,7 @@ let nvmlDeviceReadWritePRM_v1$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param buffer in/out `nvmlPRMTLV_v1_t`: fields given here in, the record the call fills returned.
  * @returns the value of `buffer`: in/out `nvmlPRMTLV_v1_t`: fields given here in, the record the call fills returned.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlGPUPRMAccess`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGPUPRMAccess.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlGPUPRMAccess` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGPUPRMAccess.html). */
 export function nvmlDeviceReadWritePRM_v1(device: T.nvmlDevice_t | null, buffer?: Partial<T.nvmlPRMTLV_v1_t> | Uint8Array): T.nvmlPRMTLV_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceReadWritePRM_v1', 'device', device, true) as typeof device;
   const buffer$ = new Uint8Array(records.nvmlPRMTLV_v1_t().size);
@@ -48,7 +48,7 @@ let nvmlDeviceRegisterEvents$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param eventTypes in `unsigned long long`.
  * @param set in `nvmlEventSet_t`.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTypes: T.Int64, set: T.nvmlEventSet_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
   if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || Math.floor(eventTypes) !== eventTypes) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
@@ -61,7 +61,7 @@ let nvmlDeviceRemoveGpu$c: NativeFunction | undefined;
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @param gpuState in `nvmlDetachGpuState_t`.
  * @param linkState in `nvmlPcieLinkState_t`.
- * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
+ * @remarks [NVIDIA group `nvmlZPI` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceRemoveGpu(pciInfo: T.nvmlPciInfo_st | Uint8Array, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): void {
   const pciInfo$ = recordArg('nvmlDeviceRemoveGpu', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
   if (typeof gpuState !== 'number' || (gpuState | 0) !== gpuState) throw intError('nvmlDeviceRemoveGpu', 'gpuState', 'i32', gpuState);
@@ -72,7 +72,7 @@ export function nvmlDeviceRemoveGpu(pciInfo: T.nvmlPciInfo_st | Uint8Array, gpuS
 let nvmlDeviceResetApplicationsClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetApplicationsClocks', 'device', device, true) as typeof device;
@@ -82,7 +82,7 @@ export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null)
 let nvmlDeviceResetGpuLockedClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetGpuLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetGpuLockedClocks$c ??= binder.native('nvmlDeviceResetGpuLockedClocks'))(device);
@@ -91,7 +91,7 @@ export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): v
 let nvmlDeviceResetMemoryLockedClocks$c: NativeFunction | undefined;
 /** API group `nvmlDeviceCommands`. `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
+ * @remarks [NVIDIA group `nvmlDeviceCommands` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetMemoryLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetMemoryLockedClocks$c ??= binder.native('nvmlDeviceResetMemoryLockedClocks'))(device);
@@ -101,7 +101,7 @@ let nvmlDeviceResetNvLinkErrorCounters$c: NativeFunction | undefined;
 /** API group `NvLink`. `nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t | null, link: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkErrorCounters', 'link', 'u32', link);
@@ -113,7 +113,7 @@ let nvmlDeviceResetNvLinkUtilizationCounter$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @param counter in `unsigned int`.
- * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
+ * @remarks [NVIDIA group `NvLink` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html).
  * @deprecated The headers mark it deprecated as of 13.0. */
 export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;

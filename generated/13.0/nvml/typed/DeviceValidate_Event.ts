@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let nvmlDeviceValidateInforom$c: NativeFunction | undefined;
 /** API group `nvmlDeviceQueries`. `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
- * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
+ * @remarks [NVIDIA group `nvmlDeviceQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceValidateInforom', 'device', device, true) as typeof device;
   const status = (nvmlDeviceValidateInforom$c ??= binder.native('nvmlDeviceValidateInforom'))(device);
@@ -22,7 +22,7 @@ let nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$c: NativeFunction | und
  * @param device in `nvmlDevice_t`.
  * @param requestedProfiles in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
  * @returns the value of `requestedProfiles`: in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(device: T.nvmlDevice_t | null, requestedProfiles?: Partial<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles', 'device', device, true) as typeof device;
   const requestedProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t().size);
@@ -37,7 +37,7 @@ let nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$c: NativeFunction | undefin
  * @param device in `nvmlDevice_t`.
  * @param currentProfiles in/out `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000064 set for you).
  * @returns the value of `currentProfiles`: in/out `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000064 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device: T.nvmlDevice_t | null, currentProfiles?: Partial<T.nvmlWorkloadPowerProfileCurrentProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles', 'device', device, true) as typeof device;
   const currentProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileCurrentProfiles_v1_t().size);
@@ -52,7 +52,7 @@ let nvmlDeviceWorkloadPowerProfileGetProfilesInfo$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param profilesInfo in/out `nvmlWorkloadPowerProfileProfilesInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1002bf8 set for you).
  * @returns the value of `profilesInfo`: in/out `nvmlWorkloadPowerProfileProfilesInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1002bf8 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device: T.nvmlDevice_t | null, profilesInfo?: Partial<T.nvmlWorkloadPowerProfileProfilesInfo_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileProfilesInfo_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceWorkloadPowerProfileGetProfilesInfo', 'device', device, true) as typeof device;
   const profilesInfo$ = new Uint8Array(records.nvmlWorkloadPowerProfileProfilesInfo_v1_t().size);
@@ -67,7 +67,7 @@ let nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$c: NativeFunction | undef
  * @param device in `nvmlDevice_t`.
  * @param requestedProfiles in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
  * @returns the value of `requestedProfiles`: in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlPowerProfiles` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(device: T.nvmlDevice_t | null, requestedProfiles?: Partial<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles', 'device', device, true) as typeof device;
   const requestedProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t().size);
@@ -81,7 +81,7 @@ let nvmlErrorString$c: NativeFunction | undefined;
 /** API group `nvmlErrorReporting`. `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 13.0
  * @param result_ in `nvmlReturn_t`.
  * @returns `const char *`
- * @remarks [NVIDIA group `nvmlErrorReporting`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlErrorReporting.html). */
+ * @remarks [NVIDIA group `nvmlErrorReporting` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlErrorReporting.html). */
 export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('nvmlErrorString', 'result', 'i32', result_);
   const result = (nvmlErrorString$c ??= binder.native('nvmlErrorString'))(result_);
@@ -90,7 +90,7 @@ export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
 let nvmlEventSetCreate$: typeof nvmlEventSetCreate | undefined;
 /** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `set`: out `nvmlEventSet_t *`.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetCreate(): T.nvmlEventSet_t {
   return (nvmlEventSetCreate$ ??= bind$nvmlEventSetCreate())();
 }
@@ -114,7 +114,7 @@ function bind$nvmlEventSetCreate(): typeof nvmlEventSetCreate {
 let nvmlEventSetFree$c: NativeFunction | undefined;
 /** API group `nvmlEvents`. `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param set in `nvmlEventSet_t`.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
   if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlEventSetFree', 'set', set, true) as typeof set;
   const status = (nvmlEventSetFree$c ??= binder.native('nvmlEventSetFree'))(set);
@@ -125,7 +125,7 @@ let nvmlEventSetWait$c: NativeFunction | undefined;
  * @param set in `nvmlEventSet_t`.
  * @param timeoutms in `unsigned int`.
  * @returns the value of `data`: out `nvmlEventData_st`.
- * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
+ * @remarks [NVIDIA group `nvmlEvents` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number): T.nvmlEventData_st {
   if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlEventSetWait', 'set', set, true) as typeof set;
   const data$ = new Uint8Array(32);

@@ -11,7 +11,7 @@ void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, 
 let nvmlGetExcludedDeviceCount$: typeof nvmlGetExcludedDeviceCount | undefined;
 /** API group `nvmlExcludedGpuQueries`. `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `deviceCount`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
+ * @remarks [NVIDIA group `nvmlExcludedGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceCount(): number {
   return (nvmlGetExcludedDeviceCount$ ??= bind$nvmlGetExcludedDeviceCount())();
 }
@@ -31,7 +31,7 @@ let nvmlGetExcludedDeviceInfoByIndex$c: NativeFunction | undefined;
 /** API group `nvmlExcludedGpuQueries`. `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param index in `unsigned int`.
  * @returns the value of `info`: out `nvmlExcludedDeviceInfo_st`.
- * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
+ * @remarks [NVIDIA group `nvmlExcludedGpuQueries` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceInfoByIndex(index: number): T.nvmlExcludedDeviceInfo_st {
   if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlGetExcludedDeviceInfoByIndex', 'index', 'u32', index);
   const info$ = new Uint8Array(148);
@@ -44,7 +44,7 @@ let nvmlGetVgpuCompatibility$c: NativeFunction | undefined;
  * @param vgpuMetadata in `nvmlVgpuMetadata_t *`: a `nvmlVgpuMetadata_st` object or its bytes.
  * @param pgpuMetadata in `nvmlVgpuPgpuMetadata_t *`: a `nvmlVgpuPgpuMetadata_st` object or its bytes.
  * @returns the value of `compatibilityInfo`: out `nvmlVgpuPgpuCompatibility_st`.
- * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
+ * @remarks [NVIDIA group `nvmlVgpuMigration` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | Uint8Array, pgpuMetadata: T.nvmlVgpuPgpuMetadata_st | Uint8Array): T.nvmlVgpuPgpuCompatibility_st {
   const vgpuMetadata$ = recordArg('nvmlGetVgpuCompatibility', 'vgpuMetadata', records.nvmlVgpuMetadata_st(), vgpuMetadata, false);
   const pgpuMetadata$ = recordArg('nvmlGetVgpuCompatibility', 'pgpuMetadata', records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata, false);
@@ -57,7 +57,7 @@ let nvmlGetVgpuDriverCapabilities$: typeof nvmlGetVgpuDriverCapabilities | undef
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param capability in `nvmlVgpuDriverCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t): number {
   return (nvmlGetVgpuDriverCapabilities$ ??= bind$nvmlGetVgpuDriverCapabilities())(capability);
 }
@@ -77,7 +77,7 @@ function bind$nvmlGetVgpuDriverCapabilities(): typeof nvmlGetVgpuDriverCapabilit
 let nvmlGetVgpuVersion$c: NativeFunction | undefined;
 /** API group `nvmlVgpuMigration`. `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ supported, current }`: `supported`: out `nvmlVgpuVersion_st`; `current`: out `nvmlVgpuVersion_st`.
- * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
+ * @remarks [NVIDIA group `nvmlVgpuMigration` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlGetVgpuVersion(): { supported: T.nvmlVgpuVersion_st; current: T.nvmlVgpuVersion_st } {
   const supported$ = new Uint8Array(8);
   const current$ = new Uint8Array(8);
@@ -89,7 +89,7 @@ let nvmlGpmMetricsGet$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param metricsGet in/out `nvmlGpmMetricsGet_t`: fields given here in, the record the call fills returned.
  * @returns the value of `metricsGet`: in/out `nvmlGpmMetricsGet_t`: fields given here in, the record the call fills returned.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmMetricsGet(metricsGet?: Partial<T.nvmlGpmMetricsGet_t> | Uint8Array): T.nvmlGpmMetricsGet_t {
   const metricsGet$ = new Uint8Array(records.nvmlGpmMetricsGet_t().size);
   if (metricsGet != null) metricsGet$.set(new Uint8Array(recordArg('nvmlGpmMetricsGet', 'metricsGet', records.nvmlGpmMetricsGet_t(), metricsGet, false) as Uint8Array).subarray(0, metricsGet$.length));
@@ -102,7 +102,7 @@ let nvmlGpmMigSampleGet$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param gpuInstanceId in `unsigned int`.
  * @param gpmSample in `nvmlGpmSample_t`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t | null, gpuInstanceId: number, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmMigSampleGet', 'device', device, true) as typeof device;
   if (typeof gpuInstanceId !== 'number' || (gpuInstanceId >>> 0) !== gpuInstanceId) throw intError('nvmlGpmMigSampleGet', 'gpuInstanceId', 'u32', gpuInstanceId);
@@ -115,7 +115,7 @@ let nvmlGpmQueryDeviceSupport$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @param gpmSupport in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
  * @returns the value of `gpmSupport`: in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupport?: Partial<T.nvmlGpmSupport_t> | Uint8Array): T.nvmlGpmSupport_t {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmQueryDeviceSupport', 'device', device, true) as typeof device;
   const gpmSupport$ = new Uint8Array(records.nvmlGpmSupport_t().size);
@@ -129,7 +129,7 @@ let nvmlGpmQueryIfStreamingEnabled$: typeof nvmlGpmQueryIfStreamingEnabled | und
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `state`: out `unsigned int *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): number {
   return (nvmlGpmQueryIfStreamingEnabled$ ??= bind$nvmlGpmQueryIfStreamingEnabled())(device);
 }
@@ -149,7 +149,7 @@ function bind$nvmlGpmQueryIfStreamingEnabled(): typeof nvmlGpmQueryIfStreamingEn
 let nvmlGpmSampleAlloc$: typeof nvmlGpmSampleAlloc | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `gpmSample`: out `nvmlGpmSample_t *`.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
   return (nvmlGpmSampleAlloc$ ??= bind$nvmlGpmSampleAlloc())();
 }
@@ -173,7 +173,7 @@ function bind$nvmlGpmSampleAlloc(): typeof nvmlGpmSampleAlloc {
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpmSample in `nvmlGpmSample_t`.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || Math.floor(gpmSample) !== gpmSample) gpmSample = addressArg('nvmlGpmSampleFree', 'gpmSample', gpmSample, true) as typeof gpmSample;
   const status = (nvmlGpmSampleFree$c ??= binder.native('nvmlGpmSampleFree'))(gpmSample);
@@ -183,7 +183,7 @@ let nvmlGpmSampleGet$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param gpmSample in `nvmlGpmSample_t`.
- * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvmlGpmSample_t | null): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmSampleGet', 'device', device, true) as typeof device;
   if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || Math.floor(gpmSample) !== gpmSample) gpmSample = addressArg('nvmlGpmSampleGet', 'gpmSample', gpmSample, true) as typeof gpmSample;
@@ -194,7 +194,7 @@ let nvmlGpmSetStreamingEnabled$c: NativeFunction | undefined;
 /** API group `nvmlGpmFunctions`. `nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param state in `unsigned int`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlGpmFunctions` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSetStreamingEnabled(device: T.nvmlDevice_t | null, state: number): void {
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmSetStreamingEnabled', 'device', device, true) as typeof device;
   if (typeof state !== 'number' || (state >>> 0) !== state) throw intError('nvmlGpmSetStreamingEnabled', 'state', 'u32', state);

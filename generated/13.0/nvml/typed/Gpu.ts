@@ -13,7 +13,7 @@ let nvmlGpuInstanceCreateComputeInstance$: typeof nvmlGpuInstanceCreateComputeIn
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t {
   return (nvmlGpuInstanceCreateComputeInstance$ ??= bind$nvmlGpuInstanceCreateComputeInstance())(gpuInstance, profileId);
 }
@@ -42,7 +42,7 @@ let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: typeof nvmlGpuInstanceCr
  * @param profileId in `unsigned int`.
  * @param placement in `const nvmlComputeInstancePlacement_t *`: a `nvmlComputeInstancePlacement_st` object or its bytes.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number, placement: T.nvmlComputeInstancePlacement_st | Uint8Array): T.nvmlComputeInstance_t {
   return (nvmlGpuInstanceCreateComputeInstanceWithPlacement$ ??= bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement())(gpuInstance, profileId, placement);
 }
@@ -69,7 +69,7 @@ function bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement(): typeof nvmlGp
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null): void {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const status = (nvmlGpuInstanceDestroy$c ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
@@ -80,7 +80,7 @@ let nvmlGpuInstanceGetActiveVgpus$c: NativeFunction | undefined;
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pVgpuInstanceInfo in/out `nvmlActiveVgpuInstanceInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pVgpuInstanceInfo`: in/out `nvmlActiveVgpuInstanceInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetActiveVgpus(gpuInstance: T.nvmlGpuInstance_t | null, pVgpuInstanceInfo?: Partial<T.nvmlActiveVgpuInstanceInfo_v1_t> | Uint8Array): T.nvmlActiveVgpuInstanceInfo_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetActiveVgpus', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pVgpuInstanceInfo$ = new Uint8Array(records.nvmlActiveVgpuInstanceInfo_v1_t().size);
@@ -95,7 +95,7 @@ let nvmlGpuInstanceGetComputeInstanceById$: typeof nvmlGpuInstanceGetComputeInst
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param id in `unsigned int`.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t | null, id: number): T.nvmlComputeInstance_t {
   return (nvmlGpuInstanceGetComputeInstanceById$ ??= bind$nvmlGpuInstanceGetComputeInstanceById())(gpuInstance, id);
 }
@@ -123,7 +123,7 @@ let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: typeof nvmlGpuInstance
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `placements`: out array of `struct nvmlComputeInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
- * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks Added after CUDA 11.8; present in CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstancePlacement_st[] {
   return (nvmlGpuInstanceGetComputeInstancePossiblePlacements$ ??= bind$nvmlGpuInstanceGetComputeInstancePossiblePlacements())(gpuInstance, profileId);
 }
@@ -155,7 +155,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
  * @param profile in `unsigned int`.
  * @param engProfile in `unsigned int`.
  * @returns the value of `info`: out `nvmlComputeInstanceProfileInfo_st`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'profile', 'u32', profile);
@@ -172,7 +172,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
  * @param engProfile in `unsigned int`.
  * @param info in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
  * @returns the value of `info`: in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number, info?: Partial<T.nvmlComputeInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlComputeInstanceProfileInfo_v2_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'profile', 'u32', profile);
@@ -189,7 +189,7 @@ let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: typeof nvmlGpuInstanceG
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `count`: out `unsigned int *`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): number {
   return (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= bind$nvmlGpuInstanceGetComputeInstanceRemainingCapacity())(gpuInstance, profileId);
 }
@@ -212,7 +212,7 @@ let nvmlGpuInstanceGetComputeInstances$: typeof nvmlGpuInstanceGetComputeInstanc
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `computeInstances`: out array of `nvmlComputeInstance_t`: its length asked first through `count` (capacity/count pair).
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t[] {
   return (nvmlGpuInstanceGetComputeInstances$ ??= bind$nvmlGpuInstanceGetComputeInstances())(gpuInstance, profileId);
 }
@@ -243,7 +243,7 @@ let nvmlGpuInstanceGetCreatableVgpus$c: NativeFunction | undefined;
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pVgpus in/out `nvmlVgpuTypeIdInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @returns the value of `pVgpus`: in/out `nvmlVgpuTypeIdInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetCreatableVgpus(gpuInstance: T.nvmlGpuInstance_t | null, pVgpus?: Partial<T.nvmlVgpuTypeIdInfo_v1_t> | Uint8Array): T.nvmlVgpuTypeIdInfo_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetCreatableVgpus', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pVgpus$ = new Uint8Array(records.nvmlVgpuTypeIdInfo_v1_t().size);
@@ -257,7 +257,7 @@ let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
 /** API group `nvmlMultiInstanceGPU`. `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @returns the value of `info`: out `nvmlGpuInstanceInfo_st`.
- * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
+ * @remarks [NVIDIA group `nvmlMultiInstanceGPU` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null): T.nvmlGpuInstanceInfo_st {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const info$ = new Uint8Array(24);
@@ -270,7 +270,7 @@ let nvmlGpuInstanceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pHeterogeneousMode in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @returns the value of `pHeterogeneousMode`: in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t | null, pHeterogeneousMode?: Partial<T.nvmlVgpuHeterogeneousMode_v1_t> | Uint8Array): T.nvmlVgpuHeterogeneousMode_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuHeterogeneousMode', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pHeterogeneousMode$ = new Uint8Array(records.nvmlVgpuHeterogeneousMode_v1_t().size);
@@ -285,7 +285,7 @@ let nvmlGpuInstanceGetVgpuSchedulerLog$c: NativeFunction | undefined;
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pSchedulerLogInfo in/out `nvmlVgpuSchedulerLogInfo_v1_t`: fields given here in, the record the call fills returned (version 0x10025a0 set for you).
  * @returns the value of `pSchedulerLogInfo`: in/out `nvmlVgpuSchedulerLogInfo_v1_t`: fields given here in, the record the call fills returned (version 0x10025a0 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance: T.nvmlGpuInstance_t | null, pSchedulerLogInfo?: Partial<T.nvmlVgpuSchedulerLogInfo_v1_t> | Uint8Array): T.nvmlVgpuSchedulerLogInfo_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuSchedulerLog', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pSchedulerLogInfo$ = new Uint8Array(records.nvmlVgpuSchedulerLogInfo_v1_t().size);
@@ -300,7 +300,7 @@ let nvmlGpuInstanceGetVgpuSchedulerState$c: NativeFunction | undefined;
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pSchedulerStateInfo in/out `nvmlVgpuSchedulerStateInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `pSchedulerStateInfo`: in/out `nvmlVgpuSchedulerStateInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t | null, pSchedulerStateInfo?: Partial<T.nvmlVgpuSchedulerStateInfo_v1_t> | Uint8Array): T.nvmlVgpuSchedulerStateInfo_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuSchedulerState', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pSchedulerStateInfo$ = new Uint8Array(records.nvmlVgpuSchedulerStateInfo_v1_t().size);
@@ -315,7 +315,7 @@ let nvmlGpuInstanceGetVgpuTypeCreatablePlacements$c: NativeFunction | undefined;
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pCreatablePlacementInfo in/out `nvmlVgpuCreatablePlacementInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
  * @returns the value of `pCreatablePlacementInfo`: in/out `nvmlVgpuCreatablePlacementInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuTypeCreatablePlacements(gpuInstance: T.nvmlGpuInstance_t | null, pCreatablePlacementInfo?: Partial<T.nvmlVgpuCreatablePlacementInfo_v1_t> | Uint8Array): T.nvmlVgpuCreatablePlacementInfo_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuTypeCreatablePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pCreatablePlacementInfo$ = new Uint8Array(records.nvmlVgpuCreatablePlacementInfo_v1_t().size);
@@ -329,7 +329,7 @@ let nvmlGpuInstanceSetVgpuHeterogeneousMode$c: NativeFunction | undefined;
 /** API group `nvmlVgpu`. `nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pHeterogeneousMode in `const nvmlVgpuHeterogeneousMode_t *`: a `nvmlVgpuHeterogeneousMode_v1_t` object or its bytes.
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t | null, pHeterogeneousMode: T.nvmlVgpuHeterogeneousMode_v1_t | Uint8Array): void {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceSetVgpuHeterogeneousMode', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pHeterogeneousMode$ = recordArg('nvmlGpuInstanceSetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false);
@@ -341,7 +341,7 @@ let nvmlGpuInstanceSetVgpuSchedulerState$c: NativeFunction | undefined;
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param pScheduler in/out `nvmlVgpuSchedulerState_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @returns the value of `pScheduler`: in/out `nvmlVgpuSchedulerState_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
- * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
+ * @remarks Added after CUDA 12.6; present in CUDA 13.0. [NVIDIA group `nvmlVgpu` (current version)](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t | null, pScheduler?: Partial<T.nvmlVgpuSchedulerState_v1_t> | Uint8Array): T.nvmlVgpuSchedulerState_v1_t {
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceSetVgpuSchedulerState', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pScheduler$ = new Uint8Array(records.nvmlVgpuSchedulerState_v1_t().size);
