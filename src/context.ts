@@ -45,7 +45,8 @@ export function deviceHandle(ordinal: number): number {
  * using ctx = Context.create(0); // made current on this thread
  * using scratch = DeviceBuffer.alloc(64 << 20); // allocated in the current context: ctx
  * const { free, total } = ctx.memoryInfo();
- * console.log(`${ctx}: ${free >> 20} of ${total >> 20} MiB free, ${scratch.byteLength} bytes held`);
+ * const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(1);
+ * console.log(`${ctx}: ${gib(free)} of ${gib(total)} GiB free, ${scratch.byteLength} bytes held`);
  * ctx.synchronize();
  * ```
  */

@@ -24,7 +24,7 @@ const devices = new Map<number, Device>();
  * const device = Device.get(0);
  * device.setCurrent(); // streams, buffers and modules made next live in its primary context
  * console.log(`${device.name} (${device.arch}), ${device.multiprocessorCount} SMs`);
- * console.log(`${device.freeMemory >> 20} MiB free of ${device.totalMemory >> 20} MiB`);
+ * console.log(`${(device.freeMemory / 2 ** 30).toFixed(1)} GiB free of ${(device.totalMemory / 2 ** 30).toFixed(1)} GiB`);
  * ```
  */
 export class Device {

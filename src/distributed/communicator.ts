@@ -16,8 +16,11 @@ import { DeviceBuffer } from '../memory/device-buffer';
 import { Stream, streamHandle, type StreamLike } from '../stream';
 import * as drv from '../driver';
 import { ClosedObjectError, OBJECTS_ERROR, ObjectsError, whereOf } from '../errors';
-import { openStore, type StoreLimits, type TcpStore } from './store';
+import { openStore, type TcpStore } from './store';
 import { distributedEnvironment } from './rendezvous';
+import type { BroadcastOptions, CollectiveOptions, NcclDtype, ReduceOp, ReduceOptions, RendezvousOptions, UniqueId, WaitOptions } from './communicator-options';
+
+export type { BroadcastOptions, CollectiveOptions, NcclDtype, ReduceOp, ReduceOptions, RendezvousOptions, UniqueId, WaitOptions };
 
 const { ncclDataType_t: DT, ncclRedOp_t: OP, ncclResult_t } = ncclTypes;
 
@@ -30,11 +33,6 @@ const ncclRaw = loadNcclRaw;
 function ncclError(call: string, status: number): nccl.NcclError {
   return new (ncclApi().NcclError)(call, status);
 }
-
-/** Element types of NCCL collectives. */
-export type NcclDtype = 'i8' | 'u8' | 'i32' | 'u32' | 'i64' | 'u64' | 'f16' | 'bf16' | 'f32' | 'f64' | 'f8e4m3' | 'f8e5m2';
-/** Reduction operators. */
-export type ReduceOp = 'sum' | 'prod' | 'max' | 'min' | 'avg';
 
 /** The ncclDataType_t (`type`) and element size in bytes (`bytes`) of each dtype. */
 export const NCCL_DTYPES: Readonly<Record<NcclDtype, {
@@ -110,29 +108,6 @@ export function requireNccl(call: string): void {
   ncclLoaded = true;
 }
 
-/** Options of every collective; {@link Communicator.allGather} takes just these. */
-export interface CollectiveOptions {
-  /** Element type (required: device buffers carry none). */
-  dtype: NcclDtype;
-  /** Elements (per rank, see each collective). Default: derived from the buffer sizes. */
-  count?: number;
-  /** Stream of the communicator's device to enqueue on (default: the legacy default stream). */
-  stream?: StreamLike;
-}
-/** Options of {@link Communicator.allReduce} and {@link Communicator.reduceScatter}. */
-export interface ReduceOptions extends CollectiveOptions {
-  /** Reduction operator (default 'sum'). */
-  op?: ReduceOp;
-}
-/** Options of {@link Communicator.broadcast}. */
-export interface BroadcastOptions extends CollectiveOptions {
-  /** Rank whose data is sent (default 0). */
-  root?: number;
-}
-
-/** A 128-byte ncclUniqueId: any byte view or ArrayBuffer of 128 bytes, or those bytes as 256 hex digits. */
-export type UniqueId = ArrayBufferView | ArrayBuffer | string;
-
 function uniqueIdBytes(id: unknown, call: string): Uint8Array {
   const n = ncclTypes.NCCL_UNIQUE_ID_BYTES;
   let bytes: Uint8Array;
@@ -164,44 +139,12 @@ export class CommunicatorTimeoutError extends ObjectsError {
   /**
    * Made by the Communicator; `where` (the `Communicator.method` that waited) defaults to the one the
    * message starts with.
+   * @param message What timed out.
+   * @param where The `Communicator.method` that waited (default: the one the message starts with).
    */
   constructor(message: string, where = whereOf(message, 'Communicator')) {
     super(where, OBJECTS_ERROR.timeout, message);
   }
-}
-
-/** Options of {@link Communicator.rendezvous}. */
-export interface RendezvousOptions {
-  /** This process's rank in [0, size). */
-  rank: number;
-  /** Number of ranks. */
-  size: number;
-  /** Rank 0's store, `host:port` (rank 0 listens there; IPv6 as `[addr]:port`). */
-  address: string;
-  /** Longest wait to meet (store connection, unique id, NCCL init), in ms (Infinity: no limit). Default 300000. */
-  timeoutMs?: number;
-  /** Default timeout of awaited collectives ({@link Communicator.synchronized}), in ms. Default 600000. */
-  collectiveTimeoutMs?: number;
-  /** The device of this rank. Default: $LOCAL_RANK when set, else the current device. */
-  device?: Device | number;
-  /** The shared store secret. Default: $CUDA_TS_STORE_TOKEN (cuda-ts-run sets it). */
-  token?: string;
-  /** An open store to meet through instead of opening one (it stays open when the communicator closes). */
-  store?: TcpStore;
-  /** Key prefix in the store, to hold several communicators in one store. Default 'cuda-ts/nccl'. */
-  key?: string;
-  /** Limits of the store rank 0 serves. */
-  limits?: StoreLimits;
-  /** Where rank 0's store listens (see openStore's listenHost). Default: $CUDA_TS_STORE_LISTEN, else the address's host. */
-  listenHost?: string;
-}
-
-/** Options of {@link Communicator.synchronized} (and of the awaited collectives, on top of their own). */
-export interface WaitOptions {
-  /** The stream the collectives were enqueued on (default: the legacy default stream). */
-  stream?: StreamLike;
-  /** Abort the communicator and reject after this many ms (default: the communicator's `timeoutMs`). */
-  timeoutMs?: number;
 }
 
 const NCCL_IN_PROGRESS = 7; // ncclInProgress
@@ -261,7 +204,20 @@ function timeoutArg(call: string, name: string, v: unknown): number {
 
 const storeGenerations = new WeakMap<TcpStore, number>();
 
-/** One rank of an NCCL communicator, bound to one device. */
+/**
+ * One rank of an NCCL communicator, bound to one device.
+ * @example
+ * ```ts
+ * import { Communicator, DeviceBuffer, Stream } from 'cuda-ts/objects';
+ *
+ * // each rank, started by `cuda-ts-run --nproc-per-node 2 train.mjs` (or torchrun); an ES module
+ * using comm = await Communicator.fromEnvironment({ timeoutMs: 60_000 }); // rank, size, device from the environment
+ * using stream = Stream.create({ context: comm.context });
+ * using grads = DeviceBuffer.from(new Float32Array(1024).fill(comm.rank), { stream });
+ * await comm.allReduceAsync(grads, { dtype: 'f32', op: 'avg', stream, timeoutMs: 30_000 }); // a dead peer: an error, not a hang
+ * console.log(comm.rank, grads.toArray(Float32Array, { stream })[0]); // the mean of the ranks
+ * ```
+ */
 export class Communicator extends Resource {
   /** The NCCL handle (ncclComm_t). */
   readonly handle: nccl.ncclComm_t;
@@ -302,6 +258,7 @@ export class Communicator extends Resource {
   /**
    * One communicator per device, all in this process (ncclCommInitAll); rank i is `devices[i]`.
    * Default: every device. Collectives over several of them from one thread need Communicator.group().
+   * @param devices The devices (Device objects or ordinals), one rank each in this order (default: every device).
    */
   static initAll(devices?: readonly (Device | number)[]): Communicator[] {
     const call = 'Communicator.initAll';
@@ -340,6 +297,10 @@ export class Communicator extends Resource {
   /**
    * Joins communicator `id` as `rank` of `nranks` on `device` (default: the current device), through
    * ncclCommInitRank. Blocks until every rank has joined, unless called inside Communicator.group().
+   * @param nranks The number of ranks.
+   * @param id The communicator's ncclUniqueId from Communicator.uniqueId() on one rank: 128 bytes, or 256 hex digits.
+   * @param rank This rank, in [0, nranks).
+   * @param device The device of this rank, a Device or an ordinal (default: the current device).
    */
   static initRank(nranks: number, id: UniqueId, rank: number, device?: Device | number): Communicator {
     const call = 'Communicator.initRank';
@@ -361,6 +322,7 @@ export class Communicator extends Resource {
   /**
    * Runs `fn` between ncclGroupStart and ncclGroupEnd (End runs even when `fn` throws): NCCL then
    * launches the collectives (or initRank calls) issued inside together. `fn` must be synchronous.
+   * @param fn Issues the collectives (or initRank calls) to launch together; synchronous. What it returns is group()'s result.
    */
   static group<T>(fn: () => T): T {
     if (typeof fn !== 'function') throw new TypeError('Communicator.group: expects a function');
@@ -390,8 +352,18 @@ export class Communicator extends Resource {
     return result;
   }
 
-  /** Elementwise reduction of every rank's `send` into every rank's `recv` (in place: allReduce(buf, options)). */
+  /**
+   * Elementwise reduction of every rank's `send` into every rank's `recv` (in place: allReduce(buf, options)).
+   * @param buf This rank's input, replaced by the result (on the communicator's device).
+   * @param options `dtype` (element type, required), `op` (the reduction: 'sum', the default, 'prod', 'max', 'min' or 'avg'), `count` (elements; default: from the buffer sizes) and `stream` (a stream of the communicator's device; default the legacy default stream).
+   */
   allReduce(buf: DeviceBuffer, options: ReduceOptions): this;
+  /**
+   * Elementwise reduction of every rank's `send` into every rank's `recv`.
+   * @param send This rank's input, on the communicator's device.
+   * @param recv Where the result goes, on the communicator's device (may be `send`).
+   * @param options `dtype` (element type, required), `op` (the reduction: 'sum', the default, 'prod', 'max', 'min' or 'avg'), `count` (elements; default: from the buffer sizes) and `stream` (a stream of the communicator's device; default the legacy default stream).
+   */
   allReduce(send: DeviceBuffer, recv: DeviceBuffer, options: ReduceOptions): this;
   allReduce(send: DeviceBuffer, recvOrOptions: DeviceBuffer | ReduceOptions, maybeOptions?: ReduceOptions): this {
     const call = 'Communicator.allReduce';
@@ -407,8 +379,18 @@ export class Communicator extends Resource {
     return this;
   }
 
-  /** Copies `count` elements of the root's `send` into every rank's `recv` (in place: broadcast(buf, options)). */
+  /**
+   * Copies `count` elements of the root's `send` into every rank's `recv` (in place: broadcast(buf, options)).
+   * @param buf The root's data; on the other ranks, replaced by it.
+   * @param options `dtype` (element type, required), `root` (the rank whose data is sent; default 0), `count` (elements; default: from the buffer sizes) and `stream` (a stream of the communicator's device; default the legacy default stream).
+   */
   broadcast(buf: DeviceBuffer, options: BroadcastOptions): this;
+  /**
+   * Copies `count` elements of the root's `send` into every rank's `recv`.
+   * @param send The data to send (read on the root only).
+   * @param recv Where every rank receives it.
+   * @param options `dtype` (element type, required), `root` (the rank whose data is sent; default 0), `count` (elements; default: from the buffer sizes) and `stream` (a stream of the communicator's device; default the legacy default stream).
+   */
   broadcast(send: DeviceBuffer, recv: DeviceBuffer, options: BroadcastOptions): this;
   broadcast(send: DeviceBuffer, recvOrOptions: DeviceBuffer | BroadcastOptions, maybeOptions?: BroadcastOptions): this {
     const call = 'Communicator.broadcast';
@@ -428,6 +410,9 @@ export class Communicator extends Resource {
   /**
    * Reduces every rank's `send` (count × ranks elements) and leaves block `rank` of the result
    * (`count` elements) in `recv`. Default count: recv's size in elements.
+   * @param send This rank's input: count × ranks elements.
+   * @param recv Where this rank's block of the result (`count` elements) goes.
+   * @param options `dtype` (element type, required), `op` (the reduction: 'sum', the default, 'prod', 'max', 'min' or 'avg'), `count` (elements; per rank; default: recv's size in elements) and `stream` (a stream of the communicator's device; default the legacy default stream).
    */
   reduceScatter(send: DeviceBuffer, recv: DeviceBuffer, options: ReduceOptions): this {
     const call = 'Communicator.reduceScatter';
@@ -446,6 +431,9 @@ export class Communicator extends Resource {
   /**
    * Gathers every rank's `send` (`count` elements) into every rank's `recv` (count × ranks elements,
    * in rank order). Default count: send's size in elements.
+   * @param send This rank's contribution: `count` elements.
+   * @param recv Where every rank's contribution goes, in rank order: count × ranks elements.
+   * @param options `dtype` (element type, required), `count` (elements per rank; default: send's size in elements) and `stream` (a stream of the communicator's device; default the legacy default stream).
    */
   allGather(send: DeviceBuffer, recv: DeviceBuffer, options: CollectiveOptions): this {
     const call = 'Communicator.allGather';
@@ -484,6 +472,7 @@ export class Communicator extends Resource {
    * after `timeoutMs` instead of hanging. Works the same whether the ranks share a host or not.
    * The store needs a shared token (`token`, else $CUDA_TS_STORE_TOKEN) and stays open as `store`
    * (barriers, small values) until close().
+   * @param options `rank` (this process's, in [0, size)), `size` (number of ranks) and `address` (rank 0's store, `host:port`), required; `timeoutMs` (longest wait to meet; default 300000), `collectiveTimeoutMs` (default for synchronized(); 600000), `device` (default $LOCAL_RANK, else the current device), `token` (default $CUDA_TS_STORE_TOKEN), `store`, `key`, `limits` and `listenHost` optional (see RendezvousOptions).
    */
   static async rendezvous(options: RendezvousOptions): Promise<Communicator> {
     const call = 'Communicator.rendezvous';
@@ -529,6 +518,7 @@ export class Communicator extends Resource {
   /**
    * {@link Communicator.rendezvous} with rank, size, address and device from the torchrun variables
    * (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT), as cuda-ts-run and torchrun set them.
+   * @param options Every rendezvous() option but `rank`, `size` and `address`, which the environment gives (e.g. `timeoutMs`, `token`, `device`).
    */
   static fromEnvironment(options: Omit<RendezvousOptions, 'rank' | 'size' | 'address'> = {}): Promise<Communicator> {
     const call = 'Communicator.fromEnvironment';
@@ -567,6 +557,7 @@ export class Communicator extends Resource {
    * polls the stream and ncclCommGetAsyncError. An NCCL error (a peer failed) or the timeout aborts
    * the communicator (ncclCommAbort) and rejects — NcclError or CommunicatorTimeoutError — so a dead
    * peer never hangs this process. (stream.synchronize() on such a stream would wait forever.)
+   * @param options `stream` (the stream the collectives were enqueued on; default the legacy default stream) and `timeoutMs` (abort the communicator and reject past this many ms; default the communicator's `timeoutMs`).
    */
   async synchronized(options: WaitOptions = {}): Promise<void> {
     const call = 'Communicator.synchronized';
@@ -591,8 +582,18 @@ export class Communicator extends Resource {
     }
   }
 
-  /** allReduce, then awaits it ({@link Communicator.synchronized}); `timeoutMs` as there. */
+  /**
+   * allReduce, then awaits it ({@link Communicator.synchronized}); `timeoutMs` as there.
+   * @param buf This rank's input, replaced by the result.
+   * @param options `dtype` (element type, required), `op` (the reduction: 'sum', the default, 'prod', 'max', 'min' or 'avg'), `count` (elements; default: from the buffer sizes) and `stream` (a stream of the communicator's device; default the legacy default stream). Also `timeoutMs`: abort the communicator and reject past this many ms (default: the communicator's `timeoutMs`).
+   */
   async allReduceAsync(buf: DeviceBuffer, options: ReduceOptions & WaitOptions): Promise<this>;
+  /**
+   * allReduce(send, recv, options), then awaits it ({@link Communicator.synchronized}).
+   * @param send This rank's input, on the communicator's device.
+   * @param recv Where the result goes, on the communicator's device (may be `send`).
+   * @param options `dtype` (element type, required), `op` (the reduction: 'sum', the default, 'prod', 'max', 'min' or 'avg'), `count` (elements; default: from the buffer sizes) and `stream` (a stream of the communicator's device; default the legacy default stream). Also `timeoutMs`: abort the communicator and reject past this many ms (default: the communicator's `timeoutMs`).
+   */
   async allReduceAsync(send: DeviceBuffer, recv: DeviceBuffer, options: ReduceOptions & WaitOptions): Promise<this>;
   async allReduceAsync(send: DeviceBuffer, recvOrOptions: DeviceBuffer | (ReduceOptions & WaitOptions), maybeOptions?: ReduceOptions & WaitOptions): Promise<this> {
     const options = recvOrOptions instanceof DeviceBuffer ? maybeOptions : recvOrOptions;
@@ -603,8 +604,18 @@ export class Communicator extends Resource {
     return this;
   }
 
-  /** broadcast, then awaits it ({@link Communicator.synchronized}). */
+  /**
+   * broadcast, then awaits it ({@link Communicator.synchronized}).
+   * @param buf The root's data; on the other ranks, replaced by it.
+   * @param options `dtype` (element type, required), `root` (the rank whose data is sent; default 0), `count` (elements; default: from the buffer sizes) and `stream` (a stream of the communicator's device; default the legacy default stream). Also `timeoutMs`: abort the communicator and reject past this many ms (default: the communicator's `timeoutMs`).
+   */
   async broadcastAsync(buf: DeviceBuffer, options: BroadcastOptions & WaitOptions): Promise<this>;
+  /**
+   * broadcast(send, recv, options), then awaits it ({@link Communicator.synchronized}).
+   * @param send The data to send (read on the root only).
+   * @param recv Where every rank receives it.
+   * @param options `dtype` (element type, required), `root` (the rank whose data is sent; default 0), `count` (elements; default: from the buffer sizes) and `stream` (a stream of the communicator's device; default the legacy default stream). Also `timeoutMs`: abort the communicator and reject past this many ms (default: the communicator's `timeoutMs`).
+   */
   async broadcastAsync(send: DeviceBuffer, recv: DeviceBuffer, options: BroadcastOptions & WaitOptions): Promise<this>;
   async broadcastAsync(send: DeviceBuffer, recvOrOptions: DeviceBuffer | (BroadcastOptions & WaitOptions), maybeOptions?: BroadcastOptions & WaitOptions): Promise<this> {
     const options = recvOrOptions instanceof DeviceBuffer ? maybeOptions : recvOrOptions;
@@ -615,7 +626,12 @@ export class Communicator extends Resource {
     return this;
   }
 
-  /** reduceScatter, then awaits it ({@link Communicator.synchronized}). */
+  /**
+   * reduceScatter, then awaits it ({@link Communicator.synchronized}).
+   * @param send This rank's input: count × ranks elements.
+   * @param recv Where this rank's block of the result (`count` elements) goes.
+   * @param options `dtype` (element type, required), `op` (the reduction: 'sum', the default, 'prod', 'max', 'min' or 'avg'), `count` (elements; default: from the buffer sizes) and `stream` (a stream of the communicator's device; default the legacy default stream). Also `timeoutMs`: abort the communicator and reject past this many ms (default: the communicator's `timeoutMs`).
+   */
   async reduceScatterAsync(send: DeviceBuffer, recv: DeviceBuffer, options: ReduceOptions & WaitOptions): Promise<this> {
     await this.beforeAsync('Communicator.reduceScatterAsync', options);
     this.reduceScatter(send, recv, options);
@@ -623,7 +639,12 @@ export class Communicator extends Resource {
     return this;
   }
 
-  /** allGather, then awaits it ({@link Communicator.synchronized}). */
+  /**
+   * allGather, then awaits it ({@link Communicator.synchronized}).
+   * @param send This rank's contribution: `count` elements.
+   * @param recv Where every rank's contribution goes, in rank order.
+   * @param options `dtype` (element type, required), `count` (elements per rank; default: send's size in elements) and `stream` (a stream of the communicator's device; default the legacy default stream). Also `timeoutMs`: abort the communicator and reject past this many ms (default: the communicator's `timeoutMs`).
+   */
   async allGatherAsync(send: DeviceBuffer, recv: DeviceBuffer, options: CollectiveOptions & WaitOptions): Promise<this> {
     await this.beforeAsync('Communicator.allGatherAsync', options);
     this.allGather(send, recv, options);
@@ -631,7 +652,10 @@ export class Communicator extends Resource {
     return this;
   }
 
-  /** Resolves once every rank called barrier() as often (through the store; rendezvous communicators only). */
+  /**
+   * Resolves once every rank called barrier() as often (through the store; rendezvous communicators only).
+   * @param options `timeoutMs`: reject past this many ms (default: the store's timeout).
+   */
   async barrier(options: { timeoutMs?: number } = {}): Promise<void> {
     this.assertOpen();
     if (!this.store) throw new TypeError('Communicator.barrier: this communicator has no store (make it with Communicator.rendezvous or fromEnvironment)');

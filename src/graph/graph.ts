@@ -34,6 +34,23 @@ import {
 /**
  * A CUDA graph (template): built by stream capture or node by node, then instantiated as a
  * {@link GraphExec} to launch. Free with close() or `using`.
+ * @example
+ * ```ts
+ * import { DeviceBuffer, Graph, LaunchConfig, Program, Stream, launch } from 'cuda-ts/objects';
+ *
+ * using program = new Program('extern "C" __global__ void inc(int* p) { p[threadIdx.x] += 1; }').compile();
+ * using module = program.load();
+ * using inc = module.kernel('inc', ['ptr']);
+ * using stream = Stream.create();
+ * using counter = DeviceBuffer.from(new Int32Array(32));
+ * using graph = Graph.capture(stream, (s) => {
+ *   launch(s, LaunchConfig.linear(32), inc, counter);
+ *   launch(s, LaunchConfig.linear(32), inc, counter);
+ * }); // the two launches, recorded rather than run
+ * using exec = graph.instantiate(); // a GraphExec: replayed as one unit
+ * for (let i = 0; i < 100; i++) exec.launch(stream);
+ * console.log(counter.toArray(Int32Array, { stream })[0]); // 200
+ * ```
  */
 export class Graph extends Resource {
   /** The driver handle (CUgraph). */
@@ -74,7 +91,10 @@ export class Graph extends Resource {
     }
   }
 
-  /** An empty graph. */
+  /**
+   * An empty graph.
+   * @param context The context the graph belongs to (default: the current one, else device 0's primary context).
+   */
   static create(context?: Context): Graph {
     const ctx = contextOf(context, 'Graph.create: context');
     drv.call(ctx, 'cuGraphCreate', drv.out64, 0);
@@ -84,6 +104,8 @@ export class Graph extends Resource {
   /**
    * Takes ownership of a graph handle (from Stream.endCaptureHandle, or the typed layer). A graph
    * captured through Stream.beginCapture/endCaptureHandle gets what its work used with it.
+   * @param handle The raw CUgraph to own (from Stream.endCaptureHandle or the typed layer).
+   * @param context The context the graph belongs to (default: the current one).
    */
   static adopt(handle: drv.CUgraph, context?: Context): Graph {
     if (typeof handle !== 'number' || !Number.isSafeInteger(handle) || handle <= 0) throw new TypeError(`Graph.adopt: handle must be a CUgraph handle (a positive safe integer), got ${describe(handle)}`);
@@ -94,6 +116,9 @@ export class Graph extends Resource {
    * Captures the work `fn` enqueues on `stream` into a new graph, which keeps alive every kernel,
    * buffer and stream that work used. The stream must not be a default stream. If `fn` throws, capture
    * is ended and the partial graph destroyed.
+   * @param stream A created stream (not a default stream) to capture on.
+   * @param fn Enqueues the work to capture on the stream it is given; synchronous.
+   * @param mode Which CUDA calls of other threads the capture forbids: a CUstreamCaptureMode; default CU_STREAM_CAPTURE_MODE_THREAD_LOCAL.
    */
   static capture(stream: Stream, fn: (stream: Stream) => void, mode: drv.CUstreamCaptureMode = drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL): Graph {
     if (!(stream instanceof Stream)) throw new TypeError(`Graph.capture: stream must be a Stream, got ${describe(stream)}`);
@@ -109,7 +134,12 @@ export class Graph extends Resource {
     return Graph.endCapture(stream);
   }
 
-  /** Like capture(), for a capture function that awaits (it must not enqueue on other streams unless they join). */
+  /**
+   * Like capture(), for a capture function that awaits (it must not enqueue on other streams unless they join).
+   * @param stream A created stream (not a default stream) to capture on.
+   * @param fn Enqueues the work to capture on the stream it is given, awaiting between enqueues.
+   * @param mode A CUstreamCaptureMode; default CU_STREAM_CAPTURE_MODE_RELAXED (the event loop may run other code meanwhile).
+   */
   static async captureAsync(stream: Stream, fn: (stream: Stream) => Promise<void>, mode: drv.CUstreamCaptureMode = drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED): Promise<Graph> {
     if (!(stream instanceof Stream)) throw new TypeError(`Graph.captureAsync: stream must be a Stream, got ${describe(stream)}`);
     if (typeof fn !== 'function') throw new TypeError(`Graph.captureAsync: fn must be a function, got ${describe(fn)}`);
@@ -158,7 +188,10 @@ export class Graph extends Resource {
     return node;
   }
 
-  /** Adds a node that does nothing (a join point for dependencies) after `dependencies`. */
+  /**
+   * Adds a node that does nothing (a join point for dependencies) after `dependencies`.
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   */
   addEmptyNode(dependencies: readonly GraphNode[]): GraphNode {
     this.check();
     const deps = this.deps('Graph.addEmptyNode', dependencies);
@@ -169,6 +202,10 @@ export class Graph extends Resource {
   /**
    * Adds a node copying `byteLength` bytes (default: the rest of `src` after `srcOffset`) from `src` to
    * `dst`: DeviceBuffers, PinnedHostBuffers or graph allocations. The graph keeps both buffers alive.
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param dst Where to copy to: a DeviceBuffer, a PinnedHostBuffer or a graph allocation.
+   * @param src Where to copy from: a DeviceBuffer, a PinnedHostBuffer or a graph allocation.
+   * @param options `byteLength` (bytes to copy; default: the rest of the source after `srcOffset`), `srcOffset` and `dstOffset` (byte offsets; default 0).
    */
   addMemcpyNode(dependencies: readonly GraphNode[], dst: GraphCopyEndpoint, src: GraphCopyEndpoint, options?: GraphCopyOptions): GraphNode {
     const where = 'Graph.addMemcpyNode';
@@ -184,6 +221,10 @@ export class Graph extends Resource {
   /**
    * Adds a node setting `count` elements of `width` bytes (default: all of `dst`) to `value`, in a
    * DeviceBuffer or a graph allocation. The graph keeps the buffer alive.
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param dst The memory to set: a DeviceBuffer or a graph allocation.
+   * @param value The element value: an integer that fits `width` bytes.
+   * @param options `width` (element size: 1, 2 or 4 bytes; default 1), `offset` (byte offset of the first element; default 0) and `count` (elements; default: to the end of `dst`).
    */
   addMemsetNode(dependencies: readonly GraphNode[], dst: DeviceBuffer | GraphAllocation, value: number, options?: GraphMemsetOptions): GraphNode {
     const where = 'Graph.addMemsetNode';
@@ -202,6 +243,8 @@ export class Graph extends Resource {
    * flight, blocking waits throw HostCallbackPendingError: wait with `await stream.synchronized()`.
    * What `fn` throws is reported by the stream the graph was launched on (its next call, or
    * synchronized()). Not allowed inside conditional bodies (a driver rule).
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param fn The function to run on the JS event loop at each launch, with no arguments; it must not call CUDA.
    */
   addHostNode(dependencies: readonly GraphNode[], fn: () => void): GraphNode {
     const where = 'Graph.addHostNode';
@@ -222,7 +265,11 @@ export class Graph extends Resource {
     return node;
   }
 
-  /** Adds a node recording `event` (of this graph's context); the graph keeps the event alive. */
+  /**
+   * Adds a node recording `event` (of this graph's context); the graph keeps the event alive.
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param event The event to record, of this graph's context.
+   */
   addEventRecordNode(dependencies: readonly GraphNode[], event: Event): GraphNode {
     const where = 'Graph.addEventRecordNode';
     this.check();
@@ -233,7 +280,11 @@ export class Graph extends Resource {
     return this.node(drv.outNumber(), NT.CU_GRAPH_NODE_TYPE_EVENT_RECORD);
   }
 
-  /** Adds a node waiting for `event`'s last record (in or outside the graph); the graph keeps the event alive. */
+  /**
+   * Adds a node waiting for `event`'s last record (in or outside the graph); the graph keeps the event alive.
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param event The event whose last record to wait for.
+   */
   addEventWaitNode(dependencies: readonly GraphNode[], event: Event): GraphNode {
     const where = 'Graph.addEventWaitNode';
     this.check();
@@ -247,6 +298,8 @@ export class Graph extends Resource {
   /**
    * Adds a node running a copy of `child` (the driver clones it now: later changes to `child` do not
    * show, and `child` may be closed). This graph keeps alive what `child`'s nodes use.
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param child The graph to embed (cloned now).
    */
   addChildGraphNode(dependencies: readonly GraphNode[], child: Graph): GraphNode {
     const where = 'Graph.addChildGraphNode';
@@ -264,6 +317,8 @@ export class Graph extends Resource {
    * Adds a node allocating `byteLength` bytes of device memory on this graph's device (a graph
    * allocation: its address is fixed when the node is added, valid from this node until a
    * {@link Graph.addMemFreeNode} of it, or until the next launch of the graph when it is not freed in it).
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param byteLength Bytes to allocate (a positive integer).
    */
   addMemAllocNode(dependencies: readonly GraphNode[], byteLength: number): GraphAllocation {
     const where = 'Graph.addMemAllocNode';
@@ -284,7 +339,11 @@ export class Graph extends Resource {
     return allocation;
   }
 
-  /** Adds a node freeing a graph allocation (made by this graph's addMemAllocNode, or in another graph). */
+  /**
+   * Adds a node freeing a graph allocation (made by this graph's addMemAllocNode, or in another graph).
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param allocation The graph allocation to free (from addMemAllocNode).
+   */
   addMemFreeNode(dependencies: readonly GraphNode[], allocation: GraphAllocation): GraphNode {
     const where = 'Graph.addMemFreeNode';
     this.check();
@@ -297,6 +356,7 @@ export class Graph extends Resource {
   /**
    * Creates a conditional handle in this graph (cuGraphConditionalHandleCreate). With `defaultValue`,
    * the handle takes that value at the start of every launch; without it, it keeps the value it had.
+   * @param options `defaultValue`: the value the handle takes at the start of every launch (a 32-bit unsigned integer; default: none, it keeps its last value).
    */
   createConditional(options: { defaultValue?: number } = {}): GraphConditional {
     const where = 'Graph.createConditional';
@@ -315,6 +375,10 @@ export class Graph extends Resource {
    * bodies[1] when it is zero), `'while'` runs bodies[0] while it is non-zero (checked before each
    * iteration), `'switch'` runs bodies[value] (none when value ≥ size). Bodies may hold kernel, empty,
    * memcpy, memset, child-graph and conditional nodes.
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param conditional The conditional handle (from createConditional) whose value picks what runs.
+   * @param type 'if', 'while' or 'switch'.
+   * @param size How many bodies: 1 (the default); 2 for an 'if' with an else; the number of cases for a 'switch'.
    */
   addConditionalNode(dependencies: readonly GraphNode[], conditional: GraphConditional, type: 'if' | 'while' | 'switch', size = 1): ConditionalNode {
     const where = 'Graph.addConditionalNode';
@@ -341,7 +405,12 @@ export class Graph extends Resource {
     return { node, bodies };
   }
 
-  /** Adds an 'if' node: `then` runs when the handle is non-zero; with `{ else: true }`, `else` when it is zero (CUDA 12.8+). */
+  /**
+   * Adds an 'if' node: `then` runs when the handle is non-zero; with `{ else: true }`, `else` when it is zero (CUDA 12.8+).
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param conditional The conditional handle (from createConditional) whose value picks what runs.
+   * @param options `else`: true adds an else body, run when the handle is zero (CUDA 12.8+; default false).
+   */
   addIfNode(dependencies: readonly GraphNode[], conditional: GraphConditional, options: { else?: boolean } = {}): { node: GraphNode; then: Graph; else: Graph | undefined } {
     const o = optionsObject('Graph.addIfNode', options, ['else']);
     if (o.else !== undefined && typeof o.else !== 'boolean') throw new TypeError(`Graph.addIfNode: else must be a boolean, got ${describe(o.else)}`);
@@ -349,19 +418,32 @@ export class Graph extends Resource {
     return { node, then: bodies[0], else: bodies[1] };
   }
 
-  /** Adds a 'while' node: `body` runs again and again while the handle is non-zero (set it from a kernel in the body). */
+  /**
+   * Adds a 'while' node: `body` runs again and again while the handle is non-zero (set it from a kernel in the body).
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param conditional The conditional handle (from createConditional) whose value picks what runs.
+   */
   addWhileNode(dependencies: readonly GraphNode[], conditional: GraphConditional): { node: GraphNode; body: Graph } {
     const { node, bodies } = this.addConditionalNode(dependencies, conditional, 'while', 1);
     return { node, body: bodies[0] };
   }
 
-  /** Adds a 'switch' node with `cases` bodies: `cases[v]` runs when the handle is v (none when v ≥ cases). */
+  /**
+   * Adds a 'switch' node with `cases` bodies: `cases[v]` runs when the handle is v (none when v ≥ cases).
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param conditional The conditional handle (from createConditional) whose value picks what runs.
+   * @param cases How many case bodies (a positive integer).
+   */
   addSwitchNode(dependencies: readonly GraphNode[], conditional: GraphConditional, cases: number): { node: GraphNode; cases: readonly Graph[] } {
     const { node, bodies } = this.addConditionalNode(dependencies, conditional, 'switch', cases);
     return { node, cases: bodies };
   }
 
-  /** Adds the edges `from[i] → to[i]` (the arrays have the same length). */
+  /**
+   * Adds the edges `from[i] → to[i]` (the arrays have the same length).
+   * @param from The nodes each edge starts at.
+   * @param to The nodes each edge ends at (`to[i]` runs after `from[i]`).
+   */
   addDependencies(from: readonly GraphNode[], to: readonly GraphNode[]): void {
     const where = 'Graph.addDependencies';
     this.check();
@@ -387,7 +469,10 @@ export class Graph extends Resource {
     return copy;
   }
 
-  /** The node of this graph (a clone) that is the copy of `original`, a node of the graph it was cloned from. */
+  /**
+   * The node of this graph (a clone) that is the copy of `original`, a node of the graph it was cloned from.
+   * @param original A node of the graph this one was cloned from.
+   */
   findInClone(original: GraphNode): GraphNode {
     this.check();
     const n = checkNode('Graph.findInClone', original);
@@ -395,7 +480,11 @@ export class Graph extends Resource {
     return this.node(drv.outNumber(), n.type);
   }
 
-  /** Writes the graph as Graphviz DOT to `path` (cuGraphDebugDotPrint); `verbose` adds every node's parameters. */
+  /**
+   * Writes the graph as Graphviz DOT to `path` (cuGraphDebugDotPrint); `verbose` adds every node's parameters.
+   * @param path The file to write (created or replaced).
+   * @param options `verbose`: true adds every node's parameters (default false).
+   */
   writeDot(path: string, options: { verbose?: boolean } = {}): void {
     this.check();
     if (typeof path !== 'string' || path.length === 0 || path.includes('\0')) throw new TypeError(`Graph.writeDot: path must be a non-empty string, got ${describe(path)}`);
@@ -434,7 +523,13 @@ export class Graph extends Resource {
     return n;
   }
 
-  /** Changes a kernel node's kernel, launch configuration and arguments in this (template) graph. */
+  /**
+   * Changes a kernel node's kernel, launch configuration and arguments in this (template) graph.
+   * @param node A kernel node of this graph.
+   * @param config Grid, block, shared memory and launch attributes: a LaunchConfig or the object one is made from.
+   * @param kernel The kernel the node runs from now on.
+   * @param args The kernel's arguments, in order, as launch() takes them (checked against the kernel's signature).
+   */
   setKernelNodeParams(node: GraphNode, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, ...args: unknown[]): void {
     this.check();
     const n = this.ownNode('Graph.setKernelNodeParams', node);
@@ -446,7 +541,13 @@ export class Graph extends Resource {
     drv.call(this.context, 'cuGraphKernelNodeSetParams', n.handle, encodeKernelNodeParams(k, cfg, pack));
   }
 
-  /** Adds a kernel node after `dependencies`. */
+  /**
+   * Adds a kernel node after `dependencies`.
+   * @param dependencies The nodes that must finish before this one runs (empty: a root node).
+   * @param config Grid, block, shared memory and launch attributes: a LaunchConfig or the object one is made from.
+   * @param kernel The kernel to run; the graph keeps it alive.
+   * @param args The kernel's arguments, in order, as launch() takes them (checked against the kernel's signature).
+   */
   addKernelNode(dependencies: readonly GraphNode[], config: LaunchConfig | LaunchConfigInit, kernel: Kernel, ...args: unknown[]): GraphNode {
     this.check();
     if (!Array.isArray(dependencies)) throw new TypeError(`Graph.addKernelNode: dependencies must be an array of GraphNode, got ${describe(dependencies)}`);
@@ -461,7 +562,10 @@ export class Graph extends Resource {
     return this.node(drv.outNumber(), drv.CUgraphNodeType.CU_GRAPH_NODE_TYPE_KERNEL);
   }
 
-  /** Instantiates an executable graph; it keeps this graph (and what it uses) alive. */
+  /**
+   * Instantiates an executable graph; it keeps this graph (and what it uses) alive.
+   * @param flags CUgraphInstantiate_flags bits OR-ed together, e.g. auto-free-on-launch or upload (default 0).
+   */
   instantiate(flags = 0): GraphExec {
     this.check();
     if (this.owner !== this) throw new TypeError('Graph.instantiate: a conditional body runs as part of the graph that owns it: instantiate that graph');
