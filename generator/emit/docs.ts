@@ -259,7 +259,8 @@ export function typedFunctionDoc(f: DocFacts, d: TypedDocInput): string {
   const returns = typedReturns(f, d.fn, d.sem, d.outs, d.result);
   if (returns) tags.push(returns);
   const own = headerDocOfFn(f, d.fn)?.returns;
-  if (own) tags.push(`@remarks C returns: ${own}`);
+  // a list of returns starts on its own line, so that its first item stays an item
+  if (own) tags.push(`@remarks C returns:${own.includes('\n') ? '\n' : ' '}${own}`);
   const lead = leadFact(f, d.fn);
   return docBlock(summary(f, d.fn, [...(lead ? [lead] : []), ...d.sentences].join(' ')), [...tags, ...commonTags(f, d.fn, 'typed')]);
 }

@@ -2,7 +2,8 @@
 // and never in this repository's. Runs the generator on the 13.0 headers extracted to a temporary folder
 // at test time (the archive beside the repository; skipped with the reason when it or clang is absent).
 // Checks: ≥ 90% of the functions the headers document get the header's summary and, for every parameter
-// the header documents, its text; the committed bindings of every release contain none of that text;
+// the header documents, its text; no \return of the driver, runtime or nvJitLink runs on into link or
+// see-also text, and several returns stay list items; the committed bindings of every release contain none of that text;
 // --docs is refused for a cuda-ts checkout and without --toolkit.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -58,7 +59,7 @@ describeHeaders('cuda-ts-gen --docs on the 13.0 headers', () => {
     if (r.status !== 0) throw new Error(`tar failed: ${r.stderr}`);
     out = join(dir, 'out');
     const log: string[] = [];
-    const code = run(['--docs', '--toolkit', dir, '--out', out, '--modules', 'driver,runtime', '--jobs', '1'], (l) => log.push(l));
+    const code = run(['--docs', '--toolkit', dir, '--out', out, '--modules', 'driver,runtime,nvjitlink', '--jobs', '1'], (l) => log.push(l));
     if (code !== 0) throw new Error(log.join('\n'));
     for (const [m, includes] of Object.entries(MODULES)) docs.set(m, headerDocs(clangAst({ clang: clang!, includeDirs: [join(dir, 'include')], includes: [...includes] })));
   }, 180_000);
@@ -80,6 +81,35 @@ describeHeaders('cuda-ts-gen --docs on the 13.0 headers', () => {
       expect(carried.length / documented.length).toBeGreaterThanOrEqual(0.9);
     });
   }
+
+  /** Each function's doc comment of a layer folder of the --docs tree, by function name. */
+  function docComments(module: string): Map<string, string> {
+    const dir = join(out, 'generated', '13.0', module, 'typed');
+    const docsByName = new Map<string, string>();
+    for (const f of readdirSync(dir)) {
+      const text = readFileSync(join(dir, f), 'utf8');
+      for (const m of text.matchAll(/(\/\*\*[\s\S]*?\*\/)\s*export (?:async )?function (\w+)/g)) docsByName.set(m[2], m[1]);
+    }
+    return docsByName;
+  }
+
+  test('driver, runtime, nvJitLink: a \\return never runs on into link or see-also text; several stay list items', () => {
+    let returns = 0;
+    for (const module of ['driver', 'runtime', 'nvjitlink']) {
+      for (const [name, doc] of docComments(module)) {
+        const block = /C returns:[\s\S]*?(?=\n \* @| \*\/)/.exec(doc)?.[0];
+        if (!block) continue;
+        returns++;
+        expect([module, name, block]).toEqual([module, name, expect.not.stringMatching(/\\(see|sa|link|endlink|ref)\b|\{@link|\bsee\b/)]);
+        // a list of returns starts on a line of its own
+        if (/\n \* - /.test(block)) expect([name, block]).toEqual([name, expect.stringMatching(/^C returns:\n \* - /)]);
+      }
+    }
+    expect(returns).toBeGreaterThan(600);
+    const create = docComments('nvjitlink').get('nvJitLinkCreate')!;
+    expect(create).toMatch(/C returns:\n \* - `NVJITLINK_SUCCESS`\n \* - `NVJITLINK_ERROR_UNRECOGNIZED_OPTION`\n/);
+    expect(create).toMatch(/\n \* @see \{@link nvJitLinkDestroy\}/);
+  });
 
   /** 8-word runs of prose (plain words only: the headers' C declarations are facts our signatures share). */
   const plain = /^[A-Za-z][a-z]*[.,;:]?$/;

@@ -1,5 +1,6 @@
 // A small CUDA toolkit this project writes itself: a handful of driver and NVRTC declarations of our own
-// (names and signatures only, no NVIDIA text), enough for the generator's plumbing — layouts (a toolkit,
+// (names and signatures only, no NVIDIA text; two doc comments in our own words, shaped as the headers
+// shape theirs, for `--docs`), enough for the generator's plumbing — layouts (a toolkit,
 // NVIDIA's pip wheels), a release read from CUDA_VERSION, --out trees — to run in any clone, with no
 // header set beside the repository. The tests that need NVIDIA's real headers skip without them
 // (see `nvidiaHeaders`).
@@ -42,9 +43,29 @@ typedef struct CUsynthetic_desc_st {
 #define cuMemAlloc cuMemAlloc_v2
 #define cuMemFree cuMemFree_v2
 CUresult CUDAAPI cuInit(unsigned int flags);
+/**
+ * \\brief Tells which synthetic release this is.
+ *
+ * \\return ::CUDA_SUCCESS when the number was written
+ * \\return ::CUDA_ERROR_INVALID_VALUE when there was nowhere to write it
+ * \\sa ::cuInit,
+ * ::cuDeviceGetCount
+ */
 CUresult CUDAAPI cuDriverGetVersion(int *version);
 CUresult CUDAAPI cuGetErrorString(CUresult status, const char **text);
 CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal);
+/**
+ * \\brief Counts the synthetic devices.
+ *
+ * \\return
+ *   - \\link #CUresult CUDA_SUCCESS \\endlink
+ *   - \\link #CUresult CUDA_ERROR_NOT_INITIALIZED\\endlink
+ *   - \\link #CUresult CUDA_ERROR_NO_DEVICE\\endlink
+ *
+ * Zero devices is an answer too, see \\ref cuDeviceGet.
+ *
+ * \\see cuDeviceGet
+ */
 CUresult CUDAAPI cuDeviceGetCount(int *count);
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytes);
 CUresult CUDAAPI cuMemFree(CUdeviceptr dptr);
