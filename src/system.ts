@@ -26,7 +26,11 @@ export function computeModeName(value: number): ComputeMode {
 
 /** NVML could not be loaded or initialised (no libnvidia-ml, or no NVIDIA kernel driver). */
 export class NvmlUnavailableError extends ObjectsError {
-  /** Made by the objects layer: `where` is the read that needed NVML, `cause` what failed. */
+  /**
+   * Made by the objects layer: `where` is the read that needed NVML, `cause` what failed.
+   * @param where The read that needed NVML (e.g. 'system.gpuCount'); the message starts with it.
+   * @param cause What failed: the load or nvmlInit error (its first line is quoted); it becomes the error's `cause`.
+   */
   constructor(where: string, cause: unknown) {
     const why = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
     super(
@@ -363,7 +367,10 @@ export class System {
   get gpuCount(): number {
     return nvmlFor('system.gpuCount').nvmlDeviceGetCount();
   }
-  /** GPU `index` in NVML's order (RangeError outside 0..gpuCount-1; checked before NVML loads where it can be). */
+  /**
+   * GPU `index` in NVML's order (RangeError outside 0..gpuCount-1; checked before NVML loads where it can be).
+   * @param index The GPU's position in NVML's order, 0 to gpuCount − 1 (every GPU of the machine, whatever CUDA_VISIBLE_DEVICES says: not a CUDA ordinal).
+   */
   gpu(index: number): NvmlDevice {
     if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > 0xffff) throw new RangeError(`system.gpu: index must be a non-negative integer, got ${describe(index)}`);
     const api = nvmlFor('system.gpu');

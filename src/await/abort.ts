@@ -16,7 +16,11 @@ export interface WaitOptions {
  * and Node's own cancellations are), code OBJECTS_ERROR.aborted; `cause` is the signal's reason.
  */
 export class AbortError extends ObjectsError {
-  /** `where` is the `Class.method` whose wait was aborted; `reason` is the signal's reason (becomes `cause`). */
+  /**
+   * `where` is the `Class.method` whose wait was aborted; `reason` is the signal's reason (becomes `cause`).
+   * @param where The `Class.method` whose wait was aborted; the message starts with it.
+   * @param reason The AbortSignal's reason; it becomes the error's `cause` and its message is quoted.
+   */
   constructor(where: string, reason: unknown) {
     const why = reason instanceof Error ? reason.message : reason === undefined ? 'aborted' : String(reason);
     super(where, OBJECTS_ERROR.aborted, `the wait was aborted (${why})`, { cause: reason });

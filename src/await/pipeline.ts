@@ -35,6 +35,28 @@ interface InFlight<T, R> extends PipelineItem<T, R> {
  * for the next one: its stream is reused right after (use as many result buffers as streams).
  * `signal`/`timeoutMs` apply to each wait; breaking out of the loop leaves no watcher behind (the
  * waits in flight resolve when their work ends).
+ * @param items The batches, in order: any iterable or async iterable, read as the ring has room (up to streams.length items ahead of the consumer).
+ * @param options `streams` (the ring: item k goes to streams[k % streams.length], so its length is how many items are in flight), `enqueue(item, stream,
+ * index)` (enqueues an item's work on `stream`, blocking nothing, and returns what the consumer gets) and `signal`/`timeoutMs` (cancel each wait; default
+ * none).
+ * @example
+ * ```ts
+ * import { DeviceBuffer, PinnedHostBuffer, Stream, pipeline } from 'cuda-ts/objects';
+ *
+ * using s0 = Stream.create({ nonBlocking: true }), s1 = Stream.create({ nonBlocking: true }); // 2 batches in flight
+ * using dev0 = DeviceBuffer.alloc(4096), dev1 = DeviceBuffer.alloc(4096); // each stream its own buffers
+ * using pin0 = PinnedHostBuffer.alloc(4096), pin1 = PinnedHostBuffer.alloc(4096);
+ * const batches = [1, 2, 3, 4].map((v) => new Float32Array(1024).fill(v));
+ * for await (const { result, index } of pipeline(batches, {
+ *   streams: [s0, s1],
+ *   enqueue: (batch, stream, k) => {
+ *     const [dev, pin] = k % 2 === 0 ? [dev0, pin0] : [dev1, pin1];
+ *     dev.copyFrom(batch, { stream }); // upload; kernels and library calls go here too
+ *     dev.copyTo(pin, { stream }); // download into pinned memory: asynchronous
+ *     return pin.array(Float32Array);
+ *   },
+ * })) console.log(index, result[0]); // 0 1, 1 2, 2 3, 3 4: in order, each once its work is done
+ * ```
  */
 export async function* pipeline<T, R>(items: Iterable<T> | AsyncIterable<T>, options: PipelineOptions<T, R>): AsyncGenerator<PipelineItem<T, R>, void, undefined> {
   if (typeof options !== 'object' || options === null) throw new TypeError(`pipeline: options must be an object, got ${describe(options)}`);

@@ -89,7 +89,11 @@ const settings: WaiterSettings = {
 /** A wake settles at most this long (ms) of completed waits before yielding to the event loop. */
 const SETTLE_BUDGET_MS = 0.5;
 
-/** Changes how awaited waits wait (for this JS thread); returns the settings now in force. */
+/**
+ * Changes how awaited waits wait (for this JS thread); returns the settings now in force.
+ * @param changes The settings to change, others kept: `spinMicros`, `spinSliceMicros` (µs), `predict`, `sweepMs`, `predictUpToMs` (ms), `predictMaxKeys` and
+ * `parkOn` ('helper' or 'stream'); default {} (only read them).
+ */
 export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSettings {
   if (typeof changes !== 'object' || changes === null) throw new TypeError(`configureWaits: changes must be an object, got ${String(changes)}`);
   for (const k of Object.keys(changes)) if (!(k in settings)) throw new TypeError(`configureWaits: unknown setting '${k}' (${Object.keys(settings).join(', ')})`);

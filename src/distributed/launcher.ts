@@ -66,7 +66,10 @@ MASTER_PORT, ${STORE_TOKEN_ENV} and ${RUN_ID_ENV} set (a random token and run id
 ${STORE_TOKEN_ENV} to the same secret and pass the same --run-id on every node, both new for each job). When one
 rank fails the others are stopped and cuda-ts-run exits non-zero.`;
 
-/** Parses the command line (torchrun's spellings --nproc_per_node/--node_rank are accepted). */
+/**
+ * Parses the command line (torchrun's spellings --nproc_per_node/--node_rank are accepted).
+ * @param argv cuda-ts-run's arguments without node and the launcher's path (process.argv.slice(2)): the options, then the script and its arguments.
+ */
 export function parseLauncherArgs(argv: readonly string[]): LaunchOptions | 'help' {
   const opts: Partial<LaunchOptions> = {};
   let i = 0;
@@ -453,6 +456,9 @@ function runRanks(options: LaunchOptions, layout: NodeLayout, rankEnv: RankEnvir
 /**
  * Runs the ranks of this node; resolves with the exit status the launcher should exit with (0 when
  * every rank exited 0, else the first failing rank's code, or 128 + signal number).
+ * @param options `nprocPerNode` (processes on this node, one per GPU) and `script` (required), `nnodes` (default 1), `nodeRank` (default 0), `master` (rank
+ * 0's store host:port; default on one node: 127.0.0.1 and a port the launcher serves), `runId`, `args`, `killGraceMs` (ms between SIGTERM and SIGKILL;
+ * default 5000), `env` (added to process.env), `stdio` (default 'inherit') and `onSpawn`.
  */
 export async function launchRanks(options: LaunchOptions): Promise<number> {
   const call = 'cuda-ts-run';

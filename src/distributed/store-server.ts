@@ -239,7 +239,12 @@ export class StoreServer {
     this.report = new FailureReport(log, `:${port}`);
   }
 
-  /** Starts serving; resolves once listening. */
+  /**
+   * Starts serving; resolves once listening.
+   * @param options `port` (0: any free port, read from `server.port`), `host` (the address or name to listen on; default '0.0.0.0': every interface), `token`
+   * (the shared secret, ≥ 128 bits; default $CUDA_TS_STORE_TOKEN), `runId` (default $CUDA_TS_RUN_ID), `log` (where failed authentications are reported;
+   * default standard error) and the limits of StoreLimits (each with its default).
+   */
   static listen(options: StoreServerOptions): Promise<StoreServer> {
     const call = 'StoreServer.listen';
     if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options with a port are required`);

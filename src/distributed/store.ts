@@ -108,7 +108,25 @@ function checkKey(call: string, key: unknown): string {
   return key;
 }
 
-/** A client of a StoreServer. Requests may run concurrently; each resolves on its own answer. */
+/**
+ * A client of a StoreServer. Requests may run concurrently; each resolves on its own answer.
+ * @example
+ * ```ts
+ * import { StoreServer, TcpStore } from 'cuda-ts/objects';
+ *
+ * const token = process.env.CUDA_TS_STORE_TOKEN!; // the same secret in every process, ≥ 128 bits (openssl rand -hex 32)
+ * const server = await StoreServer.listen({ port: 0, host: '127.0.0.1', token }); // one process serves; port 0: any free one
+ * const store = await TcpStore.connect({ host: '127.0.0.1', port: server.port, token, size: 1 }); // every process connects
+ * try {
+ *   await store.set('id', new Uint8Array([1, 2, 3]));
+ *   console.log(await store.get('id'), await store.add('step', 5)); // <Buffer 01 02 03> 5
+ *   console.log(await store.check(['id', 'other'])); // false: not every key is set
+ * } finally {
+ *   await store.close();
+ *   await server.close();
+ * }
+ * ```
+ */
 export class TcpStore {
   /** Number of processes taking part (barrier() needs it), when given to connect(). */
   readonly size: number | undefined;
@@ -141,6 +159,9 @@ export class TcpStore {
    * Connects and authenticates, retrying refused, reset or crowded-out connections until `timeoutMs`
    * (the server may not be up yet, or busy). Rejects with StoreError on a wrong token, StoreTimeoutError
    * when nothing answers in time. `timeoutMs` may be Infinity.
+   * @param options `host` and `port` of the server (required), `token` (the shared secret; default $CUDA_TS_STORE_TOKEN), `timeoutMs` (how long to keep
+   * trying to connect, and every request's default timeout; default 300000), `runId` (default $CUDA_TS_RUN_ID; must match the server's), `size` (processes
+   * taking part, for barrier()) and `maxMessageBytes` (default 1 MiB).
    */
   static async connect(options: StoreConnectOptions): Promise<TcpStore> {
     const call = 'TcpStore.connect';
@@ -223,7 +244,13 @@ export class TcpStore {
     });
   }
 
-  /** Stores `value` (bytes, or a string stored as UTF-8) under `key`. */
+  /**
+   * Stores `value` (bytes, or a string stored as UTF-8) under `key`.
+   * @param key The key: a non-empty string of at most 65535 UTF-8 bytes.
+   * @param value The value: bytes, or a string stored as UTF-8; at most maxMessageBytes with its header.
+   * @param options `timeoutMs`: reject with StoreTimeoutError when no answer came within this many ms (+ ANSWER_SLACK_MS); default the store's `timeoutMs`;
+   * Infinity: never.
+   */
   async set(key: string, value: string | Uint8Array, options: RequestOptions = {}): Promise<void> {
     const call = 'TcpStore.set';
     checkKey(call, key);
@@ -237,7 +264,12 @@ export class TcpStore {
     await this.send(call, Op.Set, Buffer.concat([k, v]), t);
   }
 
-  /** The value of `key`, waiting until some process sets it (StoreTimeoutError after `timeoutMs`). */
+  /**
+   * The value of `key`, waiting until some process sets it (StoreTimeoutError after `timeoutMs`).
+   * @param key The key to read; the call waits until some process sets it.
+   * @param options `timeoutMs`: reject with StoreTimeoutError when no answer came within this many ms (+ ANSWER_SLACK_MS); default the store's `timeoutMs`;
+   * Infinity: never.
+   */
   async get(key: string, options: RequestOptions = {}): Promise<Buffer> {
     const call = 'TcpStore.get';
     checkKey(call, key);
@@ -247,7 +279,13 @@ export class TcpStore {
     return this.send(call, Op.Get, Buffer.concat([head, encodeKey(key)]), t);
   }
 
-  /** Adds `delta` to the integer held by `key` (0 when unset) and returns the new value. */
+  /**
+   * Adds `delta` to the integer held by `key` (0 when unset) and returns the new value.
+   * @param key The key: a non-empty string of at most 65535 UTF-8 bytes.
+   * @param delta What to add to the integer the key holds (0 when unset): a safe integer or a bigint; default 1.
+   * @param options `timeoutMs`: reject with StoreTimeoutError when no answer came within this many ms (+ ANSWER_SLACK_MS); default the store's `timeoutMs`;
+   * Infinity: never.
+   */
   async add(key: string, delta: number | bigint = 1, options: RequestOptions = {}): Promise<number> {
     const call = 'TcpStore.add';
     checkKey(call, key);
@@ -259,7 +297,12 @@ export class TcpStore {
     return Number(out.readBigInt64BE(0));
   }
 
-  /** Resolves once every key is set (StoreTimeoutError after `timeoutMs`). */
+  /**
+   * Resolves once every key is set (StoreTimeoutError after `timeoutMs`).
+   * @param keys One key, or a non-empty array of keys (at most 65535).
+   * @param options `timeoutMs`: reject with StoreTimeoutError when no answer came within this many ms (+ ANSWER_SLACK_MS); default the store's `timeoutMs`;
+   * Infinity: never.
+   */
   async wait(keys: string | readonly string[], options: RequestOptions = {}): Promise<void> {
     const call = 'TcpStore.wait';
     const list = keyList(call, keys);
@@ -270,7 +313,12 @@ export class TcpStore {
     await this.send(call, Op.Wait, Buffer.concat([head, ...list.map((k) => encodeKey(checkKey(call, k)))]), t);
   }
 
-  /** True when every key is set (does not wait). */
+  /**
+   * True when every key is set (does not wait).
+   * @param keys One key, or a non-empty array of keys (at most 65535).
+   * @param options `timeoutMs`: reject with StoreTimeoutError when no answer came within this many ms (+ ANSWER_SLACK_MS); default the store's `timeoutMs`;
+   * Infinity: never.
+   */
   async check(keys: string | readonly string[], options: RequestOptions = {}): Promise<boolean> {
     const call = 'TcpStore.check';
     const list = keyList(call, keys);
@@ -281,7 +329,12 @@ export class TcpStore {
     return out[0] === 1;
   }
 
-  /** Deletes `key`; true when it existed. */
+  /**
+   * Deletes `key`; true when it existed.
+   * @param key The key: a non-empty string of at most 65535 UTF-8 bytes.
+   * @param options `timeoutMs`: reject with StoreTimeoutError when no answer came within this many ms (+ ANSWER_SLACK_MS); default the store's `timeoutMs`;
+   * Infinity: never.
+   */
   async delete(key: string, options: RequestOptions = {}): Promise<boolean> {
     const call = 'TcpStore.delete';
     const k = encodeKey(checkKey(call, key));
@@ -294,6 +347,9 @@ export class TcpStore {
    * its own generation, so the same name can be reused). StoreTimeoutError after `timeoutMs` (+ the
    * slack): the arrival and the wait for the others run under one deadline. The last to arrive deletes
    * what earlier generations left, so a barrier per step never fills the store.
+   * @param name The barrier's name (default 'default'); calling it again with the same name is the next generation.
+   * @param options `timeoutMs` (one deadline for the arrival and the wait; default the store's) and `size` (how many processes meet; default the store's
+   * size).
    */
   async barrier(name = 'default', options: { timeoutMs?: number; size?: number } = {}): Promise<void> {
     const call = 'TcpStore.barrier';
@@ -435,6 +491,25 @@ function listenHostOf(call: string, option: unknown, host: string): string {
 /**
  * The store of a group of processes: rank 0 serves at `address` and connects to itself, the others
  * connect (retrying until `timeoutMs`). Closing rank 0's store stops the server.
+ * @example
+ * ```ts
+ * import { openStore } from 'cuda-ts/objects';
+ *
+ * // in each of 2 processes, with RANK set and CUDA_TS_STORE_TOKEN the same secret of ≥ 128 bits in both
+ * const rank = Number(process.env.RANK);
+ * const store = await openStore({ rank, size: 2, address: '127.0.0.1:29500', timeoutMs: 60_000 });
+ * try {
+ *   if (rank === 0) await store.set('config', JSON.stringify({ lr: 0.1 }));
+ *   const config = JSON.parse((await store.get('config')).toString()); // waits until rank 0 set it
+ *   await store.barrier(); // every rank got here
+ *   console.log(rank, config.lr);
+ * } finally {
+ *   await store.close(); // rank 0's close stops the server
+ * }
+ * ```
+ * @param options `rank` (rank 0 serves) and `size` (processes taking part), `address` (the server's host:port; IPv6 as [addr]:port), `timeoutMs` (connect
+ * timeout and every request's default; default 300000), `token` (default $CUDA_TS_STORE_TOKEN), `runId` (default $CUDA_TS_RUN_ID), `listenHost` (where rank 0
+ * listens; default $CUDA_TS_STORE_LISTEN, else the address's host) and the server's limits (StoreLimits).
  */
 export async function openStore(options: OpenStoreOptions): Promise<TcpStore> {
   const call = 'openStore';

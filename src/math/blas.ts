@@ -85,6 +85,20 @@ function gemmExOptions(where: string, options: GemmExOptions | undefined): { o: 
  * A cuBLAS handle on one Stream: `using blas = Blas.create({ stream })`, then `blas.gemm(a, b, c)` with
  * 2-D StridedViews. Work is enqueued on the stream (synchronize it before reading results); `dot` and
  * `nrm2` return numbers (`dotAsync`/`nrm2Async` without blocking, `dotInto`/`nrm2Into` into device memory).
+ * @example
+ * ```ts
+ * import { Blas, DeviceBuffer, Stream, matrix } from 'cuda-ts/objects';
+ *
+ * using stream = Stream.create();
+ * using blas = Blas.create({ stream }); // loads cuBLAS
+ * using bufA = DeviceBuffer.from(new Float32Array([1, 2, 3, 4, 5, 6])); // 2×3, row-major
+ * using bufB = DeviceBuffer.from(new Float32Array([1, 0, 0, 1, 1, 1])); // 3×2
+ * using bufC = DeviceBuffer.alloc(2 * 2 * 4, { stream });
+ * const a = matrix(bufA, { dtype: 'f32', rows: 2, cols: 3 });
+ * const b = matrix(bufB, { dtype: 'f32', rows: 3, cols: 2 });
+ * blas.gemm(a, b, matrix(bufC, { dtype: 'f32', rows: 2, cols: 2 })); // c = a·b, enqueued on the stream
+ * console.log(bufC.toArray(Float32Array, { stream })); // Float32Array [4, 5, 10, 11]
+ * ```
  */
 export class Blas extends StreamBoundResource {
   /** The cublasHandle_t, for typed-layer calls beside the object's (keep the pointer mode at host, as found). */
@@ -113,7 +127,10 @@ export class Blas extends StreamBoundResource {
     this.handle = handle;
   }
 
-  /** A cuBLAS handle on `options.stream` (default: the legacy default stream of the current context). Loads cuBLAS. */
+  /**
+   * A cuBLAS handle on `options.stream` (default: the legacy default stream of the current context). Loads cuBLAS.
+   * @param options `stream`: the stream the handle's work is enqueued on (default: the current context's legacy default stream).
+   */
   static create(options?: BlasOptions): Blas {
     const stream = createStream('Blas.create', options);
     const api = loadCublas();
@@ -128,7 +145,10 @@ export class Blas extends StreamBoundResource {
     return new Blas(api, handle, stream);
   }
 
-  /** Enqueues later work on `stream` (of the handle's context); the handle keeps it alive. */
+  /**
+   * Enqueues later work on `stream` (of the handle's context); the handle keeps it alive.
+   * @param stream The stream later calls enqueue on: a Stream (or stream-protocol object) of the handle's context; the handle keeps it alive.
+   */
   setStream(stream: StreamLike): this {
     this.checkUsable('Blas.setStream');
     const s = resolveStream('Blas.setStream', stream);
@@ -177,6 +197,10 @@ export class Blas extends StreamBoundResource {
    * c = alpha·op(a)·op(b) + beta·c, enqueued on the stream. a, b, c: 2-D StridedViews [rows, cols] of one
    * dtype, each row-major (strides [ld, 1]) or column-major (strides [1, ld]); f32/f64/c64/c128 call
    * cublas{S,D,C,Z}gemm, f16/bf16 cublasGemmEx with f32 compute. A 'C' transpose needs the operand in c's order.
+   * @param a The left factor, a 2-D StridedView [rows, cols] of device memory, row-major (strides [ld, 1]) or column-major (strides [1, ld]); op(a) is m×k.
+   * @param b The right factor, a 2-D view of a's dtype in either order; op(b) is k×n.
+   * @param c The m×n result (read too when beta ≠ 0), a writable 2-D view of a's dtype in either order.
+   * @param options `transA`/`transB` ('N' default, 'T' or 'C': the op applied to a / b), `alpha` (default 1) and `beta` (default 0: c is only written).
    */
   gemm(a: StridedView, b: StridedView, c: StridedView, options?: GemmOptions): this {
     const where = 'Blas.gemm';
@@ -253,6 +277,12 @@ export class Blas extends StreamBoundResource {
    * GEMM with mixed types (cublasGemmEx): a and b of one dtype (f16, bf16, f32, f64, c64, c128, i8), c of
    * the output dtype the compute type allows (f16/bf16 → f16/bf16 or f32, i8 → i32 with '32I' or f32, …).
    * alpha and beta are of the compute type's scale type (f16 for '16F', i32 for '32I', else f32/f64/c64/c128).
+   * @param a The left factor (f16, bf16, f32, f64, c64, c128 or i8), a 2-D StridedView [rows, cols] of device memory, row-major (strides [ld, 1]) or
+   * column-major (strides [1, ld]); op(a) is m×k.
+   * @param b The right factor, a 2-D view of a's dtype in either order; op(b) is k×n.
+   * @param c The m×n result, a writable 2-D view of the output dtype the compute type allows (f16/bf16 → f16/bf16 or f32, i8 → i32 or f32, else a's dtype).
+   * @param options As {@link Blas.gemm}'s, plus `computeType` (default '32F' for f16/bf16/f32/c64 operands, '64F' for f64/c128, '32I' for i8 → i32) and
+   * `algo` (a cublasGemmAlgo_t; default -1, CUBLAS_GEMM_DEFAULT).
    */
   gemmEx(a: StridedView, b: StridedView, c: StridedView, options?: GemmExOptions): this {
     const where = 'Blas.gemmEx';
@@ -287,6 +317,11 @@ export class Blas extends StreamBoundResource {
   /**
    * A batch of GEMMs on 3-D views [batch, rows, cols] (cublasGemmStridedBatchedEx): the batch stride is
    * strides[0]; a or b may be 2-D (one matrix for every batch entry). Options as {@link Blas.gemmEx}.
+   * @param a The left factors, a 3-D view [batch, rows, cols] (the batch stride is strides[0]) or a 2-D view used for every batch entry.
+   * @param b The right factors, 3-D [batch, rows, cols] or 2-D (one matrix for every entry), of a's dtype.
+   * @param c The results, a writable 3-D view [batch, m, n]; its batch count sets the batch.
+   * @param options As {@link Blas.gemm}'s, plus `computeType` (default '32F' for f16/bf16/f32/c64 operands, '64F' for f64/c128, '32I' for i8 → i32) and
+   * `algo` (a cublasGemmAlgo_t; default -1, CUBLAS_GEMM_DEFAULT).
    */
   gemmStridedBatched(a: StridedView, b: StridedView, c: StridedView, options?: GemmExOptions): this {
     const where = 'Blas.gemmStridedBatched';
@@ -311,6 +346,11 @@ export class Blas extends StreamBoundResource {
   /**
    * A batch of GEMMs on arrays of 2-D views (cublasGemmBatchedEx): every a alike (shape, order, ld, dtype),
    * every b alike, every c alike. The pointer arrays are copied to a stream-ordered device buffer.
+   * @param a The left factors, 2-D views sharing one shape, order, leading dimension and dtype.
+   * @param b The right factors, as many as a, sharing one layout.
+   * @param c The results, as many as a, writable 2-D views sharing one layout.
+   * @param options As {@link Blas.gemm}'s, plus `computeType` (default '32F' for f16/bf16/f32/c64 operands, '64F' for f64/c128, '32I' for i8 → i32) and
+   * `algo` (a cublasGemmAlgo_t; default -1, CUBLAS_GEMM_DEFAULT).
    */
   gemmBatched(a: readonly StridedView[], b: readonly StridedView[], c: readonly StridedView[], options?: GemmExOptions): this {
     const where = 'Blas.gemmBatched';
@@ -383,7 +423,14 @@ export class Blas extends StreamBoundResource {
     return dt;
   }
 
-  /** y = alpha·x + y (cublas{S,D,C,Z}axpy), enqueued. */
+  /**
+   * y = alpha·x + y (cublas{S,D,C,Z}axpy), enqueued.
+   * @param alpha The factor of x: a number, or { re, im } / [re, im] for complex vectors.
+   * @param x The vector added, a 1-D StridedView of device memory (its stride, > 0, is the increment) or a DeviceBuffer read as a contiguous vector of
+   * `options.dtype`.
+   * @param y The vector updated in place, as many elements as x, of x's dtype.
+   * @param options `dtype`: the element type (f32, f64, c64, c128) of DeviceBuffer operands; a 1-D view brings its own.
+   */
   axpy(alpha: Scalar, x: Operand, y: Operand, options?: VectorOptions): this {
     const where = 'Blas.axpy';
     const o = optionsOf(where, options, ['dtype']);
@@ -394,7 +441,13 @@ export class Blas extends StreamBoundResource {
     return this;
   }
 
-  /** x = alpha·x (cublas{S,D,C,Z}scal), enqueued. */
+  /**
+   * x = alpha·x (cublas{S,D,C,Z}scal), enqueued.
+   * @param alpha The factor: a number, or { re, im } / [re, im] for complex vectors.
+   * @param x The vector scaled in place, a 1-D StridedView of device memory (its stride, > 0, is the increment) or a DeviceBuffer read as a contiguous vector
+   * of `options.dtype`.
+   * @param options `dtype`: the element type (f32, f64, c64, c128) of DeviceBuffer operands; a 1-D view brings its own.
+   */
   scal(alpha: Scalar, x: Operand, options?: VectorOptions): this {
     const where = 'Blas.scal';
     const o = optionsOf(where, options, ['dtype']);
@@ -408,6 +461,11 @@ export class Blas extends StreamBoundResource {
   /**
    * x·y (conjugating x with `conjugate` for complex vectors), returned as a number ({ re, im } for complex).
    * cuBLAS writes it to host memory, so the call waits for the stream's work: use dotAsync not to block.
+   * @param x The first vector, a 1-D StridedView of device memory (its stride, > 0, is the increment) or a DeviceBuffer read as a contiguous vector of
+   * `options.dtype`.
+   * @param y The second vector, as many elements as x, of x's dtype.
+   * @param options `dtype` (the element type of DeviceBuffer operands: f32, f64, c64, c128) and `conjugate` (complex vectors: conjugate x, dotc; default
+   * false).
    */
   dot(x: Operand, y: Operand, options?: DotOptions): number | Complex {
     const where = 'Blas.dot';
@@ -417,7 +475,15 @@ export class Blas extends StreamBoundResource {
     return this.readResult(dt, false);
   }
 
-  /** x·y into element 0 of `result` (device memory of x's dtype), enqueued: nothing waits. */
+  /**
+   * x·y into element 0 of `result` (device memory of x's dtype), enqueued: nothing waits.
+   * @param x The first vector, a 1-D StridedView of device memory (its stride, > 0, is the increment) or a DeviceBuffer read as a contiguous vector of
+   * `options.dtype`.
+   * @param y The second vector, as many elements as x, of x's dtype.
+   * @param result Device memory whose element 0 (of x's dtype) receives the product: a DeviceBuffer or a 1-D view.
+   * @param options `dtype` (the element type of DeviceBuffer operands: f32, f64, c64, c128) and `conjugate` (complex vectors: conjugate x, dotc; default
+   * false).
+   */
   dotInto(x: Operand, y: Operand, result: Operand, options?: DotOptions): this {
     const where = 'Blas.dotInto';
     const dt = this.dotArgs(where, x, y, options);
@@ -427,7 +493,14 @@ export class Blas extends StreamBoundResource {
     return this;
   }
 
-  /** x·y awaited without blocking the event loop (dotInto a scratch element, then the stream awaited). */
+  /**
+   * x·y awaited without blocking the event loop (dotInto a scratch element, then the stream awaited).
+   * @param x The first vector, a 1-D StridedView of device memory (its stride, > 0, is the increment) or a DeviceBuffer read as a contiguous vector of
+   * `options.dtype`.
+   * @param y The second vector, as many elements as x, of x's dtype.
+   * @param options `dtype` (the element type of DeviceBuffer operands: f32, f64, c64, c128) and `conjugate` (complex vectors: conjugate x, dotc; default
+   * false).
+   */
   async dotAsync(x: Operand, y: Operand, options?: DotOptions): Promise<number | Complex> {
     const dt = this.dotArgs('Blas.dotAsync', x, y, options);
     return this.viaDevice(dt, false, (r) => this.dotInto(x, y, r, options));
@@ -439,7 +512,12 @@ export class Blas extends StreamBoundResource {
     return this.vectors(where, x, y, o.dtype);
   }
 
-  /** ‖x‖₂ as a number (a real number for complex x too); waits like {@link Blas.dot}. */
+  /**
+   * ‖x‖₂ as a number (a real number for complex x too); waits like {@link Blas.dot}.
+   * @param x The vector, a 1-D StridedView of device memory (its stride, > 0, is the increment) or a DeviceBuffer read as a contiguous vector of
+   * `options.dtype`.
+   * @param options `dtype`: the element type (f32, f64, c64, c128) of DeviceBuffer operands; a 1-D view brings its own.
+   */
   nrm2(x: Operand, options?: VectorOptions): number {
     const where = 'Blas.nrm2';
     const o = optionsOf(where, options, ['dtype']);
@@ -449,7 +527,13 @@ export class Blas extends StreamBoundResource {
     return this.readResult(dt, true) as number;
   }
 
-  /** ‖x‖₂ into element 0 of `result` (device memory of x's real dtype: f32 for f32/c64, f64 for f64/c128), enqueued. */
+  /**
+   * ‖x‖₂ into element 0 of `result` (device memory of x's real dtype: f32 for f32/c64, f64 for f64/c128), enqueued.
+   * @param x The vector, a 1-D StridedView of device memory (its stride, > 0, is the increment) or a DeviceBuffer read as a contiguous vector of
+   * `options.dtype`.
+   * @param result Device memory whose element 0 receives the norm, of x's real dtype (f32 for f32/c64, f64 for f64/c128).
+   * @param options `dtype`: the element type (f32, f64, c64, c128) of DeviceBuffer operands; a 1-D view brings its own.
+   */
   nrm2Into(x: Operand, result: Operand, options?: VectorOptions): this {
     const where = 'Blas.nrm2Into';
     const o = optionsOf(where, options, ['dtype']);
@@ -460,14 +544,27 @@ export class Blas extends StreamBoundResource {
     return this;
   }
 
-  /** ‖x‖₂ awaited without blocking the event loop. */
+  /**
+   * ‖x‖₂ awaited without blocking the event loop.
+   * @param x The vector, a 1-D StridedView of device memory (its stride, > 0, is the increment) or a DeviceBuffer read as a contiguous vector of
+   * `options.dtype`.
+   * @param options `dtype`: the element type (f32, f64, c64, c128) of DeviceBuffer operands; a 1-D view brings its own.
+   */
   async nrm2Async(x: Operand, options?: VectorOptions): Promise<number> {
     const o = optionsOf('Blas.nrm2Async', options, ['dtype']);
     const dt = this.vectors('Blas.nrm2Async', x, undefined, o.dtype);
     return (await this.viaDevice(realOf(dt), true, (r) => this.nrm2Into(x, r, options))) as number;
   }
 
-  /** y = alpha·op(a)·x + beta·y (cublas{S,D,C,Z}gemv), enqueued; a a 2-D view in either order. */
+  /**
+   * y = alpha·op(a)·x + beta·y (cublas{S,D,C,Z}gemv), enqueued; a a 2-D view in either order.
+   * @param a The matrix, a 2-D StridedView [rows, cols] of device memory, row-major (strides [ld, 1]) or column-major (strides [1, ld]), of dtype f32, f64,
+   * c64 or c128.
+   * @param x The input vector, of a's dtype, as many elements as op(a) has columns.
+   * @param y The output vector (read too when beta ≠ 0), of a's dtype, as many elements as op(a) has rows.
+   * @param options `trans` ('N' default, 'T' or 'C': the op applied to a), `alpha` (default 1), `beta` (default 0: y is only written) and `dtype` (of a
+   * DeviceBuffer x).
+   */
   gemv(a: StridedView, x: Operand, y: Operand, options?: GemvOptions): this {
     const where = 'Blas.gemv';
     const o = optionsOf(where, options, ['dtype', 'trans', 'alpha', 'beta']);

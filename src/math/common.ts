@@ -122,7 +122,13 @@ export class ScalarBox {
   private readonly i32 = new Int32Array(this.bytes);
   private readonly u16 = new Uint16Array(this.bytes);
 
-  /** Writes `value` as one `dtype` element; TypeError naming `where`/`name` for a non-number (or non-complex). */
+  /**
+   * Writes `value` as one `dtype` element; TypeError naming `where`/`name` for a non-number (or non-complex).
+   * @param where The call named in the error for a bad value (e.g. 'Blas.gemm').
+   * @param name The argument named in the error (e.g. 'alpha').
+   * @param dtype The element type to write the value as: f16, bf16, f32, f64, i32, c64 or c128.
+   * @param value The scalar: a number, or { re, im } / [re, im] for c64 and c128.
+   */
   set(where: string, name: string, dtype: DType, value: unknown): ArrayBufferView {
     if (dtype === 'c64' || dtype === 'c128') {
       const parts = complexParts(value);

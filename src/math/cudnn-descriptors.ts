@@ -29,7 +29,10 @@ function positiveIntegers(where: string, name: string, v: unknown, min: number, 
   });
 }
 
-/** Element strides of `shape` with the channels (dimension 1) last: NHWC for 4 dimensions, NDHWC for 5. */
+/**
+ * Element strides of `shape` with the channels (dimension 1) last: NHWC for 4 dimensions, NDHWC for 5.
+ * @param shape Logical extents, batch and channels first: [N, C, H, W] or [N, C, D, H, W].
+ */
 export function channelsLastStrides(shape: readonly number[]): number[] {
   const strides = new Array<number>(shape.length);
   let step = 1;
@@ -88,7 +91,11 @@ export class TensorDescriptor extends Resource {
   readonly id = nextDescriptorId();
   private readonly slot: NativeSlot;
 
-  /** Checks `options` (RangeError/TypeError naming `TensorDescriptor`); cuDNN is not loaded until a call uses it. */
+  /**
+   * Checks `options` (RangeError/TypeError naming `TensorDescriptor`); cuDNN is not loaded until a call uses it.
+   * @param options `dtype` ('f16', 'f32' or 'f64'), `shape` (1 to 8 extents, batch and channels first whatever the layout), and `layout` ('NCHW' default or
+   * 'NHWC') or `strides` (element strides of each dimension, for any other layout).
+   */
   constructor(options: TensorDescriptorOptions) {
     const where = 'TensorDescriptor';
     const o = checkOptions(where, options, ['dtype', 'shape', 'layout', 'strides']);
@@ -113,7 +120,10 @@ export class TensorDescriptor extends Resource {
     if (this.extent > Number.MAX_SAFE_INTEGER) throw new RangeError(`${where}: the tensor spans more than 2**53 elements`);
   }
 
-  /** The descriptor of a view: its dtype, shape and strides (its offset is the operand's business). */
+  /**
+   * The descriptor of a view: its dtype, shape and strides (its offset is the operand's business).
+   * @param view A view whose dtype, shape ([N, C, …spatial]) and strides become the descriptor's; its byte offset is ignored.
+   */
   static of(view: StridedView): TensorDescriptor {
     if (!(view instanceof StridedView)) throw new TypeError(`TensorDescriptor.of: view must be a StridedView, got ${describe(view)}`);
     return new TensorDescriptor({ dtype: view.dtype as CudnnDType, shape: view.shape, strides: view.strides });
@@ -176,7 +186,11 @@ export class FilterDescriptor extends Resource {
   readonly id = nextDescriptorId();
   private readonly slot: NativeSlot;
 
-  /** Checks `options` (RangeError/TypeError naming `FilterDescriptor`); cuDNN is not loaded until a call uses it. */
+  /**
+   * Checks `options` (RangeError/TypeError naming `FilterDescriptor`); cuDNN is not loaded until a call uses it.
+   * @param options `dtype` ('f16', 'f32' or 'f64', the data's), `shape` ([K, C / groups, …spatial]: 4 dimensions for 2-D convolutions, 5 for 3-D) and
+   * `layout` ('NCHW' default: [K][C][R][S]; 'NHWC': [K][R][S][C]).
+   */
   constructor(options: FilterDescriptorOptions) {
     const where = 'FilterDescriptor';
     const o = checkOptions(where, options, ['dtype', 'shape', 'layout']);
@@ -195,7 +209,10 @@ export class FilterDescriptor extends Resource {
     this.size = shape.reduce((a, b) => a * b, 1);
   }
 
-  /** The descriptor of a packed view of shape [K, C/groups, …spatial]: C order is NCHW, channels-last strides NHWC. */
+  /**
+   * The descriptor of a packed view of shape [K, C/groups, …spatial]: C order is NCHW, channels-last strides NHWC.
+   * @param view A packed view of shape [K, C / groups, …spatial]: C-order strides give NCHW, channels-last strides NHWC.
+   */
   static of(view: StridedView): FilterDescriptor {
     const where = 'FilterDescriptor.of';
     if (!(view instanceof StridedView)) throw new TypeError(`${where}: view must be a StridedView, got ${describe(view)}`);
@@ -290,7 +307,12 @@ export class ConvolutionDescriptor extends Resource {
   private readonly natives: Map<number, { handle: number; math: number }>;
   private readonly slot: { api: CudnnApi | undefined };
 
-  /** Checks `options` (RangeError/TypeError naming `ConvolutionDescriptor`); every setting has a default. */
+  /**
+   * Checks `options` (RangeError/TypeError naming `ConvolutionDescriptor`); every setting has a default.
+   * @param options `padding` (default 0), `stride` (default 1), `dilation` (default 1): each a number for every spatial dimension or one per dimension, in
+   * elements; `groups` (default 1), `mathType` ('default': TF32 allowed on Ampere and later; 'tensorOp', 'tensorOpAllowConversion', or 'fma' to forbid
+   * tensor cores), `mode` ('crossCorrelation' default, or 'convolution') and `computeType` (default f32 for f16/f32 data, f64 for f64).
+   */
   constructor(options: ConvolutionOptions = {}) {
     const where = 'ConvolutionDescriptor';
     const o = checkOptions(where, options, ['padding', 'stride', 'dilation', 'groups', 'mathType', 'mode', 'computeType']);
@@ -332,6 +354,9 @@ export class ConvolutionDescriptor extends Resource {
   /**
    * The output shape of this convolution of `x` by `w` ([N, K, …spatial]), computed here (the formula
    * cuDNN applies); RangeError naming `where` when the two do not fit together.
+   * @param x The input tensor's descriptor, [N, C, …spatial].
+   * @param w The filter's descriptor, [K, C / groups, …spatial].
+   * @param where The call named in a RangeError when x and w do not fit together (default 'ConvolutionDescriptor.outputShape').
    */
   outputShape(x: TensorDescriptor, w: FilterDescriptor, where = 'ConvolutionDescriptor.outputShape'): number[] {
     if (!(x instanceof TensorDescriptor)) throw new TypeError(`${where}: x must be a TensorDescriptor, got ${describe(x)}`);
@@ -423,7 +448,12 @@ export class ActivationDescriptor extends Resource {
   readonly propagateNan: boolean;
   private readonly slot: NativeSlot;
 
-  /** `mode` with its coefficient option where it has one (clippedRelu needs `ceiling`); an option of another mode is a TypeError. */
+  /**
+   * `mode` with its coefficient option where it has one (clippedRelu needs `ceiling`); an option of another mode is a TypeError.
+   * @param mode The function: 'relu', 'sigmoid', 'tanh', 'clippedRelu', 'elu' or 'swish'.
+   * @param options The mode's coefficient where it has one (`ceiling` for clippedRelu, required; `alpha` for elu, default 1; `beta` for swish, default 1) and
+   * `propagateNan` (default false).
+   */
   constructor(mode: ActivationMode, options: ActivationOptions = {}) {
     const where = 'ActivationDescriptor';
     if (typeof mode !== 'string' || !Object.hasOwn(CUDNN_ACTIVATION_MODE, mode)) {

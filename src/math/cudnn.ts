@@ -148,6 +148,22 @@ interface Natives {
 /**
  * A cuDNN handle (cudnnCreate) working on one Stream: convolution forward and activation forward on
  * device tensors. `close()` destroys it; the stream may be closed first (its destroy waits for the handle).
+ * @example
+ * ```ts
+ * import { ConvolutionDescriptor, Cudnn, DeviceBuffer, FilterDescriptor, Stream, TensorDescriptor } from 'cuda-ts/objects';
+ *
+ * using stream = Stream.create();
+ * using dnn = Cudnn.create({ stream }); // loads cuDNN
+ * using xDesc = new TensorDescriptor({ dtype: 'f32', shape: [1, 1, 4, 4] }); // [N, C, H, W], NCHW
+ * using wDesc = new FilterDescriptor({ dtype: 'f32', shape: [1, 1, 3, 3] }); // [K, C, R, S]
+ * using conv = new ConvolutionDescriptor({ padding: 1 });
+ * using yDesc = new TensorDescriptor({ dtype: 'f32', shape: conv.outputShape(xDesc, wDesc) }); // [1, 1, 4, 4]
+ * using x = DeviceBuffer.from(new Float32Array(16).fill(1), { stream });
+ * using w = DeviceBuffer.from(new Float32Array(9).fill(1), { stream });
+ * using y = DeviceBuffer.alloc(yDesc.size * 4, { stream });
+ * dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y); // the algorithm and workspace are chosen once
+ * console.log(y.toArray(Float32Array, { stream }).slice(0, 4)); // Float32Array [4, 6, 6, 4]: 3×3 box sums
+ * ```
  */
 export class Cudnn extends StreamBoundResource {
   /** cuDNN's handle (`cudnnHandle_t`), for calls of the typed layer the object does not cover. */
@@ -169,7 +185,10 @@ export class Cudnn extends StreamBoundResource {
     this.api = api;
   }
 
-  /** A handle on `options.stream` (default: the current context's legacy default stream). Loads cuDNN. */
+  /**
+   * A handle on `options.stream` (default: the current context's legacy default stream). Loads cuDNN.
+   * @param options `stream`: the stream the handle's work is enqueued on (default: the current context's legacy default stream).
+   */
   static create(options: CudnnOptions = {}): Cudnn {
     const where = 'Cudnn.create';
     const stream = createStream(where, options);
@@ -189,7 +208,10 @@ export class Cudnn extends StreamBoundResource {
     return cudnnApi().cudnnGetVersion();
   }
 
-  /** Enqueues the handle's later work on `stream` (same context); the kept workspace is freed on the old one. */
+  /**
+   * Enqueues the handle's later work on `stream` (same context); the kept workspace is freed on the old one.
+   * @param stream The stream later calls enqueue on: a Stream (or stream-protocol object) of the handle's context.
+   */
   setStream(stream: StreamLike): void {
     const where = 'Cudnn.setStream';
     this.checkUsable(where);
@@ -202,7 +224,12 @@ export class Cudnn extends StreamBoundResource {
     this.adoptStream(s);
   }
 
-  /** The output shape cuDNN computes for `conv` of `x` by `w` (cudnnGetConvolutionNdForwardOutputDim). */
+  /**
+   * The output shape cuDNN computes for `conv` of `x` by `w` (cudnnGetConvolutionNdForwardOutputDim).
+   * @param conv The convolution's settings (padding, stride, dilation, groups, math type, mode, compute type).
+   * @param x The input tensor's descriptor: dtype, [N, C, …spatial] shape and strides.
+   * @param w The filter's descriptor: dtype and [K, C / groups, …spatial] shape, packed.
+   */
   convolutionOutputShape(conv: ConvolutionDescriptor, x: TensorDescriptor, w: FilterDescriptor): number[] {
     const where = 'Cudnn.convolutionOutputShape';
     checkTypes(where, conv, x, w, undefined);
@@ -217,6 +244,11 @@ export class Cudnn extends StreamBoundResource {
   /**
    * The forward algorithms for this convolution, best first: cuDNN's heuristics, or with `find` each
    * timed once on the GPU (cudnnFindConvolutionForwardAlgorithm: synchronous, allocates its own memory).
+   * @param conv The convolution's settings (padding, stride, dilation, groups, math type, mode, compute type).
+   * @param x The input tensor's descriptor: dtype, [N, C, …spatial] shape and strides.
+   * @param w The filter's descriptor: dtype and [K, C / groups, …spatial] shape, packed.
+   * @param y The output tensor's descriptor: its shape must be the convolution's output shape.
+   * @param options `find`: time each algorithm once on the GPU (synchronous; default false: cuDNN's heuristics, times -1).
    */
   convolutionAlgorithms(conv: ConvolutionDescriptor, x: TensorDescriptor, w: FilterDescriptor, y: TensorDescriptor, options: { find?: boolean } = {}): ConvolutionAlgorithmPerf[] {
     const where = 'Cudnn.convolutionAlgorithms';
@@ -233,6 +265,18 @@ export class Cudnn extends StreamBoundResource {
    * y = alpha · conv(x, w) + beta · y (cudnnConvolutionForward), x and y described by TensorDescriptors,
    * w by a FilterDescriptor, each datum a DeviceBuffer or a StridedView matching its descriptor.
    * Enqueued on the handle's stream; y must not overlap x or w.
+   * @param conv The convolution's settings (padding, stride, dilation, groups, math type, mode, compute type).
+   * @param xDesc The input tensor's descriptor: dtype (f16, f32, f64), [N, C, …spatial] shape, strides.
+   * @param x The input's device memory: a DeviceBuffer holding the descriptor's extent from byte 0, or a StridedView whose dtype, shape and strides equal the
+   * descriptor's.
+   * @param wDesc The filter's descriptor: x's dtype, [K, C / groups, …spatial] shape, packed.
+   * @param w The filter's device memory: a DeviceBuffer holding the descriptor's extent from byte 0, or a StridedView whose dtype, shape and strides equal
+   * the descriptor's.
+   * @param yDesc The output tensor's descriptor: x's dtype and the convolution's output shape (see {@link ConvolutionDescriptor.outputShape}).
+   * @param y The output's device memory: a DeviceBuffer holding the descriptor's extent from byte 0, or a StridedView whose dtype, shape and strides equal
+   * the descriptor's. Read too when beta ≠ 0; must not overlap x or w.
+   * @param options `alpha` (default 1), `beta` (default 0: y is only written), `algorithm` ('heuristic' default, 'find', or an algorithm by name) and
+   * `workspaceLimit` (the most workspace bytes an algorithm may use; default no limit).
    */
   convolutionForward(
     conv: ConvolutionDescriptor, xDesc: TensorDescriptor, x: DeviceBuffer | StridedView, wDesc: FilterDescriptor, w: DeviceBuffer | StridedView,
@@ -265,6 +309,14 @@ export class Cudnn extends StreamBoundResource {
   /**
    * y = alpha · f(x) + beta · y (cudnnActivationForward) elementwise; x and y have one dtype and shape
    * (their strides may differ), and may be the same memory (in place).
+   * @param act The activation function and its coefficient.
+   * @param xDesc The input tensor's descriptor (f16, f32 or f64).
+   * @param x The input's device memory: a DeviceBuffer holding the descriptor's extent from byte 0, or a StridedView whose dtype, shape and strides equal the
+   * descriptor's.
+   * @param yDesc The output tensor's descriptor: x's dtype and shape (its strides may differ).
+   * @param y The output's device memory: a DeviceBuffer holding the descriptor's extent from byte 0, or a StridedView whose dtype, shape and strides equal
+   * the descriptor's. May be x itself (in place).
+   * @param options `alpha` (default 1) and `beta` (default 0: y is only written): y = alpha · f(x) + beta · y.
    */
   activationForward(act: ActivationDescriptor, xDesc: TensorDescriptor, x: DeviceBuffer | StridedView, yDesc: TensorDescriptor, y: DeviceBuffer | StridedView, options?: ActivationForwardOptions): void {
     const where = 'Cudnn.activationForward';

@@ -54,35 +54,82 @@ const KINDS = {
   irfftn: { id: 7, where: 'irfftn', type: 'c2r', inverse: true, all: true },
 } as const satisfies Record<string, Kind>;
 
-/** The C2C forward transform of `x`'s last axis (the leading axes are a batch), like `cupy.fft.fft`. */
+/**
+ * The C2C forward transform of `x`'s last axis (the leading axes are a batch), like `cupy.fft.fft`.
+ * @param x The complex signal (c64 or c128): a StridedView of device memory, or a DeviceBuffer with `options.dtype`; its last axis is transformed, the
+ * leading axes are a batch.
+ * @param options `out` (where the result goes; default a new packed buffer allocated stream-ordered: close `result.buffer` when done), `stream` (default: the
+ * current context's legacy default stream), `normalize` (default 'backward': 1/n on the inverse, as numpy) and `dtype` (of a DeviceBuffer x).
+ */
 export function fft(x: Operand, options?: FftCallOptions): StridedView {
   return transform(KINDS.fft, x, options);
 }
-/** The C2C inverse transform of `x`'s last axis, scaled by 1/n by default, like `cupy.fft.ifft`. */
+/**
+ * The C2C inverse transform of `x`'s last axis, scaled by 1/n by default, like `cupy.fft.ifft`.
+ * @param x The complex spectrum (c64 or c128): a StridedView of device memory, or a DeviceBuffer with `options.dtype`; its last axis is transformed, the
+ * leading axes are a batch.
+ * @param options `out` (where the result goes; default a new packed buffer allocated stream-ordered: close `result.buffer` when done), `stream` (default: the
+ * current context's legacy default stream), `normalize` (default 'backward': 1/n on the inverse, as numpy) and `dtype` (of a DeviceBuffer x).
+ */
 export function ifft(x: Operand, options?: FftCallOptions): StridedView {
   return transform(KINDS.ifft, x, options);
 }
-/** The C2C forward transform over every axis of `x` (1 to 3 axes), like `cupy.fft.fftn`. */
+/**
+ * The C2C forward transform over every axis of `x` (1 to 3 axes), like `cupy.fft.fftn`.
+ * @param x The complex array (c64 or c128) of 1 to 3 axes, all transformed: a StridedView of device memory, or a DeviceBuffer with `options.dtype`.
+ * @param options `out` (where the result goes; default a new packed buffer allocated stream-ordered: close `result.buffer` when done), `stream` (default: the
+ * current context's legacy default stream), `normalize` (default 'backward': 1/n on the inverse, as numpy) and `dtype` (of a DeviceBuffer x).
+ */
 export function fftn(x: Operand, options?: FftCallOptions): StridedView {
   return transform(KINDS.fftn, x, options);
 }
-/** The C2C inverse transform over every axis of `x` (1 to 3), like `cupy.fft.ifftn`. */
+/**
+ * The C2C inverse transform over every axis of `x` (1 to 3), like `cupy.fft.ifftn`.
+ * @param x The complex array (c64 or c128) of 1 to 3 axes, all transformed: a StridedView of device memory, or a DeviceBuffer with `options.dtype`.
+ * @param options `out` (where the result goes; default a new packed buffer allocated stream-ordered: close `result.buffer` when done), `stream` (default: the
+ * current context's legacy default stream), `normalize` (default 'backward': 1/n on the inverse, as numpy) and `dtype` (of a DeviceBuffer x).
+ */
 export function ifftn(x: Operand, options?: FftCallOptions): StridedView {
   return transform(KINDS.ifftn, x, options);
 }
-/** The R2C transform of `x`'s last axis (f32 → c64, f64 → c128; n/2 + 1 outputs), like `cupy.fft.rfft`. */
+/**
+ * The R2C transform of `x`'s last axis (f32 → c64, f64 → c128; n/2 + 1 outputs), like `cupy.fft.rfft`.
+ * @param x The real signal (f32 or f64): a StridedView of device memory, or a DeviceBuffer with `options.dtype`; its last axis is transformed, the leading
+ * axes are a batch.
+ * @param options `out` (where the result goes; default a new packed buffer allocated stream-ordered: close `result.buffer` when done), `stream` (default: the
+ * current context's legacy default stream), `normalize` (default 'backward': 1/n on the inverse, as numpy) and `dtype` (of a DeviceBuffer x).
+ */
 export function rfft(x: Operand, options?: FftCallOptions): StridedView {
   return transform(KINDS.rfft, x, options);
 }
-/** The C2R transform of `x`'s last axis back to `n` reals (default 2·(m − 1)), like `cupy.fft.irfft`. Overwrites `x` (cuFFT's C2R rule). */
+/**
+ * The C2R transform of `x`'s last axis back to `n` reals (default 2·(m − 1)), like `cupy.fft.irfft`. Overwrites `x` (cuFFT's C2R rule).
+ * @param x The half spectrum (c64 or c128, m = n/2 + 1 values on the last axis), overwritten by cuFFT: a StridedView of device memory, or a DeviceBuffer with
+ * `options.dtype`.
+ * @param options `out` (where the result goes; default a new packed buffer allocated stream-ordered: close `result.buffer` when done), `stream` (default: the
+ * current context's legacy default stream), `normalize` (default 'backward': 1/n on the inverse, as numpy) and `dtype` (of a DeviceBuffer x), and `n` (the
+ * real result's last-axis length; default 2·(m − 1)).
+ */
 export function irfft(x: Operand, options?: IrfftOptions): StridedView {
   return transform(KINDS.irfft, x, options);
 }
-/** The R2C transform over every axis of `x` (1 to 3), like `cupy.fft.rfftn`. */
+/**
+ * The R2C transform over every axis of `x` (1 to 3), like `cupy.fft.rfftn`.
+ * @param x The real array (f32 or f64) of 1 to 3 axes, all transformed: a StridedView of device memory, or a DeviceBuffer with `options.dtype`.
+ * @param options `out` (where the result goes; default a new packed buffer allocated stream-ordered: close `result.buffer` when done), `stream` (default: the
+ * current context's legacy default stream), `normalize` (default 'backward': 1/n on the inverse, as numpy) and `dtype` (of a DeviceBuffer x).
+ */
 export function rfftn(x: Operand, options?: FftCallOptions): StridedView {
   return transform(KINDS.rfftn, x, options);
 }
-/** The C2R transform over every axis of `x` (1 to 3), like `cupy.fft.irfftn`. Overwrites `x`. */
+/**
+ * The C2R transform over every axis of `x` (1 to 3), like `cupy.fft.irfftn`. Overwrites `x`.
+ * @param x The half spectrum (c64 or c128, last axis n/2 + 1) of 1 to 3 axes, overwritten by cuFFT: a StridedView of device memory, or a DeviceBuffer with
+ * `options.dtype`.
+ * @param options `out` (where the result goes; default a new packed buffer allocated stream-ordered: close `result.buffer` when done), `stream` (default: the
+ * current context's legacy default stream), `normalize` (default 'backward': 1/n on the inverse, as numpy) and `dtype` (of a DeviceBuffer x), and `n` (the
+ * real result's last-axis length; default 2·(m − 1)).
+ */
 export function irfftn(x: Operand, options?: IrfftOptions): StridedView {
   return transform(KINDS.irfftn, x, options);
 }

@@ -139,6 +139,18 @@ function destroyPlan(ctx: Context, handle: PlanHandle, state: PlanState): void {
  * then `plan.forward(x, y)` / `plan.inverse(y, x)` as often as needed; `close()` (or `using`) destroys it.
  * Operands are StridedViews whose dtype, shape and strides equal the plan's sides, or DeviceBuffers
  * holding a packed side. Executions are asynchronous on the plan's stream, like kernels.
+ * @example
+ * ```ts
+ * import { DeviceBuffer, FftPlan, Stream } from 'cuda-ts/objects';
+ *
+ * using stream = Stream.create();
+ * const signal = Float32Array.from({ length: 8 }, (_, k) => Math.cos((2 * Math.PI * k) / 8));
+ * using x = DeviceBuffer.from(signal, { stream }); // 8 real samples (f32)
+ * using spectrum = DeviceBuffer.alloc((8 / 2 + 1) * 8, { stream }); // n/2 + 1 complex (c64) bins
+ * using plan = FftPlan.create({ shape: [8], type: 'r2c', stream }); // loads cuFFT; made once
+ * plan.forward(x, spectrum); // executed as often as needed, enqueued on the stream
+ * console.log(spectrum.toArray(Float32Array, { stream })); // [re, im] pairs: bin 1 is 4 + 0i (n/2), the rest ~0
+ * ```
  */
 export class FftPlan extends StreamBoundResource {
   /** 'c2c', 'r2c' (forward only) or 'c2r' (inverse only). */
@@ -207,7 +219,12 @@ export class FftPlan extends StreamBoundResource {
     this.hinted = stream.handle > 2;
   }
 
-  /** A plan given by sizes: `FftPlan.create({ shape: [12, 35], type: 'r2c', batch: 4 })`. */
+  /**
+   * A plan given by sizes: `FftPlan.create({ shape: [12, 35], type: 'r2c', batch: 4 })`.
+   * @param options `shape` (the transform sizes, row-major, 1 to 3; the real side's for r2c/c2r), `type` ('c2c' default, 'r2c', 'c2r'), `precision` ('single'
+   * default, 'double'), `batch` (default 1), `inputStrides`/`outputStrides` (elements of [batch, ...axes]; default packed), `normalize` (default 'none'),
+   * `stream` (default: the current context's legacy default stream) and `workspace` ('pool' default, 'cufft').
+   */
   static create(options: FftPlanOptions): FftPlan {
     const where = 'FftPlan.create';
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object { shape, type?, precision?, batch?, … }, got ${describe(options)}`);
@@ -225,6 +242,11 @@ export class FftPlan extends StreamBoundResource {
    * A plan for `input` → `output` StridedViews over their last `rank` axes (default all), the leading
    * axes collapsed into the batch: the transform type and precision follow the dtypes (c64→c64 C2C,
    * f32→c64 R2C, c64→f32 C2R; c128/f64 for double). Any views with the same layout work with it later.
+   * @param input A view of what the plan will transform: its dtype picks type and precision (c64 → c64 C2C, f32 → c64 R2C, c64 → f32 C2R; c128/f64 double),
+   * its shape and strides the input layout.
+   * @param output A view of where results go: shape and strides of the output layout (for R2C/C2R the complex side's last axis is n/2 + 1).
+   * @param options `rank` (how many trailing axes to transform, 1 to 3; default all, the leading ones being the batch), `normalize` (default 'none'),
+   * `stream` and `workspace`, as {@link FftPlan.create}.
    */
   static like(input: StridedView, output: StridedView, options: FftPlanLikeOptions = {}): FftPlan {
     const where = 'FftPlan.like';
@@ -269,7 +291,12 @@ export class FftPlan extends StreamBoundResource {
     return this.h;
   }
 
-  /** The forward transform (C2C or R2C) of `input` into `output` (default: in place, C2C only). Returns `output`. */
+  /**
+   * The forward transform (C2C or R2C) of `input` into `output` (default: in place, C2C only). Returns `output`.
+   * @param input The signal: a StridedView of device memory with the plan's input dtype, shape and strides (a batch axis of 1 may be left out), or a
+   * DeviceBuffer holding a packed input side.
+   * @param output Where the spectrum goes, matching the plan's output side the same way; default `input` (in place, C2C only).
+   */
   forward<O extends Operand>(input: Operand, output?: O): O {
     if (this.type === 'c2r') throw new TypeError('FftPlan.forward: a c2r plan transforms inverse only (use inverse)');
     const out = output === undefined ? (input as O) : output;
@@ -277,7 +304,12 @@ export class FftPlan extends StreamBoundResource {
     return out;
   }
 
-  /** The inverse transform (C2C or C2R) of `input` into `output` (default: in place, C2C only). Returns `output`. C2R overwrites its input (cuFFT's own rule). */
+  /**
+   * The inverse transform (C2C or C2R) of `input` into `output` (default: in place, C2C only). Returns `output`. C2R overwrites its input (cuFFT's own rule).
+   * @param input The spectrum: a StridedView with the plan's input dtype, shape and strides, or a DeviceBuffer holding a packed input side; C2R overwrites
+   * it.
+   * @param output Where the signal goes, matching the plan's output side the same way; default `input` (in place, C2C only).
+   */
   inverse<O extends Operand>(input: Operand, output?: O): O {
     if (this.type === 'r2c') throw new TypeError('FftPlan.inverse: an r2c plan transforms forward only (use forward)');
     const out = output === undefined ? (input as O) : output;
@@ -334,6 +366,7 @@ export class FftPlan extends StreamBoundResource {
   /**
    * Moves the plan to `stream` (cufftSetStream); a pool workspace is reallocated there, the old one
    * freed in order on the old stream. Work already enqueued stays where it was.
+   * @param stream The stream later executions enqueue on: a Stream (or stream-protocol object) of the plan's context.
    */
   setStream(stream: StreamLike): this {
     const where = 'FftPlan.setStream';

@@ -116,6 +116,23 @@ function alignmentOf(address: number): number {
 /**
  * A planned cuBLASLt matrix product: `Matmul.create({ a, b, d })`, `plan({ epilogue: 'RELU_BIAS', bias })`,
  * then `execute({ a, b, d, bias })` as often as needed (work enqueued on the stream).
+ * @example
+ * ```ts
+ * import { DeviceBuffer, Matmul, Stream, matrix } from 'cuda-ts/objects';
+ *
+ * using stream = Stream.create();
+ * using bufX = DeviceBuffer.from(new Float32Array(64 * 32).fill(1));
+ * using bufW = DeviceBuffer.from(new Float32Array(32 * 16).fill(0.5));
+ * using bufBias = DeviceBuffer.from(new Float32Array(64).fill(-1)); // one value per row of d
+ * using bufD = DeviceBuffer.alloc(64 * 16 * 4, { stream });
+ * const x = matrix(bufX, { dtype: 'f32', rows: 64, cols: 32 }); // row-major
+ * const w = matrix(bufW, { dtype: 'f32', rows: 32, cols: 16, order: 'col' });
+ * const d = matrix(bufD, { dtype: 'f32', rows: 64, cols: 16, order: 'col' }); // bias epilogues write d column-major
+ * using mm = Matmul.create({ a: x, b: w, d, stream }); // loads cuBLASLt
+ * mm.plan({ epilogue: 'RELU_BIAS', bias: bufBias }); // the heuristic's algorithms, the workspace
+ * mm.execute({ a: x, b: w, d, bias: bufBias }); // d = ReLU(x·w + bias), as often as needed
+ * console.log(bufD.toArray(Float32Array, { stream })[0]); // 15 (32 · 0.5 − 1)
+ * ```
  */
 export class Matmul extends StreamBoundResource {
   /** M: rows of op(a) and of d. */
@@ -172,7 +189,12 @@ export class Matmul extends StreamBoundResource {
     this.handles = [lt.handle.handle, lt.op.handle, ...lt.layouts.map((l) => l.handle)] as unknown as typeof this.handles;
   }
 
-  /** A Matmul of `options.a` × `options.b` (→ d): checks the shapes, loads cuBLASLt, makes the handle, descriptor and layouts. */
+  /**
+   * A Matmul of `options.a` × `options.b` (→ d): checks the shapes, loads cuBLASLt, makes the handle, descriptor and layouts.
+   * @param options What is multiplied: `a` and `b` (views or descriptions { dtype, shape, order?, ld?, batchStride? }), optional `c` and `d` (d defaults to
+   * c's layout, else a packed column-major M×N of a's dtype), `transA`/`transB` ('N' default, 'T', 'C'), `computeType` (default by dtype, as {@link
+   * Blas.gemmEx}) and `stream` (execute's default; default: the current context's legacy default stream).
+   */
   static create(options: MatmulOptions): Matmul {
     const where = 'Matmul.create';
     const shape = matmulShape(where, options);
@@ -211,7 +233,10 @@ export class Matmul extends StreamBoundResource {
     return this.chosen;
   }
 
-  /** Makes execute use algorithm `index` of the plan. */
+  /**
+   * Makes execute use algorithm `index` of the plan.
+   * @param index The position in {@link Matmul.algorithms} of the algorithm execute uses from now on (0: the heuristic's first choice).
+   */
   select(index: number): this {
     const i = checkCount('Matmul.select', 'index', index);
     if (i >= this.algos.length) throw new RangeError(`Matmul.select: index ${i} is past the ${this.algos.length} planned algorithm(s)`);
@@ -222,6 +247,8 @@ export class Matmul extends StreamBoundResource {
   /**
    * Sets the epilogue and asks cuBLASLt's heuristic for up to `algorithms` algorithms that need at most
    * `maxWorkspaceBytes`; allocates the largest workspace they need. Planning again replaces the plan.
+   * @param options `epilogue` (default 'DEFAULT': none), `bias` (the bias vector execute will usually get, length M), `maxWorkspaceBytes` (the workspace cap,
+   * default 32 MiB) and `algorithms` (how many to ask the heuristic for, 1 to 64, default 8).
    */
   plan(options: MatmulPlanOptions = {}): this {
     const where = 'Matmul.plan';
@@ -299,7 +326,11 @@ export class Matmul extends StreamBoundResource {
     return s;
   }
 
-  /** Enqueues D = epilogue(alpha·op(A)·op(B) + beta·C) with the selected algorithm. */
+  /**
+   * Enqueues D = epilogue(alpha·op(A)·op(B) + beta·C) with the selected algorithm.
+   * @param operands `a`, `b`, `d` (and `c` when described), each matching its description; `alpha` (default 1), `beta` (default 0); `bias`, `aux`, `biasGrad`
+   * as the planned epilogue needs them; `stream` (default: the Matmul's).
+   */
   execute(operands: MatmulOperands): this {
     const where = 'Matmul.execute';
     const plan = this.planned;
@@ -398,6 +429,8 @@ export class Matmul extends StreamBoundResource {
    * Times every planned algorithm on `operands` (`iterations` executes each, between two events, after one
    * warm-up) and selects the fastest. d is overwritten (and read where beta ≠ 0 without c): use scratch data.
    * Resolves to the milliseconds per execute of each algorithm, in plan order.
+   * @param operands The operands to time on, as {@link Matmul.execute} takes them; d is overwritten, so pass scratch data or data about to be computed.
+   * @param options `iterations`: executes timed per algorithm, after one warm-up (default 3).
    */
   async autotune(operands: MatmulOperands, options: { iterations?: number } = {}): Promise<number[]> {
     const where = 'Matmul.autotune';

@@ -51,6 +51,9 @@ export interface MatrixOptions {
 /**
  * A 2-D view of `buffer` as a rows×cols matrix: `matrix(buf, { dtype: 'f32', rows: 3, cols: 4 })` (row-major)
  * or `{ …, order: 'col', ld: 8 }` (column-major, as cuBLAS stores it, leading dimension 8).
+ * @param buffer The device memory holding the matrix (bounds are checked against it).
+ * @param options `dtype`, `rows` and `cols` (required), `order` ('row' default, or 'col'), `ld` (the leading dimension in elements; default cols for 'row',
+ * rows for 'col') and `byteOffset` of element [0, 0] (default 0).
  */
 export function matrix(buffer: DeviceBuffer, options: MatrixOptions): StridedView {
   const where = 'matrix';

@@ -132,6 +132,19 @@ interface Target {
  * `gen.uniform(view)`, `gen.normal(buf, { mean: 0, std: 2, dtype: 'f32' })`, `gen.poisson(counts, 3.5)`.
  * Fills are asynchronous on the generator's stream; the sequence continues from call to call.
  * `close()` (or `using`) destroys it.
+ * @example
+ * ```ts
+ * import { DeviceBuffer, RandomGenerator, Stream } from 'cuda-ts/objects';
+ *
+ * using stream = Stream.create();
+ * using gen = RandomGenerator.create({ seed: 42, stream }); // philox4_32_10; loads cuRAND
+ * using noise = DeviceBuffer.alloc(1001 * 4, { stream });
+ * gen.normal(noise, { mean: 0, std: 2, dtype: 'f32' }); // any count, odd included; enqueued
+ * using u = DeviceBuffer.alloc(1024 * 4, { stream });
+ * gen.uniform(u, { dtype: 'f32' }); // in (0, 1]; the sequence goes on from the last fill
+ * const values = u.toArray(Float32Array, { stream });
+ * console.log(values.reduce((sum, v) => sum + v, 0) / values.length); // ≈ 0.5
+ * ```
  */
 export class RandomGenerator extends StreamBoundResource {
   /** The cuRAND generator algorithm it runs (the `kind` option; default 'philox4_32_10'). */
@@ -150,7 +163,11 @@ export class RandomGenerator extends StreamBoundResource {
     this.api = api;
   }
 
-  /** Makes a generator (cuRAND loads here on first use). */
+  /**
+   * Makes a generator (cuRAND loads here on first use).
+   * @param options `kind` (default 'philox4_32_10'), `seed` (pseudo generators; default cuRAND's own), `offset` (values skipped ahead; default 0), `ordering`
+   * (default 'default'), `dimensions` (quasi generators, 1 to 20000; default 1) and `stream` (default: the current context's legacy default stream).
+   */
   static create(options: RandomGeneratorOptions = {}): RandomGenerator {
     const where = 'RandomGenerator.create';
     const o = checkOptions(where, options);
@@ -182,7 +199,10 @@ export class RandomGenerator extends StreamBoundResource {
     return this.h;
   }
 
-  /** Sets a pseudo generator's seed (the sequence restarts at offset 0, cuRAND's rule). */
+  /**
+   * Sets a pseudo generator's seed (the sequence restarts at offset 0, cuRAND's rule).
+   * @param seed The new seed: a non-negative safe integer or a bigint below 2⁶⁴.
+   */
   setSeed(seed: number | bigint): this {
     const where = 'RandomGenerator.setSeed';
     const s = checkU64(where, 'seed', seed);
@@ -193,7 +213,11 @@ export class RandomGenerator extends StreamBoundResource {
     return this;
   }
 
-  /** Sets the absolute offset into the sequence (not for mtgp32 / mt19937). */
+  /**
+   * Sets the absolute offset into the sequence (not for mtgp32 / mt19937).
+   * @param offset How many values of the sequence to skip, counted from its start (not from the current position): a non-negative safe integer or a bigint
+   * below 2⁶⁴.
+   */
   setOffset(offset: number | bigint): this {
     const where = 'RandomGenerator.setOffset';
     const v = checkU64(where, 'offset', offset);
@@ -204,7 +228,10 @@ export class RandomGenerator extends StreamBoundResource {
     return this;
   }
 
-  /** Moves the generator to `stream` (curandSetStream). */
+  /**
+   * Moves the generator to `stream` (curandSetStream).
+   * @param stream The stream later fills enqueue on: a Stream (or stream-protocol object) of the generator's context.
+   */
   setStream(stream: StreamLike): this {
     const where = 'RandomGenerator.setStream';
     this.checkUsable(where);
@@ -215,7 +242,12 @@ export class RandomGenerator extends StreamBoundResource {
     return this;
   }
 
-  /** Uniform values in (0, 1] (f32 or f64; cuRAND's interval). Returns `out`. */
+  /**
+   * Uniform values in (0, 1] (f32 or f64; cuRAND's interval). Returns `out`.
+   * @param out The device memory filled (f32 or f64): a contiguous StridedView (its size is the count) or a DeviceBuffer (its whole elements of the dtype); a
+   * quasi generator needs a count that is a whole multiple of its dimensions.
+   * @param options `dtype` ('f32' or 'f64'): required for a DeviceBuffer out, must equal a view's own.
+   */
   uniform<O extends Operand>(out: O, options?: FillOptions<'f32' | 'f64'>): O {
     const where = 'RandomGenerator.uniform';
     const t = this.target(where, out, options?.dtype, FLOATS);
@@ -225,17 +257,32 @@ export class RandomGenerator extends StreamBoundResource {
     return out;
   }
 
-  /** Normal values of `mean` and `std` (default 0 and 1), any count (see the file comment). Returns `out`. */
+  /**
+   * Normal values of `mean` and `std` (default 0 and 1), any count (see the file comment). Returns `out`.
+   * @param out The device memory filled (f32 or f64), any count: a contiguous StridedView (its size is the count) or a DeviceBuffer (its whole elements of
+   * the dtype); a quasi generator needs a count that is a whole multiple of its dimensions.
+   * @param options `mean` (default 0), `std` (≥ 0, default 1) and `dtype` ('f32' or 'f64': required for a DeviceBuffer out).
+   */
   normal<O extends Operand>(out: O, options?: NormalOptions): O {
     return this.paired('RandomGenerator.normal', out, options ?? NO_OPTIONS, false);
   }
 
-  /** Log-normal values: exp of a normal of `mean` and `std` (default 0 and 1). Returns `out`. */
+  /**
+   * Log-normal values: exp of a normal of `mean` and `std` (default 0 and 1). Returns `out`.
+   * @param out The device memory filled (f32 or f64), any count: a contiguous StridedView (its size is the count) or a DeviceBuffer (its whole elements of
+   * the dtype); a quasi generator needs a count that is a whole multiple of its dimensions.
+   * @param options `mean` and `std` of the underlying normal (default 0 and 1; std ≥ 0) and `dtype` ('f32' or 'f64': required for a DeviceBuffer out).
+   */
   logNormal<O extends Operand>(out: O, options?: NormalOptions): O {
     return this.paired('RandomGenerator.logNormal', out, options ?? NO_OPTIONS, true);
   }
 
-  /** Poisson counts of mean `lambda` (> 0) into u32 elements. Returns `out`. */
+  /**
+   * Poisson counts of mean `lambda` (> 0) into u32 elements. Returns `out`.
+   * @param out The device memory filled with u32 counts: a contiguous StridedView (its size is the count) or a DeviceBuffer (its whole elements of the
+   * dtype); a quasi generator needs a count that is a whole multiple of its dimensions.
+   * @param lambda The mean of the distribution: a finite number > 0.
+   */
   poisson<O extends Operand>(out: O, lambda: number): O {
     const where = 'RandomGenerator.poisson';
     if (typeof lambda !== 'number') throw new TypeError(`${where}: lambda must be a number, got ${describe(lambda)}`);
@@ -245,7 +292,11 @@ export class RandomGenerator extends StreamBoundResource {
     return out;
   }
 
-  /** Raw random bits: u32 elements (pseudo generators and the 32-bit Sobol kinds) or u64 (the 64-bit Sobol kinds). Returns `out`. */
+  /**
+   * Raw random bits: u32 elements (pseudo generators and the 32-bit Sobol kinds) or u64 (the 64-bit Sobol kinds). Returns `out`.
+   * @param out The device memory filled with raw bits: u32 elements (pseudo generators, 32-bit Sobol) or u64 (64-bit Sobol); a contiguous StridedView, or a
+   * DeviceBuffer (its whole elements).
+   */
   bits<O extends Operand>(out: O): O {
     const where = 'RandomGenerator.bits';
     const wide = this.kind === 'sobol64' || this.kind === 'scrambled_sobol64';

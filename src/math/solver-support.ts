@@ -28,7 +28,14 @@ export const REAL_OF: Readonly<Record<SolverDType, 'f32' | 'f64'>> = Object.free
 export class SolverError extends CudaError {
   /** cuSOLVER's info: > 0 a numerical failure (see the subclass), < 0 the -info-th parameter was wrong. */
   readonly info: number;
-  /** Made by DenseSolver from a non-zero info. */
+  /**
+   * Made by DenseSolver from a non-zero info.
+   * @param where The `DenseSolver.method` that reported it; the message starts with it.
+   * @param func The cuSOLVER C function that wrote the info (e.g. 'cusolverDnXpotrf').
+   * @param info cuSOLVER's info, non-zero: > 0 a numerical failure, < 0 the -info-th parameter was wrong.
+   * @param name The error's name, as a status name reads (e.g. 'CUSOLVER_INFO_SINGULAR').
+   * @param message What went wrong, after `where:`; the function and info are appended.
+   */
   constructor(where: string, func: string, info: number, name: string, message: string) {
     super('cusolver', func, info, name, undefined, `${where}: ${message} (${func} info = ${info})`);
     this.info = info;
@@ -39,7 +46,12 @@ export class SolverError extends CudaError {
 export class NotPositiveDefiniteError extends SolverError {
   /** 0-based row/column where the factorization stopped: the leading minor of order index + 1 is not positive. */
   readonly index: number;
-  /** Made by DenseSolver when potrf reports a positive `info`; `where` is the `DenseSolver.method` called. */
+  /**
+   * Made by DenseSolver when potrf reports a positive `info`; `where` is the `DenseSolver.method` called.
+   * @param where The `DenseSolver.method` that reported it; the message starts with it.
+   * @param func The cuSOLVER C function that wrote the info (e.g. 'cusolverDnXpotrf').
+   * @param info potrf's positive info: the order of the leading minor that is not positive (index + 1).
+   */
   constructor(where: string, func: string, info: number) {
     super(where, func, info, 'CUSOLVER_INFO_NOT_POSITIVE_DEFINITE', `the matrix is not positive definite: the leading minor of order ${info} (row/column ${info - 1}) is not positive`);
     this.index = info - 1;
@@ -50,7 +62,12 @@ export class NotPositiveDefiniteError extends SolverError {
 export class SingularMatrixError extends SolverError {
   /** 0-based index of the zero diagonal element of U. */
   readonly index: number;
-  /** Made by DenseSolver when getrf reports a positive `info`; `where` is the `DenseSolver.method` called. */
+  /**
+   * Made by DenseSolver when getrf reports a positive `info`; `where` is the `DenseSolver.method` called.
+   * @param where The `DenseSolver.method` that reported it; the message starts with it.
+   * @param func The cuSOLVER C function that wrote the info (e.g. 'cusolverDnXpotrf').
+   * @param info getrf's positive info: the 1-based index of the zero pivot (index + 1).
+   */
   constructor(where: string, func: string, info: number) {
     super(where, func, info, 'CUSOLVER_INFO_SINGULAR', `the matrix is singular: U[${info - 1}][${info - 1}] is exactly zero`);
     this.index = info - 1;
@@ -61,7 +78,12 @@ export class SingularMatrixError extends SolverError {
 export class ConvergenceError extends SolverError {
   /** Off-diagonal elements (syevd) or superdiagonals (gesvd) that did not converge to zero. */
   readonly unconverged: number;
-  /** Made by DenseSolver when syevd or gesvd reports a positive `info`; `where` is the `DenseSolver.method` called. */
+  /**
+   * Made by DenseSolver when syevd or gesvd reports a positive `info`; `where` is the `DenseSolver.method` called.
+   * @param where The `DenseSolver.method` that reported it; the message starts with it.
+   * @param func The cuSOLVER C function that wrote the info (e.g. 'cusolverDnXpotrf').
+   * @param info syevd's or gesvd's positive info: how many off-diagonal elements or superdiagonals did not converge.
+   */
   constructor(where: string, func: string, info: number) {
     super(where, func, info, 'CUSOLVER_INFO_NO_CONVERGENCE', `the decomposition did not converge: ${info} element(s) did not converge to zero`);
     this.unconverged = info;

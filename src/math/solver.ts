@@ -109,6 +109,19 @@ function fill(lower: boolean, colMajor: boolean): number {
  * A cuSOLVER dense handle on a Stream (default: the current context's legacy default stream). Every
  * method has an awaited form (resolves after the stream is done, without blocking the event loop) and
  * a `…Sync` form that blocks; both throw cuSOLVER's info as a SolverError subclass.
+ * @example
+ * ```ts
+ * import { DenseSolver, DeviceBuffer, Stream, matrix } from 'cuda-ts/objects';
+ *
+ * using stream = Stream.create();
+ * using solver = DenseSolver.create({ stream }); // loads cuSOLVER
+ * using aBuf = DeviceBuffer.from(new Float64Array([4, 2, 2, 3]), { stream }); // symmetric positive definite
+ * using bBuf = DeviceBuffer.from(new Float64Array([6, 5]), { stream }); // one right-hand side, a's dtype
+ * const a = matrix(aBuf, { dtype: 'f64', rows: 2, cols: 2 });
+ * await solver.potrf(a); // a = L Lᵀ in place; awaited without blocking the event loop
+ * await solver.potrs(a, bBuf); // b = a⁻¹ b in place
+ * console.log(bBuf.toArray(Float64Array, { stream })); // Float64Array [1, 1]
+ * ```
  */
 export class DenseSolver extends StreamBoundResource {
   private readonly handle: cusolver.cusolverDnHandle_t;
@@ -132,7 +145,10 @@ export class DenseSolver extends StreamBoundResource {
     this.slots = slots;
   }
 
-  /** A handle on `options.stream` (default: the legacy default stream of the current context). */
+  /**
+   * A handle on `options.stream` (default: the legacy default stream of the current context).
+   * @param options `stream`: the stream calls are enqueued on (default: the current context's legacy default stream).
+   */
   static create(options: { stream?: StreamLike } = {}): DenseSolver {
     const stream = createStream('DenseSolver.create', options);
     const api = loadCusolver();
@@ -148,7 +164,10 @@ export class DenseSolver extends StreamBoundResource {
     return new DenseSolver(h, params, stream);
   }
 
-  /** Enqueues later calls on `stream` (of the handle's context). */
+  /**
+   * Enqueues later calls on `stream` (of the handle's context).
+   * @param stream The stream later calls enqueue on: a Stream (or stream-protocol object) of the handle's context.
+   */
   setStream(stream: StreamLike): this {
     this.checkUsable('DenseSolver.setStream');
     const s = resolveStream('DenseSolver.setStream', stream);
@@ -232,12 +251,20 @@ export class DenseSolver extends StreamBoundResource {
    * Cholesky factorization in place: a = L Lᴴ (`lower`, the default; L in a's lower triangle) or
    * Uᴴ U. a is square, real symmetric in either layout, or complex Hermitian in column-major order.
    * Throws NotPositiveDefiniteError (with the index) when a is not positive definite.
+   * @param a The symmetric (Hermitian: column-major only) positive definite matrix, factored in place: a square 2-D view of device memory (f32, f64, c64 or
+   * c128), column-major (strides [1, ld]) or row-major (strides [ld, 1]; real only).
+   * @param opts `lower`: factor the lower triangle, a = L Lᴴ (default true), or the upper one, a = Uᴴ U; named in a's own layout.
    */
   potrf(a: StridedView, opts?: { lower?: boolean }): Promise<void> {
     return this.settle(this.enqueuePotrf(a, opts));
   }
 
-  /** {@link DenseSolver.potrf}, blocking until done. */
+  /**
+   * {@link DenseSolver.potrf}, blocking until done.
+   * @param a The symmetric (Hermitian: column-major only) positive definite matrix, factored in place: a square 2-D view of device memory (f32, f64, c64 or
+   * c128), column-major (strides [1, ld]) or row-major (strides [ld, 1]; real only).
+   * @param opts `lower`: factor the lower triangle, a = L Lᴴ (default true), or the upper one, a = Uᴴ U; named in a's own layout.
+   */
   potrfSync(a: StridedView, opts?: { lower?: boolean }): void {
     this.settleSync(this.enqueuePotrf(a, opts));
   }
@@ -259,12 +286,20 @@ export class DenseSolver extends StreamBoundResource {
   /**
    * Solves a x = b in place in b with a's Cholesky factor from potrf (same `lower`). b is a vector of
    * n elements or a column-major [n, nrhs] view.
+   * @param a The Cholesky factor potrf left in place (same matrix, same layout).
+   * @param b The right-hand sides, overwritten by the solution: a vector of n elements, or a column-major [n, nrhs] view, of a's dtype.
+   * @param opts `lower`: the triangle potrf factored (default true); must match the potrf call.
    */
   potrs(a: StridedView, b: Operand, opts?: { lower?: boolean }): Promise<void> {
     return this.settle(this.enqueuePotrs(a, b, opts));
   }
 
-  /** {@link DenseSolver.potrs}, blocking until done. */
+  /**
+   * {@link DenseSolver.potrs}, blocking until done.
+   * @param a The Cholesky factor potrf left in place (same matrix, same layout).
+   * @param b The right-hand sides, overwritten by the solution: a vector of n elements, or a column-major [n, nrhs] view, of a's dtype.
+   * @param opts `lower`: the triangle potrf factored (default true); must match the potrf call.
+   */
   potrsSync(a: StridedView, b: Operand, opts?: { lower?: boolean }): void {
     this.settleSync(this.enqueuePotrs(a, b, opts));
   }
@@ -288,12 +323,22 @@ export class DenseSolver extends StreamBoundResource {
    * LU factorization with partial pivoting in place (cusolverDnXgetrf). A row-major a is factored as
    * Aᵀ (`transposed` in the result), which getrs accounts for. Throws SingularMatrixError (with the
    * index of the zero pivot) when U is exactly singular. The pivots are allocated (i64) unless given.
+   * @param a The matrix factored in place (L below the diagonal, U on and above): a square 2-D view of device memory (f32, f64, c64 or c128), column-major
+   * (strides [1, ld]) or row-major (strides [ld, 1]).
+   * @param opts `pivots`: device memory for the min(rows, cols) row interchanges (i64, 1-based); default allocated stream-ordered and freed by the result's
+   * close().
    */
   getrf(a: StridedView, opts?: { pivots?: Operand }): Promise<LuFactors> {
     return this.settle(this.enqueueGetrf(a, opts));
   }
 
-  /** {@link DenseSolver.getrf}, blocking until done. */
+  /**
+   * {@link DenseSolver.getrf}, blocking until done.
+   * @param a The matrix factored in place (L below the diagonal, U on and above): a square 2-D view of device memory (f32, f64, c64 or c128), column-major
+   * (strides [1, ld]) or row-major (strides [ld, 1]).
+   * @param opts `pivots`: device memory for the min(rows, cols) row interchanges (i64, 1-based); default allocated stream-ordered and freed by the result's
+   * close().
+   */
   getrfSync(a: StridedView, opts?: { pivots?: Operand }): LuFactors {
     return this.settleSync(this.enqueueGetrf(a, opts));
   }
@@ -321,12 +366,20 @@ export class DenseSolver extends StreamBoundResource {
       (info) => new SingularMatrixError(where, 'cusolverDnXgetrf', info), lu, allocated);
   }
 
-  /** Solves a x = b in place in b from getrf's factors (a square). b: a vector or a column-major [n, nrhs] view. */
+  /**
+   * Solves a x = b in place in b from getrf's factors (a square). b: a vector or a column-major [n, nrhs] view.
+   * @param lu What getrf returned for the square a (its factors, pivots and layout).
+   * @param b The right-hand sides, overwritten by the solution: a vector of n elements, or a column-major [n, nrhs] view, of a's dtype.
+   */
   getrs(lu: LuFactors, b: Operand): Promise<void> {
     return this.settle(this.enqueueGetrs(lu, b));
   }
 
-  /** {@link DenseSolver.getrs}, blocking until done. */
+  /**
+   * {@link DenseSolver.getrs}, blocking until done.
+   * @param lu What getrf returned for the square a (its factors, pivots and layout).
+   * @param b The right-hand sides, overwritten by the solution: a vector of n elements, or a column-major [n, nrhs] view, of a's dtype.
+   */
   getrsSync(lu: LuFactors, b: Operand): void {
     this.settleSync(this.enqueueGetrs(lu, b));
   }
@@ -349,12 +402,20 @@ export class DenseSolver extends StreamBoundResource {
    * QR factorization in place of a column-major m × n a (cusolverDnXgeqrf): R on and above the
    * diagonal, the Householder reflectors below, their scalars in tau (min(m, n) elements, allocated
    * unless given). orgqr turns them into Q.
+   * @param a The m × n matrix factored in place (R on and above the diagonal, the reflectors below): a column-major 2-D view (strides [1, ld]) of device
+   * memory, f32, f64, c64 or c128.
+   * @param opts `tau`: device memory for the min(m, n) reflector scalars, of a's dtype; default allocated stream-ordered (close its buffer when done).
    */
   geqrf(a: StridedView, opts?: { tau?: Operand }): Promise<Operand> {
     return this.settle(this.enqueueGeqrf(a, opts));
   }
 
-  /** {@link DenseSolver.geqrf}, blocking until done. */
+  /**
+   * {@link DenseSolver.geqrf}, blocking until done.
+   * @param a The m × n matrix factored in place (R on and above the diagonal, the reflectors below): a column-major 2-D view (strides [1, ld]) of device
+   * memory, f32, f64, c64 or c128.
+   * @param opts `tau`: device memory for the min(m, n) reflector scalars, of a's dtype; default allocated stream-ordered (close its buffer when done).
+   */
   geqrfSync(a: StridedView, opts?: { tau?: Operand }): Operand {
     return this.settleSync(this.enqueueGeqrf(a, opts));
   }
@@ -384,12 +445,20 @@ export class DenseSolver extends StreamBoundResource {
   /**
    * Overwrites the column-major m × n a (m ≥ n) holding geqrf's reflectors with the first n columns of
    * Q (cusolverDn{S,D}orgqr / {C,Z}ungqr, whose 32-bit sizes limit m and n to 2³¹ − 1).
+   * @param a geqrf's output, overwritten with the first n columns of Q: a column-major 2-D view (strides [1, ld]) of device memory, f32, f64, c64 or c128, m
+   * ≥ n.
+   * @param tau The reflector scalars geqrf returned (min(m, n) elements of a's dtype).
    */
   orgqr(a: StridedView, tau: Operand): Promise<void> {
     return this.settle(this.enqueueOrgqr(a, tau));
   }
 
-  /** {@link DenseSolver.orgqr}, blocking until done. */
+  /**
+   * {@link DenseSolver.orgqr}, blocking until done.
+   * @param a geqrf's output, overwritten with the first n columns of Q: a column-major 2-D view (strides [1, ld]) of device memory, f32, f64, c64 or c128, m
+   * ≥ n.
+   * @param tau The reflector scalars geqrf returned (min(m, n) elements of a's dtype).
+   */
   orgqrSync(a: StridedView, tau: Operand): void {
     this.settleSync(this.enqueueOrgqr(a, tau));
   }
@@ -418,12 +487,22 @@ export class DenseSolver extends StreamBoundResource {
    * with `vectors` (default true), eigenvectors of the symmetric/Hermitian a, read from its `lower`
    * (default) triangle. The eigenvectors overwrite a: column j of a column-major a, row j of a row-major
    * (real) a, is the eigenvector of w[j]. Throws ConvergenceError when the solver does not converge.
+   * @param a The symmetric or Hermitian matrix (a square 2-D view of device memory (f32, f64, c64 or c128), column-major (strides [1, ld]) or row-major
+   * (strides [ld, 1]; real only)); the eigenvectors overwrite it (columns of a column-major a, rows of a row-major one).
+   * @param opts `lower` (read the lower triangle, default true, else the upper; in a's own layout), `vectors` (compute the eigenvectors, default true) and
+   * `w` (device memory for the n eigenvalues, of a's real dtype; default allocated stream-ordered).
    */
   syevd(a: StridedView, opts?: { lower?: boolean; vectors?: boolean; w?: Operand }): Promise<Operand> {
     return this.settle(this.enqueueSyevd(a, opts));
   }
 
-  /** {@link DenseSolver.syevd}, blocking until done. */
+  /**
+   * {@link DenseSolver.syevd}, blocking until done.
+   * @param a The symmetric or Hermitian matrix (a square 2-D view of device memory (f32, f64, c64 or c128), column-major (strides [1, ld]) or row-major
+   * (strides [ld, 1]; real only)); the eigenvectors overwrite it (columns of a column-major a, rows of a row-major one).
+   * @param opts `lower` (read the lower triangle, default true, else the upper; in a's own layout), `vectors` (compute the eigenvectors, default true) and
+   * `w` (device memory for the n eigenvalues, of a's real dtype; default allocated stream-ordered).
+   */
   syevdSync(a: StridedView, opts?: { lower?: boolean; vectors?: boolean; w?: Operand }): Operand {
     return this.settleSync(this.enqueueSyevd(a, opts));
   }
@@ -459,12 +538,22 @@ export class DenseSolver extends StreamBoundResource {
    * 'all' (default: u and vt square), 'thin' (min(m, n) columns of u / rows of vt) or 'none'. Outputs are
    * allocated unless given, in a's layout. cuSOLVER needs rows ≥ cols of the matrix it sees: a tall
    * column-major a or a wide row-major a (for the others, decompose aᵀ = v · diag(s) · uᵀ).
+   * @param a The m × n matrix, destroyed: a 2-D view of device memory (f32, f64, c64 or c128), tall column-major or wide row-major (cuSOLVER needs rows ≥
+   * cols of what it sees).
+   * @param opts `vectors` ('all' default: square u and vt; 'thin': min(m, n) columns of u / rows of vt; 'none'), and `s`, `u`, `vt`: device memory for the
+   * outputs in a's layout (default allocated stream-ordered; close their buffers when done).
    */
   gesvd(a: StridedView, opts?: { vectors?: 'all' | 'thin' | 'none'; s?: Operand; u?: Operand; vt?: Operand }): Promise<SvdResult> {
     return this.settle(this.enqueueGesvd(a, opts));
   }
 
-  /** {@link DenseSolver.gesvd}, blocking until done. */
+  /**
+   * {@link DenseSolver.gesvd}, blocking until done.
+   * @param a The m × n matrix, destroyed: a 2-D view of device memory (f32, f64, c64 or c128), tall column-major or wide row-major (cuSOLVER needs rows ≥
+   * cols of what it sees).
+   * @param opts `vectors` ('all' default: square u and vt; 'thin': min(m, n) columns of u / rows of vt; 'none'), and `s`, `u`, `vt`: device memory for the
+   * outputs in a's layout (default allocated stream-ordered; close their buffers when done).
+   */
   gesvdSync(a: StridedView, opts?: { vectors?: 'all' | 'thin' | 'none'; s?: Operand; u?: Operand; vt?: Operand }): SvdResult {
     return this.settleSync(this.enqueueGesvd(a, opts));
   }

@@ -157,6 +157,21 @@ function createDescriptor(format: SparseFormat, p: CheckedParts): cusparse.cuspa
  * A sparse matrix in CSR, COO or CSC form: a cuSPARSE descriptor over device arrays. Made from device
  * arrays ({@link SparseMatrix.csr}, `coo`, `csc`: borrowed, kept alive until close) or from host arrays
  * ({@link SparseMatrix.fromHost}: uploaded, owned and freed by close).
+ * @example
+ * ```ts
+ * import { DeviceBuffer, SparseMatrix, Stream } from 'cuda-ts/objects';
+ *
+ * using stream = Stream.create();
+ * // [[1, 0, 2], [0, 3, 0]] from host arrays: uploaded on `stream`, owned by the matrix (loads cuSPARSE)
+ * using a = SparseMatrix.fromHost('csr', { rows: 2, cols: 3, rowOffsets: new Int32Array([0, 2, 3]),
+ *   colIndices: new Int32Array([0, 2, 1]), values: new Float32Array([1, 2, 3]) }, { stream });
+ * // the same over device arrays you keep: borrowed, kept alive until the matrix is closed
+ * using offsets = DeviceBuffer.from(new Int32Array([0, 2, 3]));
+ * using indices = DeviceBuffer.from(new Int32Array([0, 2, 1]));
+ * using values = DeviceBuffer.from(new Float32Array([1, 2, 3]));
+ * using b = SparseMatrix.csr({ rows: 2, cols: 3, rowOffsets: offsets, colIndices: indices, values, dtype: 'f32' });
+ * console.log(a.nnz, b.toHost().values); // 3 Float32Array [1, 2, 3]
+ * ```
  */
 export class SparseMatrix extends Resource {
   /** The storage format: 'csr', 'coo' or 'csc'. */
@@ -203,17 +218,32 @@ export class SparseMatrix extends Resource {
     return new SparseMatrix(format, p, createDescriptor(format, p), []);
   }
 
-  /** A CSR matrix over device arrays `rowOffsets` (rows + 1), `colIndices` and `values` (nnz each). */
+  /**
+   * A CSR matrix over device arrays `rowOffsets` (rows + 1), `colIndices` and `values` (nnz each).
+   * @param parts `rows` and `cols`, `rowOffsets` (rows + 1 elements) and `colIndices` (nnz) (DeviceBuffers typed by `dtype`/`indexType`, or 1-D contiguous
+   * views of device memory, borrowed and kept alive until close), `values`, and optional `nnz` (default: what values holds), `dtype` (required for a
+   * DeviceBuffer values), `indexType` ('i32' or 'i64'; default the views', else 'i32') and `indexBase` (0 default, or 1).
+   */
   static csr(parts: SparseParts): SparseMatrix {
     return SparseMatrix.make('SparseMatrix.csr', 'csr', parts);
   }
 
-  /** A COO matrix over device arrays `rowIndices`, `colIndices` and `values` (nnz each). */
+  /**
+   * A COO matrix over device arrays `rowIndices`, `colIndices` and `values` (nnz each).
+   * @param parts `rows` and `cols`, `rowIndices` and `colIndices` (nnz each) (DeviceBuffers typed by `dtype`/`indexType`, or 1-D contiguous views of device
+   * memory, borrowed and kept alive until close), `values`, and optional `nnz` (default: what values holds), `dtype` (required for a DeviceBuffer values),
+   * `indexType` ('i32' or 'i64'; default the views', else 'i32') and `indexBase` (0 default, or 1).
+   */
   static coo(parts: SparseParts): SparseMatrix {
     return SparseMatrix.make('SparseMatrix.coo', 'coo', parts);
   }
 
-  /** A CSC matrix over device arrays `colOffsets` (cols + 1), `rowIndices` and `values` (nnz each). */
+  /**
+   * A CSC matrix over device arrays `colOffsets` (cols + 1), `rowIndices` and `values` (nnz each).
+   * @param parts `rows` and `cols`, `colOffsets` (cols + 1 elements) and `rowIndices` (nnz) (DeviceBuffers typed by `dtype`/`indexType`, or 1-D contiguous
+   * views of device memory, borrowed and kept alive until close), `values`, and optional `nnz` (default: what values holds), `dtype` (required for a
+   * DeviceBuffer values), `indexType` ('i32' or 'i64'; default the views', else 'i32') and `indexBase` (0 default, or 1).
+   */
   static csc(parts: SparseParts): SparseMatrix {
     return SparseMatrix.make('SparseMatrix.csc', 'csc', parts);
   }
@@ -221,6 +251,10 @@ export class SparseMatrix extends Resource {
   /**
    * Uploads host arrays (Int32Array or BigInt64Array indices, Float32Array or Float64Array values) to
    * new device buffers (on `options.stream` when given) and makes a `format` matrix owning them.
+   * @param format The storage format to make: 'csr', 'coo' or 'csc'; it says which index arrays `parts` holds.
+   * @param parts Host arrays: `rows`, `cols`, the format's index arrays (Int32Array for an 'i32' matrix, BigInt64Array for 'i64'), `values` (Float32Array or
+   * Float64Array; complex interleaved re, im), optional `dtype` ('c64'/'c128' for complex) and `indexBase` (0 default, or 1).
+   * @param options `stream`: the stream the uploads are enqueued on (default: synchronous copies).
    */
   static fromHost(format: SparseFormat, parts: HostSparseParts, options: { stream?: StreamLike } = {}): SparseMatrix {
     const where = 'SparseMatrix.fromHost';
@@ -351,7 +385,13 @@ export class DenseVector extends Resource {
     this.operand = r;
   }
 
-  /** A descriptor over `v` (a 1-D StridedView, or a DeviceBuffer with `dtype`): `size` elements (default all). */
+  /**
+   * A descriptor over `v` (a 1-D StridedView, or a DeviceBuffer with `dtype`): `size` elements (default all).
+   * @param v The vector's device memory: a 1-D contiguous StridedView, or a DeviceBuffer (read with `options.dtype`); kept alive until the descriptor is
+   * closed.
+   * @param options `dtype` (f32, f64, c64 or c128: required for a DeviceBuffer, default a view's own) and `size` (elements, never bytes; default all that v
+   * holds).
+   */
   static of(v: DeviceBuffer | StridedView, options: { dtype?: SparseValueType; size?: number } = {}): DenseVector {
     const where = 'DenseVector.of';
     if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
@@ -389,7 +429,11 @@ export class DenseMatrix extends Resource {
     this.shape = s;
   }
 
-  /** A descriptor over the 2-D view `v` (its dtype one of f32, f64, c64, c128). */
+  /**
+   * A descriptor over the 2-D view `v` (its dtype one of f32, f64, c64, c128).
+   * @param v A 2-D view of device memory, row-major (strides [ld, 1]) or column-major (strides [1, ld]), of dtype f32, f64, c64 or c128; kept alive until the
+   * descriptor is closed.
+   */
   static of(v: StridedView): DenseMatrix {
     const where = 'DenseMatrix.of';
     const dtype = checkDType(where, 'dtype', viewDType(v), SPARSE_VALUE_TYPES);

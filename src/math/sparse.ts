@@ -141,6 +141,21 @@ function sparseArg(where: string, name: string, v: unknown): SparseMatrix {
 /**
  * A cuSPARSE handle on a Stream (default: the current context's legacy default stream). Products are
  * enqueued on the stream: synchronize it (or await `stream.synchronized()`) before reading results.
+ * @example
+ * ```ts
+ * import { DeviceBuffer, Sparse, SparseMatrix, Stream, StridedView } from 'cuda-ts/objects';
+ *
+ * using stream = Stream.create();
+ * using sparse = Sparse.create({ stream }); // loads cuSPARSE
+ * using a = SparseMatrix.fromHost('csr', { rows: 2, cols: 3, rowOffsets: new Int32Array([0, 2, 3]),
+ *   colIndices: new Int32Array([0, 2, 1]), values: new Float32Array([1, 2, 3]) }, { stream }); // [[1, 0, 2], [0, 3, 0]]
+ * using xBuf = DeviceBuffer.from(new Float32Array([1, 1, 1]), { stream });
+ * using yBuf = DeviceBuffer.alloc(2 * 4, { stream });
+ * const x = StridedView.of(xBuf, { dtype: 'f32', shape: [3] });
+ * const y = StridedView.of(yBuf, { dtype: 'f32', shape: [2] });
+ * sparse.spmv(a, x, y); // y = a·x, enqueued; the workspace is sized and kept inside
+ * console.log(yBuf.toArray(Float32Array, { stream })); // Float32Array [3, 3]
+ * ```
  */
 export class Sparse extends StreamBoundResource {
   private readonly handle: cusparse.cusparseHandle_t;
@@ -173,7 +188,10 @@ export class Sparse extends StreamBoundResource {
     this.workspaces = workspaces;
   }
 
-  /** A handle on `options.stream` (default: the legacy default stream of the current context). */
+  /**
+   * A handle on `options.stream` (default: the legacy default stream of the current context).
+   * @param options `stream`: the stream products are enqueued on (default: the current context's legacy default stream).
+   */
   static create(options: { stream?: StreamLike } = {}): Sparse {
     const stream = createStream('Sparse.create', options);
     const api = loadCusparse();
@@ -187,7 +205,10 @@ export class Sparse extends StreamBoundResource {
     return new Sparse(h, stream);
   }
 
-  /** Enqueues later products on `stream` (of the handle's context); cached workspaces are released on the old one. */
+  /**
+   * Enqueues later products on `stream` (of the handle's context); cached workspaces are released on the old one.
+   * @param stream The stream later products enqueue on: a Stream (or stream-protocol object) of the handle's context.
+   */
   setStream(stream: StreamLike): this {
     this.checkUsable('Sparse.setStream');
     const s = resolveStream('Sparse.setStream', stream);
@@ -293,6 +314,11 @@ export class Sparse extends StreamBoundResource {
    * y = α op(A) x + β y (cusparseSpMV), enqueued on the handle's stream. x and y are DenseVectors or
    * 1-D contiguous operands of A's dtype (a DeviceBuffer counts whole elements; only the first
    * op(A).cols / op(A).rows are used).
+   * @param a The sparse matrix A (CSR, COO or CSC), open, with its buffers open.
+   * @param x The input vector: a DenseVector, or a 1-D contiguous view (or DeviceBuffer, whole elements) of A's dtype holding at least op(A)'s column count.
+   * @param y The output vector (read too when beta ≠ 0), as x, holding at least op(A)'s row count.
+   * @param options `alpha` (default 1), `beta` (default 0: y is only written), `op` ('N' default, 'T' or 'C': the operation on A) and `algorithm` (a
+   * cusparseSpMVAlg_t; default 0).
    */
   spmv(a: SparseMatrix, x: Operand | DenseVector, y: Operand | DenseVector, options?: SpmvOptions): void {
     const where = 'Sparse.spmv';
@@ -370,6 +396,11 @@ export class Sparse extends StreamBoundResource {
   /**
    * C = α op(A) op(B) + β C (cusparseSpMM), enqueued on the handle's stream. B and C are DenseMatrices
    * or 2-D views, row-major or column-major (cuSPARSE takes either; both of one order is the usual case).
+   * @param a The sparse matrix A (CSR, COO or CSC), open, with its buffers open.
+   * @param b The dense right factor: a DenseMatrix, or a 2-D view of A's dtype, row-major or column-major.
+   * @param c The dense result (read too when beta ≠ 0): a DenseMatrix or a 2-D view of A's dtype, in either order.
+   * @param options `alpha` (default 1), `beta` (default 0: c is only written), `opA`/`opB` ('N' default, 'T' or 'C') and `algorithm` (a cusparseSpMMAlg_t;
+   * default 0).
    */
   spmm(a: SparseMatrix, b: Operand | DenseMatrix, c: Operand | DenseMatrix, options?: SpmmOptions): void {
     const where = 'Sparse.spmm';
@@ -404,6 +435,9 @@ export class Sparse extends StreamBoundResource {
    * C = α A B of two CSR matrices (cusparseSpGEMM: work estimation, compute, copy), returned as a new
    * CSR SparseMatrix owning its buffers (allocated on the handle's stream). Blocks while cuSPARSE
    * learns C's nnz (its compute phase waits for the GPU).
+   * @param a The left factor, a CSR matrix.
+   * @param b The right factor, a CSR matrix of a's dtype and index type, with as many rows as a has columns.
+   * @param options `alpha` (the factor of a·b, default 1) and `algorithm` (a cusparseSpGEMMAlg_t; default 0).
    */
   spgemm(a: SparseMatrix, b: SparseMatrix, options?: SpgemmOptions): SparseMatrix {
     const where = 'Sparse.spgemm';

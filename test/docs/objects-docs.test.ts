@@ -11,16 +11,20 @@ const ROOT = join(__dirname, '..', '..');
 
 /**
  * The files whose exports are held to the rule, relative to the repository root: `dir/` takes the whole
- * folder, `dir/*.ts` its flat files, anything else one file. To be added once their doc comments are
- * done: src/math/, src/await/, src/system.ts, src/distributed/ (store, launcher, index).
+ * folder, `dir/*.ts` its flat files, anything else one file. Not yet held: src/distributed/store-wire.ts
+ * (StoreError, StoreTimeoutError and storeToken pass the door from there).
  */
-const SCOPE = ['src/*.ts', 'src/memory/', 'src/graph/', 'src/distributed/communicator.ts', 'src/distributed/communicator-options.ts', 'src/distributed/rendezvous.ts'];
-const NOT_IN_SCOPE = ['src/index.ts', 'src/system.ts'];
+const SCOPE = [
+  'src/*.ts', 'src/memory/', 'src/graph/', 'src/math/', 'src/await/', 'src/distributed/communicator.ts', 'src/distributed/communicator-options.ts',
+  'src/distributed/rendezvous.ts', 'src/distributed/store.ts', 'src/distributed/store-server.ts', 'src/distributed/launcher.ts', 'src/distributed/index.ts',
+];
+const NOT_IN_SCOPE = ['src/index.ts'];
 
-/** The classes (and launch()) a user meets first: each carries an `@example`. */
+/** The classes (and launch(), pipeline(), openStore()) a user meets first: each carries an `@example`. */
 const CORE = [
   'Device', 'Context', 'Stream', 'Event', 'DeviceBuffer', 'PinnedHostBuffer', 'ManagedBuffer', 'MemoryPool', 'Program', 'Module', 'Kernel',
   'Linker', 'LaunchConfig', 'launch', 'Graph', 'GraphExec', 'Communicator',
+  'Blas', 'Matmul', 'FftPlan', 'RandomGenerator', 'SparseMatrix', 'Sparse', 'DenseSolver', 'Cudnn', 'pipeline', 'TcpStore', 'openStore',
 ];
 
 function inScope(file: string): boolean {
