@@ -5,7 +5,7 @@
 // walk needs its checker to follow the door's re-exports, and the examples are checked in it.
 import { join, relative } from 'node:path';
 import { Node, Project, ts, type SourceFile } from 'ts-morph';
-import { typescriptBlocks, usesTopLevelAwait } from '../helpers/ts-blocks';
+import { typescriptBlocks, userCompilerOptions, usesTopLevelAwait } from '../helpers/ts-blocks';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -33,20 +33,9 @@ function inScope(file: string): boolean {
   return SCOPE.some((s) => (s.endsWith('/*.ts') ? rel.startsWith(s.slice(0, -4)) && !rel.slice(s.length - 4).includes('/') && rel.endsWith('.ts') : s.endsWith('/') ? rel.startsWith(s) : rel === s));
 }
 
-/** The options a user's file is checked under (test/helpers/ts-blocks.ts's, with absolute paths). */
-const OPTIONS: ts.CompilerOptions = {
-  target: ts.ScriptTarget.ES2022,
-  lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'],
-  module: ts.ModuleKind.Node16,
-  moduleResolution: ts.ModuleResolutionKind.Node16,
-  strict: true,
-  esModuleInterop: true,
-  skipLibCheck: true,
-  noEmit: true,
-  types: ['node'],
-  typeRoots: [join(ROOT, 'node_modules', '@types')],
-  paths: { 'cuda-ts/objects': [join(ROOT, 'src', 'index.ts')] },
-};
+/** The options a user's file is checked under, cuda-ts/objects mapped to the sources. */
+// (ts-morph bundles its own TypeScript: the same options under its types)
+const OPTIONS = userCompilerOptions({ 'cuda-ts/objects': [join(ROOT, 'src', 'index.ts')] }) as unknown as ts.CompilerOptions;
 
 /** A function-like thing of the public surface: where it is, its parameters, the node its doc sits on. */
 interface Callable {

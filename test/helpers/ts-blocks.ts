@@ -65,13 +65,9 @@ function packagePaths(): Record<string, string[]> {
   };
 }
 
-/**
- * Type-checks `files` (absolute paths) as one program (a program costs seconds: the generated modules
- * are large); the errors found in each of those files, by file. Node's own rules decide each file's
- * module kind: `.mts` is an ES module (top-level await allowed), `.cts` CommonJS.
- */
-export function typeCheck(files: string[]): Map<string, string[]> {
-  const options: ts.CompilerOptions = {
+/** The compiler options a user's file is checked under (Node16 modules, strict), with the given import paths. */
+export function userCompilerOptions(paths: Record<string, string[]> = packagePaths()): ts.CompilerOptions {
+  return {
     target: ts.ScriptTarget.ES2022,
     lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'],
     module: ts.ModuleKind.Node16,
@@ -83,8 +79,17 @@ export function typeCheck(files: string[]): Map<string, string[]> {
     types: ['node'],
     typeRoots: [join(ROOT, 'node_modules', '@types')],
     baseUrl: ROOT,
-    paths: packagePaths(),
+    paths,
   };
+}
+
+/**
+ * Type-checks `files` (absolute paths) as one program (a program costs seconds: the generated modules
+ * are large); the errors found in each of those files, by file. Node's own rules decide each file's
+ * module kind: `.mts` is an ES module (top-level await allowed), `.cts` CommonJS.
+ */
+export function typeCheck(files: string[]): Map<string, string[]> {
+  const options = userCompilerOptions();
   const program = ts.createProgram(files, options);
   const byFile = new Map<string, string[]>();
   for (const file of files) {
